@@ -1,0 +1,1 @@
+"""Figure builders: arrays and labels in, plotly Figures out. No computation of the lessons here."""
