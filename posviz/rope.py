@@ -39,7 +39,8 @@ def apply_rope(x: np.ndarray, positions: np.ndarray, base: float = 10_000.0,
                pairing: str = "interleaved", frequencies: np.ndarray | None = None) -> np.ndarray:
     """Rotate each channel pair of x[..., t, :] counter-clockwise by positions[t] * theta_i.
 
-        (x'_a, x'_b) = (x_a cos(m theta_i) - x_b sin(m theta_i), x_a sin(m theta_i) + x_b cos(m theta_i))
+        x'_a = x_a cos(m theta_i) - x_b sin(m theta_i)
+        x'_b = x_a sin(m theta_i) + x_b cos(m theta_i)
 
     pairing="interleaved" pairs channels (2i, 2i+1) as in the RoFormer paper and Meta's llama;
     pairing="half" pairs (i, i + d/2) as GPT-NeoX and Hugging Face's `rotate_half`. Norms are

@@ -108,6 +108,7 @@ def token_chips(tokens: list[str], labels: list[str] | None = None) -> None:
     chips = "".join(
         f'<span class="posviz-chip"><sub>{_entities(label)}</sub>&nbsp;{_entities(tok)}</span>'
         for label, tok in zip(labels, tokens, strict=True))
-    st.html(f"""<style>.posviz-chip {{display:inline-block; margin:0 .3em .3em 0; padding:.15em .5em;
-        border:1px solid rgba(128,128,128,.5); border-radius:.4em; font-size:1.4rem}}
+    st.html(f"""<style>.posviz-chip {{display:inline-block; margin:0 .3em .3em 0;
+        padding:.15em .5em; border:1px solid rgba(128,128,128,.5); border-radius:.4em;
+        font-size:1.4rem}}
         .posviz-chip sub {{opacity:.6; font-size:.7em}}</style><div>{chips}</div>""")
