@@ -31,3 +31,30 @@ def token_embeddings(tokens: list[str], d_model: int, seed: int = 0) -> np.ndarr
     table = {tok: np.random.default_rng(token_seed(tok, seed)).standard_normal(d_model)
              for tok in dict.fromkeys(tokens)}
     return np.array([table[tok] for tok in tokens]).reshape(len(tokens), d_model)  # (T, D)
+
+
+def cosine_similarity(x: np.ndarray) -> np.ndarray:
+    """Cosine of the angle between every pair of rows: C[s, t] = x_s . x_t / (|x_s| |x_t|).
+
+    A zero row has similarity 0 with everything (and NaN never appears). Returns (T, T).
+    """
+    norms = np.linalg.norm(x, axis=1)
+    safe = np.where(norms > 0, norms, 1.0)
+    unit = x / safe[:, None]
+    return unit @ unit.T
+
+
+def repeat_distances(tokens: list[str], embeddings: np.ndarray,
+                     inputs: np.ndarray) -> list[dict[str, object]]:
+    """For every pair of positions first < second holding the same token, a table row:
+    {"token", "first", "second", "embedding_distance": |E_first - E_second|,
+    "input_distance": |X_first - X_second|}.
+
+    The embedding distance is always 0 (meaning ignores position); the input distance is what
+    the positional encoding adds (0 when there is none).
+    """
+    return [{"token": tokens[s], "first": s, "second": t,
+             "embedding_distance": float(np.linalg.norm(embeddings[s] - embeddings[t])),
+             "input_distance": float(np.linalg.norm(inputs[s] - inputs[t]))}
+            for s in range(len(tokens)) for t in range(s + 1, len(tokens))
+            if tokens[s] == tokens[t]]

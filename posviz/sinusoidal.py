@@ -10,8 +10,8 @@ import numpy as np
 LAYOUTS = ("interleaved", "concatenated")
 
 FORMULA = (
-    r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{b^{2i/d}}\right),\qquad"
-    r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{b^{2i/d}}\right),\qquad"
+    r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{b^{2i/d}}\right),\qquad "
+    r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{b^{2i/d}}\right),\qquad "
     r"i = 0,\dots,\tfrac{d}{2}-1"
 )
 """LaTeX of `sinusoidal` (layout="interleaved"); b is the base (10000 in the paper)."""
@@ -36,7 +36,7 @@ def frequencies(d_model: int, base: float = 10_000.0) -> np.ndarray:
 
 def sinusoidal(seq_len: int, d_model: int, base: float = 10_000.0,
                layout: str = "interleaved") -> np.ndarray:
-    """Sinusoidal positional encoding.
+    """Sinusoidal positional encoding of positions 0 .. seq_len-1.
 
         PE[t, 2i] = sin(t * w_i),  PE[t, 2i+1] = cos(t * w_i),  w_i = base^(-2i/d_model)
 
@@ -47,14 +47,56 @@ def sinusoidal(seq_len: int, d_model: int, base: float = 10_000.0,
     """
     if seq_len < 0:
         raise ValueError(f"seq_len must not be negative, got {seq_len}")
+    return sinusoidal_at(np.arange(seq_len), d_model, base, layout)
+
+
+def sinusoidal_at(positions: np.ndarray, d_model: int, base: float = 10_000.0,
+                  layout: str = "interleaved") -> np.ndarray:
+    """The rows of `sinusoidal` for the given positions only. Returns (len(positions), D)."""
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-    angles = np.arange(seq_len)[:, None] * frequencies(d_model, base)  # (T, D/2)
+    angles = np.asarray(positions, dtype=float)[:, None] * frequencies(d_model, base)  # (T, D/2)
     if layout == "concatenated":
         return np.concatenate([np.sin(angles), np.cos(angles)], axis=1)  # (T, D)
-    pe = np.empty((seq_len, d_model))                                   # (T, D)
+    pe = np.empty((len(angles), d_model))                                # (T, D)
     pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles)
     return pe
+
+
+def channel_role(channel: int, d_model: int, layout: str = "interleaved") -> tuple[int, str]:
+    """Which pair i a channel belongs to and whether it carries "sin" or "cos"."""
+    if not 0 <= channel < d_model:
+        raise ValueError(f"channel must lie in 0..{d_model - 1}, got {channel}")
+    if layout == "interleaved":
+        return channel // 2, ("sin", "cos")[channel % 2]
+    return channel % (d_model // 2), ("sin", "cos")[channel >= d_model // 2]
+
+
+def wavelength(d_model: int, base: float = 10_000.0) -> np.ndarray:
+    """Period in positions of each pair, 2 pi / w_i: from 2 pi up to nearly 2 pi * base. (D/2,)"""
+    return 2 * np.pi / frequencies(d_model, base)
+
+
+def sample_grid(seq_len: int, d_model: int, max_cells: int,
+                layout: str = "interleaved") -> tuple[np.ndarray, np.ndarray]:
+    """Positions and channels to draw so that at most max_cells cells remain.
+
+    Every r-th position and every r-th (sin, cos) pair are kept (the smallest r that fits),
+    both channels of a pair together, so a thinned heatmap still shows sines and cosines; the
+    values drawn are exact, not averaged. Channels come in the order of the layout.
+    Returns (rows, channels), index arrays.
+    """
+    if max_cells < 2:
+        raise ValueError(f"max_cells must be at least 2, got {max_cells}")
+    stride = 1
+    while -(-seq_len // stride) * -(-(d_model // 2) // stride) * 2 > max_cells:
+        stride += 1
+    kept_pairs = np.arange(0, d_model // 2, stride)
+    if layout == "concatenated":
+        channels = np.concatenate([kept_pairs, kept_pairs + d_model // 2])
+    else:
+        channels = np.stack([2 * kept_pairs, 2 * kept_pairs + 1], axis=1).ravel()
+    return np.arange(0, seq_len, stride), channels
 
 
 def offset_matrix(offset: float, d_model: int, base: float = 10_000.0) -> np.ndarray:
@@ -81,6 +123,52 @@ def dot_by_offset(offsets: np.ndarray, d_model: int, base: float = 10_000.0) -> 
     return np.cos(np.asarray(offsets, dtype=float)[:, None] * frequencies(d_model, base)).sum(1)
 
 
+def dot_from(pe: np.ndarray, start: int, offsets: np.ndarray) -> np.ndarray:
+    """PE(start) . PE(start + k) read off the table pe for each offset k; NaN outside it. (K,)"""
+    offsets = np.asarray(offsets)
+    target = start + offsets
+    inside = (target >= 0) & (target < len(pe))
+    out = np.full(len(offsets), np.nan)
+    out[inside] = pe[target[inside]] @ pe[start]
+    return out
+
+
+def offset_check(start: int, offset: int, d_model: int,
+                 base: float = 10_000.0) -> tuple[np.ndarray, np.ndarray, float]:
+    """PE(start + offset), M_offset PE(start), and the largest difference between them.
+
+    The difference is rounding error (about 1e-15): a fixed offset is a fixed linear map.
+    """
+    pe_start, pe_target = sinusoidal_at(np.array([start, start + offset]), d_model, base)
+    mapped = offset_matrix(offset, d_model, base) @ pe_start
+    return pe_target, mapped, float(np.abs(pe_target - mapped).max())
+
+
 def similarity(pe: np.ndarray) -> np.ndarray:
     """Dot products of every pair of position vectors: S[p, q] = PE(p) . PE(q). Returns (T, T)."""
     return pe @ pe.T
+
+
+def sinusoidal_sampled(seq_len: int, d_model: int, base: float = 10_000.0,
+                       layout: str = "interleaved", max_cells: int = 200_000,
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The encoding on the grid of `sample_grid`: (values, positions, channels, stride).
+
+    values is (len(positions), len(channels)); stride 1 means nothing was left out.
+    """
+    if seq_len < 1:
+        raise ValueError(f"seq_len must be at least 1, got {seq_len}")
+    rows, channels = sample_grid(seq_len, d_model, max_cells, layout)
+    values = sinusoidal_at(rows, d_model, base, layout)[:, channels]
+    return values, rows, channels, int(rows[1] - rows[0]) if len(rows) > 1 else 1
+
+
+def spread_channels(d_model: int, layout: str = "interleaved", count: int = 4) -> list[int]:
+    """The sine channels of `count` pairs spread from fastest to slowest, for the wave plot."""
+    pairs = np.unique(np.linspace(0, d_model // 2 - 1, count).round().astype(int))
+    return [int(2 * p if layout == "interleaved" else p) for p in pairs]
+
+
+def dots_from_starts(pe: np.ndarray, offsets: np.ndarray) -> dict[int, np.ndarray]:
+    """`dot_from` at starting positions 0, T/4 and T/2 of the table: the same curve each time."""
+    return {p: dot_from(pe, p, offsets) for p in sorted({0, len(pe) // 4, len(pe) // 2})}

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
 from ui.i18n import LANGS, prose, text
@@ -53,28 +54,36 @@ def lesson_pages() -> list[tuple[str, str]]:
     return [(page_name(p), f"pages/{p.name}") for p in paths]
 
 
-def _navigation(lang: str) -> None:
-    st.sidebar.page_link("app.py", label=text("home.nav", lang), icon=":material/home:")
+def _navigation(nav, lang: str) -> None:
+    """Links to home and every lesson, labelled in the UI language.
+
+    Skipped when a page is run on its own (`streamlit run pages/x.py`): links resolve against
+    the entry script, and then there is no app around the page to link to.
+    """
+    if Path(get_script_run_ctx().main_script_path).resolve() != ROOT / "app.py":
+        return
+    nav.page_link("app.py", label=text("home.nav", lang), icon=":material/home:")
     for name, path in lesson_pages():
-        st.sidebar.page_link(path, label=text(f"{name}.nav", lang))
+        nav.page_link(path, label=text(f"{name}.nav", lang))
 
 
 def page(name: str) -> Settings:
     """Draw the shared sidebar and the page title; return the shared settings."""
+    nav, controls = st.sidebar.container(), st.sidebar.container()
     lang = st.sidebar.radio("Language · 语言", list(LANGS), format_func=LANGS.get, key="lang",
                             horizontal=True, bind="query-params", persist_state="session")
     st.set_page_config(page_title=f"{text(f'{name}.nav', lang)} · posviz", layout="wide",
                        page_icon=":material/timeline:")
-    _navigation(lang)
-    typed = st.sidebar.text_input(text("common.sentence", lang), DEFAULT_TEXT, key="text",
+    _navigation(nav, lang)
+    typed = controls.text_input(text("common.sentence", lang), DEFAULT_TEXT, key="text",
                                   help=text("common.sentence_help", lang, n=MAX_TOKENS),
                                   bind="query-params", persist_state="session")
-    position = st.sidebar.toggle(text("common.position", lang), True, key="pos",
+    position = controls.toggle(text("common.position", lang), True, key="pos",
                                  help=text("common.position_help", lang),
                                  bind="query-params", persist_state="session")
     tokens, n_typed = clip_tokens(tokenize(typed or ""))
     s = Settings(lang, typed or "", tokens, n_typed, position)
-    st.sidebar.caption(s.t("common.n_tokens", n=len(tokens)))
+    controls.caption(s.t("common.n_tokens", n=len(tokens)))
     st.title(s.t(f"{name}.title"))
     if n_typed > len(tokens):
         st.warning(s.t("common.clipped", kept=len(tokens), total=n_typed))

@@ -19,11 +19,9 @@ def plain(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def thinned(labels: list[str], max_ticks: int = MAX_TICKS) -> tuple[list[int], list[str]]:
-    """Tick positions and texts, keeping every n-th label so at most max_ticks remain."""
-    step = max(1, -(-len(labels) // max_ticks))
-    kept = list(range(0, len(labels), step))
-    return kept, [plain(labels[i]) for i in kept]
+def thinned(labels: list[str], max_ticks: int = MAX_TICKS) -> list[str]:
+    """Every n-th label, so that at most max_ticks remain (for tickvals on a category axis)."""
+    return labels[:: max(1, -(-len(labels) // max_ticks))]
 
 
 def base_layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
@@ -39,24 +37,21 @@ def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *
                   height: int | None = None) -> go.Figure:
     """Heatmap of a (rows, cols) matrix with one labelled row per token, row 0 on top.
 
-    Axes are numeric (position) with label text, so repeated tokens keep their own rows; NaN
-    cells are left empty and show the grey plot background. Values go out as float32.
+    Labels must be unique (`token_labels` makes them so): they are the categories of both axes,
+    so repeated tokens keep their own rows and hover names the exact cell even when ticks are
+    thinned. NaN cells are left empty and show the grey plot background. Values go out as
+    float32.
     """
-    z = np.asarray(z, dtype=np.float32)
-    rows, cols = z.shape
-    hover = np.empty((rows, cols, 2), dtype=object)
-    hover[..., 0] = np.array([plain(r) for r in row_labels], dtype=object)[:, None]
-    hover[..., 1] = np.array([plain(c) for c in col_labels], dtype=object)[None, :]
+    rows, cols = [plain(r) for r in row_labels], [plain(c) for c in col_labels]
     fig = go.Figure(go.Heatmap(
-        z=z, x=np.arange(cols), y=np.arange(rows), customdata=hover,
-        colorscale=colorscale, zmid=zmid, zmin=zmin, zmax=zmax, hoverongaps=False,
-        hovertemplate=(f"{plain(y_title)}: %{{customdata[0]}}<br>{plain(x_title)}: "
-                       f"%{{customdata[1]}}<br>{plain(value_name)} %{{z:.4f}}<extra></extra>"),
+        z=np.asarray(z, dtype=np.float32), x=cols, y=rows, colorscale=colorscale, zmid=zmid,
+        zmin=zmin, zmax=zmax, hoverongaps=False,
+        hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}<br>"
+                       f"{plain(value_name)} %{{z:.4f}}<extra></extra>"),
     ))
-    xt, yt = thinned(col_labels), thinned(row_labels)
-    fig.update_xaxes(title=plain(x_title), tickvals=xt[0], ticktext=xt[1], showgrid=False,
-                     zeroline=False)
-    fig.update_yaxes(title=plain(y_title), tickvals=yt[0], ticktext=yt[1], autorange="reversed",
+    fig.update_xaxes(title=plain(x_title), type="category", tickvals=thinned(cols),
                      showgrid=False, zeroline=False)
+    fig.update_yaxes(title=plain(y_title), type="category", tickvals=thinned(rows),
+                     autorange="reversed", showgrid=False, zeroline=False)
     fig.update_layout(plot_bgcolor=MASKED_COLOR)
     return base_layout(fig, title, height)

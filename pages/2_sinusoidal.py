@@ -1,0 +1,104 @@
+"""Sinusoidal encoding: the heatmap, the waves, and what a fixed offset does."""
+
+import numpy as np
+import streamlit as st
+
+import ui
+from posviz.figures.common import token_heatmap
+from posviz.figures.sinusoidal import offset_curve, pe_heatmap, vector_pair, waves
+from posviz.sinusoidal import (FORMULA, LAYOUTS, dot_by_offset, dots_from_starts, offset_check,
+                               similarity, sinusoidal, sinusoidal_sampled, spread_channels)
+
+MAX_SIMILARITY = 256  # positions in the similarity matrix
+
+s = ui.page("sinusoidal")
+st.markdown(s.prose("sinusoidal"))
+st.latex(FORMULA)
+if not s.position:
+    st.info(s.t("sinusoidal.position_off"))
+if not s.tokens:
+    st.info(s.t("common.empty"))
+
+c1, c2, c3, c4 = st.columns(4)
+d_model = c1.number_input(s.t("sinusoidal.d_model"), 2, 1024, 128, step=2, key="sinusoidal_d",
+                          bind="query-params", persist_state="session")
+n_pos = c2.number_input(s.t("sinusoidal.n_pos"), 1, 4096, 128, key="sinusoidal_n",
+                        bind="query-params", persist_state="session")
+base = c3.number_input(s.t("sinusoidal.base"), 2.0, 1e6, 10_000.0, step=1000.0,
+                       key="sinusoidal_base", help=s.t("sinusoidal.base_help"),
+                       bind="query-params", persist_state="session")
+layout = c4.radio(s.t("sinusoidal.layout"), LAYOUTS, key="sinusoidal_layout",
+                  format_func=lambda name: s.t(f"sinusoidal.layouts.{name}"),
+                  help=s.t("sinusoidal.layout_help"), bind="query-params",
+                  persist_state="session")
+
+
+@st.cache_data(max_entries=8)
+def table(n: int, d: int, b: float, lay: str) -> np.ndarray:
+    return sinusoidal(n, d, b, lay)
+
+
+with ui.guard(s):
+    values, rows, channels, stride = sinusoidal_sampled(n_pos, d_model, base, layout)
+    st.plotly_chart(pe_heatmap(
+        values, rows, channels, title=s.t("sinusoidal.fig_heatmap"),
+        x_title=s.t("common.dimension_axis"), y_title=s.t("common.position_axis"),
+        sentence_len=min(len(s.tokens), n_pos), sentence_label=s.t("sinusoidal.your_sentence")),
+        width="stretch")
+    st.caption(s.t("sinusoidal.heatmap_caption"))
+    if stride > 1:
+        st.caption(s.t("sinusoidal.thinned", stride=stride))
+
+    st.subheader(s.t("sinusoidal.waves_head"))
+    pe = table(n_pos, d_model, base, layout)
+    chosen = st.multiselect(s.t("sinusoidal.channels"), range(d_model),
+                            spread_channels(d_model, layout), key="sinusoidal_channels")
+    st.plotly_chart(waves(pe, chosen, base=base, layout=layout, title=s.t("sinusoidal.fig_waves"),
+                          x_title=s.t("common.position_axis"), y_title=s.t("common.value"),
+                          name_format=s.t("sinusoidal.wave_name")), width="stretch")
+    st.caption(s.t("sinusoidal.waves_caption"))
+
+    st.subheader(s.t("sinusoidal.offset_head"))
+    max_k = st.slider(s.t("sinusoidal.max_offset"), 1, 200, 40, key="sinusoidal_max_k",
+                      bind="query-params", persist_state="session")
+    offsets = np.arange(-max_k, max_k + 1)
+    st.plotly_chart(offset_curve(
+        offsets, dot_by_offset(offsets, d_model, base),
+        {s.t("sinusoidal.from_start", p=p): v for p, v in dots_from_starts(pe, offsets).items()},
+        title=s.t("sinusoidal.fig_offset"), x_title=s.t("sinusoidal.offset_axis"),
+        y_title=s.t("sinusoidal.dot_axis"), formula_name=s.t("sinusoidal.closed_form")),
+        width="stretch")
+    st.caption(s.t("sinusoidal.offset_caption"))
+
+    shown = pe[:MAX_SIMILARITY]
+    st.plotly_chart(token_heatmap(
+        similarity(shown), [str(p) for p in range(len(shown))],
+        [str(p) for p in range(len(shown))], title=s.t("sinusoidal.fig_similarity"),
+        x_title=s.t("common.position_axis"), y_title=s.t("common.position_axis"),
+        value_name=s.t("sinusoidal.dot_axis"), colorscale="Viridis", zmid=None), width="stretch")
+    st.caption(s.t("sinusoidal.similarity_caption", n=len(shown)))
+
+
+@st.fragment
+def linear_map() -> None:
+    st.subheader(s.t("sinusoidal.linear_head"))
+    st.latex(r"PE_{p+k} = M_k\, PE_p,\qquad M_k = \mathrm{diag}\!\left(\begin{pmatrix}"
+             r"\cos k\omega_i & \sin k\omega_i \\ -\sin k\omega_i & \cos k\omega_i"
+             r"\end{pmatrix}\right)_{i}")
+    left, right = st.columns(2)
+    p = left.slider(s.t("sinusoidal.start"), 0, 4096, 5, key="sinusoidal_p",
+                    bind="query-params", persist_state="session")
+    k = right.slider(s.t("sinusoidal.offset"), -256, 256, 3, key="sinusoidal_k",
+                     bind="query-params", persist_state="session")
+    d = min(d_model, 64)
+    target, mapped, residual = offset_check(p, k, d, base)
+    st.plotly_chart(vector_pair(
+        target, mapped, names=(s.t("sinusoidal.pe_target", q=p + k), s.t("sinusoidal.mapped", k=k, p=p)),
+        title=s.t("sinusoidal.fig_linear", d=d), x_title=s.t("common.dimension_axis"),
+        y_title=s.t("common.value")), width="stretch")
+    st.metric(s.t("sinusoidal.residual"), f"{residual:.1e}")
+    st.caption(s.t("sinusoidal.linear_caption"))
+
+
+with ui.guard(s):
+    linear_map()

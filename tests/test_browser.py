@@ -1,0 +1,98 @@
+"""The running app in headless Chromium, driven the way a lecturer uses it."""
+
+import os
+import re
+import shutil
+from urllib.parse import quote
+
+import pytest
+
+from tests.conftest import PAGES, ROOT
+from ui import page_name
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+FIRST = "the cat saw the dog"
+TYPED = "了到想刚 <b>x</b>"
+
+
+def settle(page) -> None:
+    """Wait until the script has finished and the page has drawn."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]",
+                           timeout=30_000)
+    page.wait_for_timeout(300)
+
+
+def assert_healthy(page, where: str) -> None:
+    assert page.locator("[data-testid=stException]").count() == 0, f"exception on {where}"
+
+
+def sentence(page) -> str:
+    return page.locator("[data-testid=stSidebar] input[type=text]").first.input_value()
+
+
+def nav_click(page, label: str) -> None:
+    page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
+                 has_text=label).first.click()
+    settle(page)
+
+
+def test_sentence_and_language_survive_every_route(server, browser, artifacts):
+    """Deep link, typing, every nav link, a reload and the language switch keep the state."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    lesson = page_name(ROOT / PAGES[0])
+
+    page.goto(f"{server}/{lesson}?text={quote(FIRST)}")
+    settle(page)
+    assert_healthy(page, "deep link")
+    assert sentence(page) == FIRST
+    assert page.get_by_text(text(f"{lesson}.title", "en")).count() >= 1
+
+    box = page.locator("[data-testid=stSidebar] input[type=text]").first
+    box.fill(TYPED)
+    box.press("Enter")
+    settle(page)
+    assert sentence(page) == TYPED
+    assert page.locator("b", has_text="x").count() == 0, "typed markup must stay text"
+
+    for name in ["home", *(page_name(ROOT / p) for p in PAGES)]:
+        nav_click(page, text(f"{name}.nav", "en"))
+        page.wait_for_timeout(1000)  # let plotly draw before the screenshot
+        assert_healthy(page, name)
+        assert sentence(page) == TYPED, f"sentence lost on {name}"
+        page.screenshot(path=artifacts / f"{name}-en.png", full_page=True)
+
+    page.reload()
+    settle(page)
+    assert_healthy(page, "reload")
+    assert sentence(page) == TYPED
+
+    page.locator("[data-testid=stSidebar] label", has_text="简体中文").click()
+    settle(page)
+    assert page.get_by_text(text("common.sentence", "zh"), exact=True).count() >= 1
+    nav_click(page, text("home.nav", "zh"))
+    assert_healthy(page, "home in Chinese")
+    assert sentence(page) == TYPED
+    assert page.get_by_text(text("home.lessons", "zh"), exact=True).count() >= 1
+    for name in (page_name(ROOT / p) for p in PAGES):
+        nav_click(page, text(f"{name}.nav", "zh"))
+        page.wait_for_timeout(1000)
+        assert_healthy(page, f"{name} in Chinese")
+        assert sentence(page) == TYPED
+        page.screenshot(path=artifacts / f"{name}-zh.png", full_page=True)
+    page.close()
+
+
+def test_home_screenshot_for_the_readme(server, browser, artifacts):
+    """The README picture: home with the default sentence (refreshed with POSVIZ_SCREENSHOT=1)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    page.goto(server)
+    settle(page)
+    assert_healthy(page, "home")
+    assert re.search("刚", page.locator("[data-testid=stMain]").inner_text())
+    page.screenshot(path=artifacts / "home.png")
+    if os.environ.get("POSVIZ_SCREENSHOT") == "1":
+        shutil.copy(artifacts / "home.png", ROOT / "assets" / "screenshot.png")
+    page.close()

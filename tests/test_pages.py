@@ -1,0 +1,61 @@
+"""Every page, found automatically, runs the way a browser reaches it and never raises."""
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import PAGES
+from tests.inputs import HOSTILE
+
+TIMEOUT = 60
+
+
+def opened(page: str | None = None, lang: str = "en") -> AppTest:
+    """The app opened at home, optionally switched to language and page."""
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT).run()
+    assert not at.exception
+    if lang != "en":
+        at.radio(key="lang").set_value(lang).run()
+    if page:
+        at.switch_page(page).run()
+    return at
+
+
+def test_pages_are_found():
+    assert len(PAGES) >= 2
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_after_opening_the_app(page, lang):
+    at = opened(page, lang)
+    assert not at.exception
+    assert at.title, "every page shows a title"
+
+
+@pytest.mark.parametrize("page", [None, *PAGES])
+def test_page_survives_hostile_sentences(page):
+    at = opened(page)
+    for text in HOSTILE:
+        at.text_input(key="text").set_value(text).run()
+        assert not at.exception, f"{page} raised on {text[:40]!r}"
+
+
+@pytest.mark.parametrize("page", [None, *PAGES])
+def test_empty_sentence_gets_a_friendly_prompt(page):
+    at = opened(page)
+    at.text_input(key="text").set_value("").run()
+    assert not at.exception
+    assert any("Type a sentence" in info.value for info in at.info)
+
+
+@pytest.mark.parametrize("page", [None, *PAGES])
+def test_position_switch_off_runs(page):
+    at = opened(page)
+    at.toggle(key="pos").set_value(False).run()
+    assert not at.exception
+
+
+def test_long_text_is_cut_with_a_notice():
+    at = opened()
+    at.text_input(key="text").set_value("word " * 100).run()
+    assert any("first 64 of 100" in w.value for w in at.warning)

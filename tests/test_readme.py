@@ -1,0 +1,30 @@
+"""The README's Quick start is what CI runs, and it names every page."""
+
+import re
+
+from tests.conftest import ROOT
+from ui import page_name
+from ui.i18n import text
+
+
+def quick_start() -> list[str]:
+    section = (ROOT / "README.md").read_text("utf-8").split("## Quick start", 1)[1]
+    return re.findall(r"```(?:bash|sh)?\n(.*?)\n```", section.split("\n## ", 1)[0], re.S)
+
+
+def test_quick_start_has_exactly_two_commands():
+    commands = quick_start()
+    assert len(commands) == 2
+    assert "streamlit run app.py" in commands[0]
+    assert "pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
+    assert quick_start()[1] in ci
+
+
+def test_readme_describes_every_page():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    for path in (ROOT / "pages").glob("*.py"):
+        assert text(f"{page_name(path)}.nav", "en") in readme, path.name
