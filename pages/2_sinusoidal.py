@@ -6,8 +6,17 @@ import streamlit as st
 import ui
 from posviz.figures.common import token_heatmap
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap, vector_pair, waves
-from posviz.sinusoidal import (FORMULA, LAYOUTS, dot_by_offset, dots_from_starts, offset_check,
-                               similarity, sinusoidal, sinusoidal_sampled, spread_channels)
+from posviz.sinusoidal import (
+    FORMULA,
+    LAYOUTS,
+    dot_by_offset,
+    dots_from_starts,
+    offset_check,
+    similarity,
+    sinusoidal,
+    sinusoidal_sampled,
+    spread_channels,
+)
 
 MAX_SIMILARITY = 256  # positions in the similarity matrix
 
@@ -93,7 +102,8 @@ def linear_map() -> None:
     d = min(d_model, 64)
     target, mapped, residual = offset_check(p, k, d, base)
     st.plotly_chart(vector_pair(
-        target, mapped, names=(s.t("sinusoidal.pe_target", q=p + k), s.t("sinusoidal.mapped", k=k, p=p)),
+        target, mapped,
+        names=(s.t("sinusoidal.pe_target", q=p + k), s.t("sinusoidal.mapped", k=k, p=p)),
         title=s.t("sinusoidal.fig_linear", d=d), x_title=s.t("common.dimension_axis"),
         y_title=s.t("common.value")), width="stretch")
     st.metric(s.t("sinusoidal.residual"), f"{residual:.1e}")

@@ -69,7 +69,7 @@ def channel_role(channel: int, d_model: int, layout: str = "interleaved") -> tup
         raise ValueError(f"channel must lie in 0..{d_model - 1}, got {channel}")
     if layout == "interleaved":
         return channel // 2, ("sin", "cos")[channel % 2]
-    return channel % (d_model // 2), ("sin", "cos")[channel >= d_model // 2]
+    return channel % (d_model // 2), ("sin", "cos")[int(channel >= d_model // 2)]
 
 
 def wavelength(d_model: int, base: float = 10_000.0) -> np.ndarray:

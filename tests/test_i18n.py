@@ -9,7 +9,8 @@ import pytest
 from ui.i18n import ASSETS, LANGS, catalog, text
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "ui").glob("*.py"))]
+SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")),
+           *sorted((ROOT / "ui").glob("*.py"))]
 
 
 def fields(template: str) -> set[str]:

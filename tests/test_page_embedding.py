@@ -1,0 +1,38 @@
+"""The embedding page decides what P is: the sinusoidal table, or zeros without position."""
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from posviz.embedding import token_embeddings
+from posviz.sinusoidal import sinusoidal
+from tests.figure_data import array, chart_specs
+
+
+def sum_panels(at):
+    """E, P and E + P from the page's first chart."""
+    return [array(trace["z"]) for trace in chart_specs(at)[0]["data"]]
+
+
+def test_inputs_are_embedding_plus_sinusoid_and_equal_embedding_without_position():
+    at = AppTest.from_file("../pages/1_embedding.py", default_timeout=60).run()
+    at.text_input(key="text").set_value("刚想到了刚").run()
+    e, p, x = sum_panels(at)
+    np.testing.assert_allclose(e, token_embeddings(list("刚想到了刚"), 16), atol=1e-6)
+    np.testing.assert_allclose(p, sinusoidal(5, 16), atol=1e-6)
+    np.testing.assert_array_equal(e[0], e[4])
+    assert not np.allclose(x[0], x[4])
+
+    at.toggle(key="pos").set_value(False).run()
+    assert not at.exception
+    e, p, x = sum_panels(at)
+    assert not p.any()
+    np.testing.assert_array_equal(x, e)
+    np.testing.assert_array_equal(x[0], x[4])
+    assert at.dataframe[0].value["input_distance"].tolist() == [0.0]
+
+
+def test_d_model_slider_sets_the_width():
+    at = AppTest.from_file("../pages/1_embedding.py", default_timeout=60).run()
+    at.slider(key="embedding_d").set_value(128).run()
+    assert not at.exception
+    assert sum_panels(at)[0].shape == (4, 128)
