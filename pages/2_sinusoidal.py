@@ -62,9 +62,10 @@ with ui.guard(s):
     pe = table(n_pos, d_model, base, layout)
     chosen = st.multiselect(s.t("sinusoidal.channels"), range(d_model),
                             spread_channels(d_model, layout), key="sinusoidal_channels")
-    st.plotly_chart(waves(pe, chosen, base=base, layout=layout, title=s.t("sinusoidal.fig_waves"),
-                          x_title=s.t("common.position_axis"), y_title=s.t("common.value"),
-                          name_format=s.t("sinusoidal.wave_name")), width="stretch")
+    st.plotly_chart(waves(
+        pe, chosen, base=base, layout_name=layout, title=s.t("sinusoidal.fig_waves"),
+        x_title=s.t("common.position_axis"), y_title=s.t("common.value"),
+        name_format=s.t("sinusoidal.wave_name")), width="stretch")
     st.caption(s.t("sinusoidal.waves_caption"))
 
     st.subheader(s.t("sinusoidal.offset_head"))

@@ -18,11 +18,12 @@ TYPED = "了到想刚 <b>x</b>"
 
 
 def settle(page) -> None:
-    """Wait until the script has finished and the page has drawn."""
+    """Wait until the script has run to its end and the page has drawn its title."""
     page.wait_for_timeout(300)
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]",
                            timeout=30_000)
-    page.wait_for_timeout(300)
+    page.wait_for_selector("[data-testid=stMain] h1", timeout=30_000)
+    page.wait_for_timeout(500)
 
 
 def assert_healthy(page, where: str) -> None:
@@ -31,6 +32,10 @@ def assert_healthy(page, where: str) -> None:
 
 def sentence(page) -> str:
     return page.locator("[data-testid=stSidebar] input[type=text]").first.input_value()
+
+
+def position_on(page) -> bool:
+    return page.locator("[data-testid=stSidebar] input[type=checkbox]").first.is_checked()
 
 
 def nav_click(page, label: str) -> None:
@@ -56,18 +61,23 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
     settle(page)
     assert sentence(page) == TYPED
     assert page.locator("b", has_text="x").count() == 0, "typed markup must stay text"
+    page.locator("[data-testid=stSidebar] [data-testid=stCheckbox]").first.click()
+    settle(page)
+    assert not position_on(page)
 
     for name in ["home", *(page_name(ROOT / p) for p in PAGES)]:
         nav_click(page, text(f"{name}.nav", "en"))
         page.wait_for_timeout(1000)  # let plotly draw before the screenshot
         assert_healthy(page, name)
         assert sentence(page) == TYPED, f"sentence lost on {name}"
+        assert not position_on(page), f"position switch lost on {name}"
         page.screenshot(path=artifacts / f"{name}-en.png", full_page=True)
 
     page.reload()
     settle(page)
     assert_healthy(page, "reload")
     assert sentence(page) == TYPED
+    assert not position_on(page)
 
     page.locator("[data-testid=stSidebar] label", has_text="简体中文").click()
     settle(page)

@@ -56,7 +56,7 @@ def test_pe_heatmap_at_the_largest_size_stays_small():
 
 def test_waves_draw_the_chosen_channels():
     pe = sinusoidal(100, 16)
-    fig = figure_json(waves(pe, [0, 5], base=10_000.0, layout="interleaved", title="",
+    fig = figure_json(waves(pe, [0, 5], base=10_000.0, layout_name="interleaved", title="",
                             x_title="", y_title="", name_format="{channel} {fn} {pair}"))
     assert [t["name"] for t in fig["data"]] == ["0 sin 0", "5 cos 2"]
     np.testing.assert_allclose(array(fig["data"][1]["y"]), pe[:, 5], atol=1e-6)
