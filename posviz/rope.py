@@ -1,13 +1,22 @@
-"""Rotary position embedding (Su et al. 2021, "RoFormer", sec. 3.2-3.4).
+"""Rotary position embedding (Su et al. 2021, "RoFormer", sec. 3.2-3.4) and how long-context
+models stretch it (Chen et al. 2023 position interpolation; NTK-aware scaling; Peng et al. 2023
+"YaRN").
 
-Shapes: T = number of positions, d = head dimension (even), P = d/2 channel pairs.
+Shapes: T = number of positions, d = head dimension (even), P = d/2 channel pairs,
+K = number of offsets or distances, N = number of chosen pairs.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from posviz.sinusoidal import sinusoidal
+
 PAIRINGS = ("interleaved", "half")
+METHODS = ("original", "pi", "ntk", "yarn")
+"""Context extension schemes: none, position interpolation, NTK-aware base, YaRN."""
 
 FORMULA = (
     r"\begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} ="
@@ -16,6 +25,35 @@ FORMULA = (
     r"\theta_i = b^{-2i/d}"
 )
 """LaTeX of `apply_rope` (pairing="interleaved"); m is the position, b the base."""
+
+FORMULA_HALF = (
+    r"\begin{pmatrix} q'_{i} \\ q'_{i+d/2} \end{pmatrix} ="
+    r"\begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i"
+    r"\end{pmatrix}\begin{pmatrix} q_{i} \\ q_{i+d/2} \end{pmatrix},\qquad"
+    r"\theta_i = b^{-2i/d}"
+)
+"""LaTeX of `apply_rope` (pairing="half")."""
+
+SCORE_FORMULA = (
+    r"s_{mn} = \langle R_m q_m,\, R_n k_n \rangle = \langle q_m,\, R_{n-m} k_n \rangle"
+)
+"""LaTeX of `rope_scores`: the score sees the positions only through n - m."""
+
+DECAY_FORMULA = (
+    r"\frac{1}{d/2}\sum_{j=1}^{d/2} \lvert S_j \rvert,\qquad "
+    r"S_j = \sum_{i=0}^{j-1} e^{\,\mathrm{i}\,(m-n)\,\theta_i}"
+)
+"""LaTeX of `decay_bound` (RoFormer sec. 3.4.3)."""
+
+CONTEXT_FORMULA = (
+    r"\begin{gathered}"
+    r"\text{PI: } m \to \tfrac{m}{s} \qquad \text{NTK: } b' = b\, s^{d/(d-2)} \\"
+    r"\text{YaRN: } \theta'_i = (1-\gamma_i)\,\tfrac{\theta_i}{s} + \gamma_i\,\theta_i,\quad "
+    r"\gamma_i = \min\!\left(1, \max\!\left(0, \tfrac{L/\lambda_i - \alpha}{\beta - \alpha}"
+    r"\right)\right) \\ \text{YaRN temperature: } \sqrt{1/t} = 0.1 \ln s + 1"
+    r"\end{gathered}"
+)
+"""LaTeX of `context_frequencies` and `yarn_temperature`; L is the trained length."""
 
 
 def rope_frequencies(dim: int, base: float = 10_000.0) -> np.ndarray:
@@ -56,3 +94,168 @@ def apply_rope(x: np.ndarray, positions: np.ndarray, base: float = 10_000.0,
     out[..., a] = x[..., a] * cos - x[..., b] * sin
     out[..., b] = x[..., a] * sin + x[..., b] * cos
     return out
+
+
+def pair_coordinates(x: np.ndarray, pair: int, pairing: str = "interleaved") -> np.ndarray:
+    """The two channels (a_i, b_i) of pair i of every row of x (..., T, d): the point that
+    RoPE turns in that pair's plane. Returns (..., T, 2)."""
+    a, b = pair_index(x.shape[-1], pairing)
+    if not 0 <= pair < len(a):
+        raise ValueError(f"pair must lie in 0..{len(a) - 1}, got {pair}")
+    return np.stack([x[..., a[pair]], x[..., b[pair]]], axis=-1)
+
+
+def ladder_pairs(dim: int, n_hands: int = 4) -> np.ndarray:
+    """n_hands pair indices spread evenly from the fastest (0) to the slowest (P-1) pair, like
+    the hands of a clock. Returns (N,) int, increasing, without repeats."""
+    if dim < 2 or dim % 2:
+        raise ValueError(f"dim must be a positive even number, got {dim}")
+    return np.unique(np.linspace(0, dim // 2 - 1, n_hands).round().astype(int))
+
+
+def pair_trajectory(vector: np.ndarray, positions: np.ndarray, pairs: np.ndarray,
+                    base: float = 10_000.0, pairing: str = "interleaved") -> np.ndarray:
+    """Where one vector (d,) lands in each chosen pair's plane when it stands at each position:
+    point [n, k] is pair pairs[n] of R_{positions[k]} vector. Returns (N, K, 2)."""
+    placed = np.broadcast_to(np.asarray(vector, dtype=float), (len(positions), len(vector)))
+    rotated = apply_rope(placed, positions, base, pairing)  # (K, d)
+    return np.stack([pair_coordinates(rotated, int(p), pairing) for p in pairs])  # (N, K, 2)
+
+
+def rope_scores(q: np.ndarray, k: np.ndarray, positions: np.ndarray, base: float = 10_000.0,
+                pairing: str = "interleaved") -> np.ndarray:
+    """Raw scores s[m, n] = <R_(p_m) q_m, R_(p_n) k_n> of queries q and keys k, both (T, d),
+    standing at positions p. They depend on the positions only through p_n - p_m.
+    Returns (T, T)."""
+    return apply_rope(q, positions, base, pairing) @ apply_rope(k, positions, base, pairing).T
+
+
+def rope_norms(x: np.ndarray, positions: np.ndarray, base: float = 10_000.0,
+               pairing: str = "interleaved") -> tuple[np.ndarray, np.ndarray]:
+    """|x_t| and |R_(p_t) x_t| for every row of x (T, d): equal, since rotations keep lengths.
+    Returns two (T,) arrays."""
+    return (np.linalg.norm(x, axis=-1),
+            np.linalg.norm(apply_rope(x, positions, base, pairing), axis=-1))
+
+
+def _check_shift(seq_len: int, m: int, n: int, offsets: np.ndarray) -> np.ndarray:
+    """offsets as an int array, after checking m, n are positions and every offset >= 0."""
+    if not (0 <= m < seq_len and 0 <= n < seq_len):
+        raise ValueError(f"positions must lie in 0..{seq_len - 1}, got {m} and {n}")
+    offsets = np.asarray(offsets, dtype=int)
+    if offsets.size and offsets.min() < 0:
+        raise ValueError(f"offsets must not be negative, got {offsets.min()}")
+    return offsets
+
+
+def shifted_rope_scores(q: np.ndarray, k: np.ndarray, m: int, n: int, offsets: np.ndarray,
+                        base: float = 10_000.0, pairing: str = "interleaved") -> np.ndarray:
+    """The RoPE score of query q_m and key k_n after moving the whole sentence by each offset o:
+    <R_(m+o) q_m, R_(n+o) k_n>. The same for every o, up to float rounding. Returns (K,)."""
+    offsets = _check_shift(len(q), m, n, offsets)
+    qs = apply_rope(np.broadcast_to(q[m], (len(offsets), q.shape[-1])), m + offsets, base, pairing)
+    ks = apply_rope(np.broadcast_to(k[n], (len(offsets), k.shape[-1])), n + offsets, base, pairing)
+    return (qs * ks).sum(axis=-1)
+
+
+def shifted_added_scores(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, m: int, n: int,
+                         offsets: np.ndarray, base: float = 10_000.0) -> np.ndarray:
+    """The same shift with sinusoidal PE added to the input instead (Vaswani et al. 2017):
+    ((x_m + PE_(m+o)) W_q) . ((x_n + PE_(n+o)) W_k). It changes with o. x is (T, D), the
+    projections W_q, W_k are (D, d). Returns (K,)."""
+    offsets = _check_shift(len(x), m, n, offsets)
+    pe = sinusoidal(max(m, n) + int(offsets.max(initial=0)) + 1, x.shape[-1], base)  # (T+o, D)
+    qs = (x[m] + pe[m + offsets]) @ wq  # (K, D)
+    ks = (x[n] + pe[n + offsets]) @ wk  # (K, D)
+    return (qs * ks).sum(axis=-1)
+
+
+def decay_bound(distances: np.ndarray, dim: int, base: float = 10_000.0) -> np.ndarray:
+    """RoFormer's long-term decay bound (sec. 3.4.3) at each relative distance m - n:
+
+        (1/(d/2)) * sum_{j=1..d/2} |S_j|,   S_j = sum_{i=0..j-1} exp(1j * (m - n) * theta_i)
+
+    A worst-case bound on |score| (up to a factor set by q and k) that uses no q or k; it is
+    (d/2 + 1)/2 at distance 0 and shrinks, with ripples, as the distance grows. Returns (K,).
+    """
+    theta = rope_frequencies(dim, base)                                         # (P,)
+    phases = np.exp(1j * np.asarray(distances, dtype=float)[:, None] * theta)  # (K, P)
+    return np.abs(np.cumsum(phases, axis=-1)).mean(axis=-1)
+
+
+def ntk_base(base: float, scale: float, dim: int) -> float:
+    """NTK-aware base b' = b * s^(d/(d-2)): pair 0 keeps its speed, pair P-1 turns s times
+    slower."""
+    _check_scale(scale)
+    if dim < 4 or dim % 2:
+        raise ValueError(f"dim must be an even number of at least 4, got {dim}")
+    return base * scale ** (dim / (dim - 2))
+
+
+def interpolate_positions(positions: np.ndarray, scale: float) -> np.ndarray:
+    """Position interpolation: m -> m / s, squeezing s times more tokens into the trained
+    range. Returns the positions as floats, same shape."""
+    _check_scale(scale)
+    return np.asarray(positions, dtype=float) / scale
+
+
+def yarn_ramp(dim: int, trained_length: int, base: float = 10_000.0, alpha: float = 1.0,
+              beta: float = 32.0) -> np.ndarray:
+    """YaRN's blend gamma_i per pair, the paper's ramp (Peng et al. 2023, sec. 3.2): with
+    r_i = L / lambda_i the number of turns pair i makes over the trained length L,
+    gamma_i = 0 for r_i < alpha, 1 for r_i > beta, linear in r_i in between.
+
+    (The reference code ramps linearly in the pair index between rounded bounds instead.)
+    Returns (P,) in [0, 1]: 1 keeps the pair's speed, 0 interpolates it fully.
+    """
+    if trained_length < 1:
+        raise ValueError(f"trained_length must be at least 1, got {trained_length}")
+    if not 0 <= alpha < beta:
+        raise ValueError(f"need 0 <= alpha < beta, got alpha={alpha}, beta={beta}")
+    turns = trained_length / wavelengths(rope_frequencies(dim, base))  # (P,)
+    return np.clip((turns - alpha) / (beta - alpha), 0.0, 1.0)
+
+
+def yarn_temperature(scale: float) -> float:
+    """YaRN's attention temperature t, from sqrt(1/t) = 0.1 ln s + 1: logits are divided by t
+    (multiplied by (0.1 ln s + 1)^2), which keeps attention as sharp as at the trained length."""
+    _check_scale(scale)
+    return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2
+
+
+def context_frequencies(method: str, dim: int, scale: float, trained_length: int,
+                        base: float = 10_000.0) -> np.ndarray:
+    """Rotation speed of each pair after stretching a model trained on trained_length tokens
+    to scale times as many:
+
+    - "original": theta_i = base^(-2i/d), unchanged;
+    - "pi": theta_i / s (the same as interpolate_positions);
+    - "ntk": rope_frequencies with base ntk_base(base, s, d);
+    - "yarn": (1 - gamma_i) theta_i / s + gamma_i theta_i, gamma from yarn_ramp (alpha 1,
+      beta 32); use it with yarn_temperature.
+
+    At s = 1 every method gives the original frequencies. Returns (P,).
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    _check_scale(scale)
+    theta = rope_frequencies(dim, base)
+    if method == "pi":
+        return theta / scale
+    if method == "ntk":
+        return rope_frequencies(dim, ntk_base(base, scale, dim))
+    if method == "yarn":
+        gamma = yarn_ramp(dim, trained_length, base)
+        return (1 - gamma) * theta / scale + gamma * theta
+    return theta
+
+
+def wavelengths(frequencies: np.ndarray) -> np.ndarray:
+    """Positions per full turn of each pair: lambda_i = 2 pi / theta_i. Same shape."""
+    return 2 * np.pi / np.asarray(frequencies, dtype=float)
+
+
+def _check_scale(scale: float) -> None:
+    """Raise ValueError unless the context scale s = new length / trained length is >= 1."""
+    if not scale >= 1:
+        raise ValueError(f"scale must be at least 1, got {scale}")

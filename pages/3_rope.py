@@ -1,0 +1,174 @@
+"""RoPE: channel pairs of q and k turned by position; relative scores, decay, long contexts."""
+
+import numpy as np
+import streamlit as st
+
+import ui
+from posviz import rope
+from posviz.attention import init_layers, queries_keys
+from posviz.embedding import token_embeddings
+from posviz.figures import common
+from posviz.figures import rope as figures
+from posviz.tokens import token_labels
+
+D_MODEL = 64        # one head of this size: 32 channel pairs
+MAX_PLACE = 128     # furthest position the clock-hand token can be moved to
+MAX_SHIFT = 512     # largest shift of the whole sentence
+MAX_DISTANCE = 512  # x range of the decay bound
+BASES = [100, 1_000, 10_000, 100_000, 500_000, 1_000_000]
+
+# Building a plotly figure takes milliseconds; on a rerun, unchanged figures (same small arrays
+# and texts) come back from the cache instead. Nothing mutates a figure once built.
+plane_view, clock_ladder, line_chart, token_heatmap = (
+    st.cache_resource(max_entries=32, show_spinner=False)(build) for build in (
+        figures.plane_view, figures.clock_ladder, figures.line_chart, common.token_heatmap))
+
+s = ui.page("rope")
+ui.need_tokens(s)
+st.markdown(s.prose("rope"))
+
+# Option texts are the same in both languages: a bound widget puts them in the URL.
+pairing = st.radio(s.t("rope.pairing"), rope.PAIRINGS, key="rope_pairing",
+                   format_func=lambda p: s.t(f"rope.pairings.{p}"),
+                   captions=[s.t(f"rope.pairing_users.{p}") for p in rope.PAIRINGS],
+                   help=s.t("rope.pairing_help"), bind="query-params", persist_state="session")
+st.caption(s.t("rope.pairing_caption"))
+st.latex(rope.FORMULA if pairing == "interleaved" else rope.FORMULA_HALF)
+
+layer = init_layers(1, D_MODEL)[0]
+x = token_embeddings(s.tokens, D_MODEL)                              # (T, D)
+q, k = (heads[0] for heads in queries_keys(x, layer, n_heads=1))     # (T, D) each
+positions = np.arange(len(s.tokens)) if s.position else np.zeros(len(s.tokens))
+labels = token_labels(s.tokens)
+theta = rope.rope_frequencies(D_MODEL)
+wavelength = rope.wavelengths(theta)
+st.caption(s.t("rope.model_note", d=D_MODEL))
+if not s.position:
+    st.warning(s.t("rope.no_position"))
+
+st.subheader(s.t("rope.plane_head"))
+left, right = st.columns([3, 1])
+pair = left.slider(s.t("rope.pair"), 0, D_MODEL // 2 - 1, 0, key="rope_pair",
+                   help=s.t("rope.pair_help"), bind="query-params", persist_state="session")
+kind = right.radio(s.t("rope.vectors"), ("q", "k"), key="rope_vectors", horizontal=True,
+                   captions=[s.t(f"rope.vector_kinds.{v}") for v in ("q", "k")],
+                   bind="query-params", persist_state="session")
+vectors = q if kind == "q" else k
+a, b = (channels[pair] for channels in rope.pair_index(D_MODEL, pairing))
+st.plotly_chart(plane_view(
+    rope.pair_coordinates(vectors, pair, pairing),
+    rope.pair_coordinates(rope.apply_rope(vectors, positions, pairing=pairing), pair, pairing),
+    labels, title=s.t("rope.plane_title", pair=pair, a=a, b=b, theta=theta[pair],
+                      wavelength=wavelength[pair]),
+    before_name=s.t("rope.before"), after_name=s.t("rope.after"),
+    x_title=s.t("rope.channel", c=a), y_title=s.t("rope.channel", c=b)), width="stretch")
+st.caption(s.t("rope.plane_caption"))
+
+
+@st.fragment
+def clock_hands() -> None:
+    st.subheader(s.t("rope.ladder_head"))
+    left, right = st.columns(2)
+    token = left.select_slider(s.t("rope.ladder_token"), range(len(s.tokens)), 0,
+                               key="rope_token", bind="query-params", persist_state="session")
+    at = right.slider(s.t("rope.ladder_at"), 0, MAX_PLACE, 12, key="rope_at",
+                      help=s.t("rope.ladder_at_help"), bind="query-params",
+                      persist_state="session")
+    hands = rope.ladder_pairs(D_MODEL)
+    st.plotly_chart(clock_ladder(
+        rope.pair_trajectory(vectors[token], np.arange(at + 1), hands, pairing=pairing),
+        [s.t("rope.hand_panel", pair=p, wavelength=wavelength[p]) for p in hands],
+        title=s.t("rope.ladder_title", token=labels[token], at=at, n=len(hands)),
+        hand_name=s.t("rope.hand"), trail_name=s.t("rope.trail"), start_name=s.t("rope.start")),
+        width="stretch")
+    st.caption(s.t("rope.ladder_caption"))
+
+
+if s.position:
+    clock_hands()
+
+st.subheader(s.t("rope.scores_head"))
+st.latex(rope.SCORE_FORMULA)
+st.plotly_chart(token_heatmap(
+    rope.rope_scores(q, k, positions, pairing=pairing), labels, labels,
+    title=s.t("rope.scores_title" if s.position else "rope.scores_title_off"),
+    x_title=s.t("common.key_axis"), y_title=s.t("common.query_axis"),
+    value_name=s.t("rope.score"), height=560), width="stretch")
+if s.position:
+    st.caption(s.t("rope.scores_caption"))
+with st.expander(s.t("rope.norms_head")):
+    before, after = rope.rope_norms(vectors, positions, pairing=pairing)
+    st.dataframe({"position": range(len(s.tokens)), "token": s.tokens, "before": before,
+                  "after": after}, hide_index=True, width="stretch", column_config={
+        "position": s.t("rope.cols.position"), "token": s.t("rope.cols.token"),
+        "before": st.column_config.NumberColumn(s.t("rope.cols.before"), format="%.15f"),
+        "after": st.column_config.NumberColumn(s.t("rope.cols.after"), format="%.15f")})
+    st.caption(s.t("rope.norms_caption"))
+
+
+@st.fragment
+def shift_both() -> None:
+    st.subheader(s.t("rope.shift_head"))
+    c1, c2, c3 = st.columns(3)
+    m = c1.select_slider(s.t("rope.shift_query"), range(len(s.tokens)), len(s.tokens) - 1,
+                         key="rope_query", bind="query-params", persist_state="session")
+    n = c2.select_slider(s.t("rope.shift_key"), range(len(s.tokens)), 0, key="rope_key",
+                         bind="query-params", persist_state="session")
+    o = c3.slider(s.t("rope.shift_offset"), 0, MAX_SHIFT, 100, key="rope_offset",
+                  help=s.t("rope.shift_offset_help"), bind="query-params",
+                  persist_state="session")
+    offsets = np.arange(MAX_SHIFT + 1)
+    rotated = rope.shifted_rope_scores(q, k, m, n, offsets, pairing=pairing)
+    added = rope.shifted_added_scores(x, layer.wq, layer.wk, m, n, offsets)
+    c1, c2 = st.columns(2)
+    c1.metric(s.t("rope.metric_rope", o=o), f"{rotated[o]:.12f}",
+              f"{rotated[o] - rotated[0]:+.1e}", delta_color="off", help=s.t("rope.metric_help"))
+    c2.metric(s.t("rope.metric_added", o=o), f"{added[o]:.12f}",
+              f"{added[o] - added[0]:+.1e}", delta_color="off", help=s.t("rope.metric_help"))
+    st.plotly_chart(line_chart(
+        offsets, {s.t("rope.curve_rope"): rotated, s.t("rope.curve_added"): added},
+        title=s.t("rope.shift_title", query=labels[m], key_token=labels[n]),
+        x_title=s.t("rope.offset_axis"), y_title=s.t("rope.score"), marked_x=o), width="stretch")
+    st.caption(s.t("rope.shift_caption"))
+
+
+if s.position:
+    shift_both()
+
+st.subheader(s.t("rope.long_head"))
+left, right = st.columns(2)
+dim = left.slider(s.t("rope.dim"), 16, 256, 128, step=16, key="rope_dim",
+                  help=s.t("rope.dim_help"), bind="query-params", persist_state="session")
+base = right.select_slider(s.t("rope.base"), BASES, 10_000, key="rope_base",
+                           format_func="{:,}".format, help=s.t("rope.base_help"),
+                           bind="query-params", persist_state="session")
+st.latex(rope.DECAY_FORMULA)
+distances = np.arange(MAX_DISTANCE + 1)
+st.plotly_chart(line_chart(
+    distances, {s.t("rope.decay_name"): rope.decay_bound(distances, dim, base)},
+    title=s.t("rope.decay_title", d=dim, base=base), x_title=s.t("rope.distance_axis"),
+    y_title=s.t("rope.decay_axis"), height=380), width="stretch")
+st.caption(s.t("rope.decay_caption"))
+
+st.subheader(s.t("rope.context_head"))
+st.markdown(s.prose("rope_context"))
+left, mid, right = st.columns(3)
+scale = left.select_slider(s.t("rope.scale"), [1, 2, 4, 8, 16, 32], 4, key="rope_scale",
+                           help=s.t("rope.scale_help"), bind="query-params",
+                           persist_state="session")
+trained = mid.select_slider(s.t("rope.trained"), [2_048, 4_096, 8_192], 4_096,
+                            key="rope_trained", format_func="{:,}".format,
+                            help=s.t("rope.trained_help"), bind="query-params",
+                            persist_state="session")
+right.metric(s.t("rope.yarn_temperature"), f"{rope.yarn_temperature(scale):.4f}",
+             help=s.t("rope.yarn_temperature_help"))
+st.latex(rope.CONTEXT_FORMULA)
+st.plotly_chart(line_chart(
+    np.arange(dim // 2),
+    {s.t(f"rope.methods.{method}"): rope.wavelengths(
+        rope.context_frequencies(method, dim, scale, trained, base)) for method in rope.METHODS},
+    title=s.t("rope.context_title", d=dim, base=base, scale=scale),
+    x_title=s.t("rope.pair_axis"), y_title=s.t("rope.wavelength_axis"), log_y=True,
+    marked_y={s.t("rope.trained_line", n=trained): trained,
+              s.t("rope.target_line", n=scale * trained): scale * trained}), width="stretch")
+st.caption(s.t("rope.ramp_note"))

@@ -1,0 +1,337 @@
+"""RoPE against slow loops that build every 2x2 rotation, hand-computed context extension
+values and the papers' own numbers; invariants as hypothesis properties; figures on their data."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from posviz.figures.rope import clock_ladder, line_chart, plane_view
+from posviz.rope import (
+    METHODS,
+    apply_rope,
+    context_frequencies,
+    decay_bound,
+    interpolate_positions,
+    ladder_pairs,
+    ntk_base,
+    pair_coordinates,
+    pair_index,
+    pair_trajectory,
+    rope_frequencies,
+    rope_norms,
+    rope_scores,
+    shifted_added_scores,
+    shifted_rope_scores,
+    wavelengths,
+    yarn_ramp,
+    yarn_temperature,
+)
+from posviz.sinusoidal import sinusoidal
+from tests.figure_data import array, figure_json
+
+SIZES = [2, 4, 8, 64, 128]
+BASES = [100.0, 10_000.0, 500_000.0]
+PAIRINGS = ["interleaved", "half"]
+
+
+def slow_rope(x, positions, base, pairing):
+    """Each pair (a, b) of each row times its own explicit 2x2 rotation matrix."""
+    seq_len, d = x.shape
+    out = np.zeros_like(x)
+    for t in range(seq_len):
+        for i in range(d // 2):
+            a, b = (2 * i, 2 * i + 1) if pairing == "interleaved" else (i, i + d // 2)
+            angle = positions[t] * base ** (-2 * i / d)
+            rotation = np.array([[math.cos(angle), -math.sin(angle)],
+                                 [math.sin(angle), math.cos(angle)]])
+            out[t, [a, b]] = rotation @ x[t, [a, b]]
+    return out
+
+
+def interleaved_to_half(d):
+    """Channel order that turns an interleaved layout into split halves: evens, then odds."""
+    return np.concatenate([np.arange(0, d, 2), np.arange(1, d, 2)])
+
+
+vectors = st.integers(1, 16).flatmap(lambda p: arrays(
+    np.float64, (2, 2 * p), elements=st.floats(-10, 10, allow_nan=False)))
+positions = st.integers(0, 5_000)
+
+
+@pytest.mark.parametrize("pairing", PAIRINGS)
+@pytest.mark.parametrize("base", BASES)
+@pytest.mark.parametrize("d", SIZES)
+def test_apply_rope_matches_explicit_rotation_matrices(d, base, pairing):
+    rng = np.random.default_rng(d)
+    x = rng.standard_normal((7, d))
+    pos = np.array([0, 1, 2, 5, 17, 300, 4095])
+    # angles reach 4095 rad, so each carries a rounding error near 4095 * 2^-52 ~ 1e-12
+    np.testing.assert_allclose(apply_rope(x, pos, base, pairing),
+                               slow_rope(x, pos, base, pairing), rtol=0, atol=1e-10)
+
+
+def test_rotation_is_counter_clockwise():
+    """Pair 0 turns one radian per position: (1, 0) at position pi/2 points straight up."""
+    np.testing.assert_allclose(apply_rope(np.array([[1.0, 0.0]]), [math.pi / 2]), [[0.0, 1.0]],
+                               atol=1e-15)
+
+
+def test_apply_rope_works_on_stacked_heads():
+    x = np.random.default_rng(1).standard_normal((3, 5, 8))  # (H, T, d)
+    pos = np.arange(5)
+    np.testing.assert_allclose(apply_rope(x, pos)[1], slow_rope(x[1], pos, 10_000.0,
+                                                                "interleaved"), atol=1e-12)
+
+
+@pytest.mark.parametrize("d", SIZES)
+def test_pairings_differ_by_a_fixed_channel_permutation(d):
+    x = np.random.default_rng(d).standard_normal((6, d))
+    pos = np.arange(6) * 7
+    perm = interleaved_to_half(d)
+    np.testing.assert_allclose(apply_rope(x[:, perm], pos, pairing="half"),
+                               apply_rope(x, pos, pairing="interleaved")[:, perm], atol=1e-12)
+
+
+def test_pairings_give_different_scores_for_the_same_vectors():
+    q, k = np.random.default_rng(0).standard_normal((2, 5, 16))
+    pos = np.arange(5)
+    assert not np.allclose(rope_scores(q, k, pos, pairing="interleaved"),
+                           rope_scores(q, k, pos, pairing="half"))
+
+
+def test_pair_index_names_the_two_layouts():
+    assert [list(c) for c in pair_index(6, "interleaved")] == [[0, 2, 4], [1, 3, 5]]
+    assert [list(c) for c in pair_index(6, "half")] == [[0, 1, 2], [3, 4, 5]]
+
+
+@pytest.mark.parametrize("bad", [0, 3, 7])
+def test_odd_or_empty_dimension_is_refused(bad):
+    with pytest.raises(ValueError, match="even"):
+        apply_rope(np.zeros((1, bad)), [0])
+
+
+def test_unknown_pairing_and_pair_are_refused():
+    with pytest.raises(ValueError, match="pairing"):
+        apply_rope(np.zeros((1, 4)), [0], pairing="rotate_every_two")
+    with pytest.raises(ValueError, match="pair"):
+        pair_coordinates(np.zeros((1, 4)), 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(vectors, positions)
+def test_rotation_preserves_norm(x, m):
+    before, after = rope_norms(x, np.array([m, m + 1]))
+    np.testing.assert_allclose(after, before, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(vectors, positions, positions, st.sampled_from(PAIRINGS))
+def test_score_sees_only_the_relative_rotation(qk, m, n, pairing):
+    """<R_m q, R_n k> = <q, R_(n-m) k>."""
+    q, k = qk[:1], qk[1:]
+    lhs = apply_rope(q, [m], pairing=pairing) @ apply_rope(k, [n], pairing=pairing).T
+    rhs = q @ apply_rope(k, [n - m], pairing=pairing).T
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(arrays(np.float64, (2, 4, 8), elements=st.floats(-5, 5, allow_nan=False)),
+       st.integers(0, 10_000), st.sampled_from(PAIRINGS))
+def test_shifting_both_positions_leaves_every_score_unchanged(qk, offset, pairing):
+    pos = np.array([0, 1, 3, 9])
+    np.testing.assert_allclose(rope_scores(qk[0], qk[1], pos + offset, pairing=pairing),
+                               rope_scores(qk[0], qk[1], pos, pairing=pairing), atol=1e-9)
+
+
+def test_rope_scores_are_rotated_dot_products():
+    q, k = np.random.default_rng(3).standard_normal((2, 4, 8))
+    pos = np.array([0, 2, 5, 11])
+    rq, rk = slow_rope(q, pos, 10_000.0, "interleaved"), slow_rope(k, pos, 10_000.0,
+                                                                    "interleaved")
+    expected = [[float(rq[m] @ rk[n]) for n in range(4)] for m in range(4)]
+    np.testing.assert_allclose(rope_scores(q, k, pos), expected, atol=1e-12)
+
+
+def test_rope_tells_before_from_after():
+    q, k = np.random.default_rng(4).standard_normal((2, 1, 8))
+    qq, kk = np.vstack([q, q]), np.vstack([k, k])
+    scores = rope_scores(qq, kk, np.array([0, 3]))
+    assert not math.isclose(scores[0, 1], scores[1, 0])
+
+
+def test_without_positions_scores_are_plain_dot_products():
+    q, k = np.random.default_rng(5).standard_normal((2, 6, 8))
+    np.testing.assert_array_equal(rope_scores(q, k, np.zeros(6)), q @ k.T)
+
+
+def test_shifted_rope_scores_stay_at_the_unshifted_score():
+    q, k = np.random.default_rng(6).standard_normal((2, 5, 64))
+    scores = shifted_rope_scores(q, k, 4, 1, np.arange(0, 1001, 50), pairing="half")
+    unshifted = rope_scores(q, k, np.arange(5), pairing="half")[4, 1]
+    np.testing.assert_allclose(scores, unshifted, rtol=0, atol=1e-11)
+
+
+def test_shifted_added_scores_match_a_loop_and_change_with_the_shift():
+    rng = np.random.default_rng(7)
+    x, wq, wk = rng.standard_normal((5, 16)), *rng.standard_normal((2, 16, 16)) / 4
+    offsets = np.array([0, 1, 10, 100])
+    pe = sinusoidal(200, 16)
+    expected = [float(((x[3] + pe[3 + o]) @ wq) @ ((x[0] + pe[0 + o]) @ wk)) for o in offsets]
+    scores = shifted_added_scores(x, wq, wk, 3, 0, offsets)
+    np.testing.assert_allclose(scores, expected, atol=1e-12)
+    assert np.ptp(scores) > 1e-3
+
+
+def test_shift_refuses_positions_outside_the_sentence_and_negative_offsets():
+    q = np.zeros((3, 4))
+    with pytest.raises(ValueError, match="positions"):
+        shifted_rope_scores(q, q, 3, 0, [0])
+    with pytest.raises(ValueError, match="negative"):
+        shifted_added_scores(q, np.eye(4), np.eye(4), 0, 1, [-1])
+
+
+def test_pair_trajectory_is_the_vector_rotated_at_each_position():
+    v = np.random.default_rng(8).standard_normal(16)
+    pos, pairs = np.arange(10), np.array([0, 3, 7])
+    trail = pair_trajectory(v, pos, pairs, pairing="half")
+    rotated = slow_rope(np.tile(v, (10, 1)), pos, 10_000.0, "half")
+    for n, p in enumerate(pairs):
+        np.testing.assert_allclose(trail[n], rotated[:, [p, p + 8]], atol=1e-12)
+
+
+def test_ladder_pairs_run_from_fastest_to_slowest():
+    hands = ladder_pairs(64)
+    assert hands[0] == 0 and hands[-1] == 31 and np.all(np.diff(hands) > 0)
+    assert list(ladder_pairs(4)) == [0, 1]
+
+
+def test_frequencies_follow_the_paper():
+    np.testing.assert_allclose(rope_frequencies(8), [1, 10_000 ** -0.25, 10_000 ** -0.5,
+                                                     10_000 ** -0.75])
+    np.testing.assert_allclose(wavelengths(np.array([1.0, 0.5])), [2 * math.pi, 4 * math.pi])
+
+
+def slow_decay(distance, d, base):
+    """(1/(d/2)) sum_{j=1..d/2} |sum_{i=0..j-1} exp(1j * distance * theta_i)|, term by term."""
+    total = 0.0
+    for j in range(1, d // 2 + 1):
+        s = sum(complex(math.cos(distance * base ** (-2 * i / d)),
+                        math.sin(distance * base ** (-2 * i / d))) for i in range(j))
+        total += abs(s)
+    return total / (d // 2)
+
+
+@pytest.mark.parametrize(("d", "base"), [(8, 10_000.0), (128, 10_000.0), (64, 500_000.0)])
+def test_decay_bound_matches_a_loop(d, base):
+    distances = np.array([0, 1, 7, 50, 250, 1000])
+    np.testing.assert_allclose(decay_bound(distances, d, base),
+                               [slow_decay(r, d, base) for r in distances], rtol=1e-12)
+
+
+def test_decay_bound_starts_at_the_mean_of_one_to_half_d_and_decays():
+    """At distance 0 every S_j = j, so the bound is (d/2 + 1)/2 (32.5 for d = 128)."""
+    bound = decay_bound(np.arange(0, 1001), 128)
+    assert bound[0] == pytest.approx(32.5)
+    assert bound[500:].max() < bound[0] / 2  # ripples, but far below the start
+    np.testing.assert_allclose(decay_bound(-np.arange(50), 128), bound[:50], rtol=1e-12)
+
+
+def test_ntk_base_against_a_hand_computation():
+    """b' = 10000 * 4^(128/126) = 10000 * e^(1.3862944 * 1.0158730) = 10000 * 4.0889942."""
+    assert ntk_base(10_000.0, 4.0, 128) == pytest.approx(40_889.942, rel=1e-7)
+    theta = context_frequencies("ntk", 128, 4.0, 4096)
+    original = rope_frequencies(128)
+    assert theta[0] == original[0] == 1.0
+    assert theta[-1] == pytest.approx(original[-1] / 4, rel=1e-12)
+
+
+def test_position_interpolation_against_a_hand_computation():
+    np.testing.assert_allclose(interpolate_positions(np.array([0, 10, 4096, 8191]), 4),
+                               [0, 2.5, 1024, 2047.75])
+    x = np.random.default_rng(9).standard_normal((3, 16))
+    pos = np.array([10, 4096, 8191])
+    np.testing.assert_allclose(
+        apply_rope(x, pos, frequencies=context_frequencies("pi", 16, 4.0, 4096)),
+        apply_rope(x, interpolate_positions(pos, 4.0)), atol=1e-12)
+
+
+def test_yarn_against_a_hand_computation():
+    """d = 4, L = 100: theta = (1, 0.01), turns r = 100 / 2pi = 15.915494 and 0.1591549;
+    gamma = ((15.915494 - 1) / 31, 0) = (0.4811450, 0); at s = 4,
+    theta' = (0.5188550 / 4 + 0.4811450, 0.01 / 4) = (0.6108588, 0.0025)."""
+    np.testing.assert_allclose(yarn_ramp(4, 100), [0.4811450, 0.0], atol=1e-7)
+    np.testing.assert_allclose(context_frequencies("yarn", 4, 4.0, 100), [0.6108588, 0.0025],
+                               atol=1e-7)
+
+
+def test_yarn_keeps_fast_pairs_and_interpolates_slow_ones():
+    theta, yarn = rope_frequencies(128), context_frequencies("yarn", 128, 8.0, 4096)
+    gamma = yarn_ramp(128, 4096)
+    assert gamma[0] == 1.0 and gamma[-1] == 0.0 and np.all(np.diff(gamma) <= 0)
+    assert yarn[0] == theta[0]
+    assert yarn[-1] == pytest.approx(theta[-1] / 8)
+
+
+def test_yarn_temperature_against_a_hand_computation():
+    """s = 16: sqrt(1/t) = 0.1 * 2.7725887 + 1 = 1.2772589, t = 1 / 1.6313902 = 0.6129743."""
+    assert yarn_temperature(16) == pytest.approx(0.6129743, rel=1e-6)
+    assert yarn_temperature(1) == 1.0
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_is_the_original_at_scale_one(method):
+    np.testing.assert_allclose(context_frequencies(method, 64, 1.0, 2048),
+                               rope_frequencies(64), rtol=1e-12)
+
+
+def test_context_settings_are_checked():
+    with pytest.raises(ValueError, match="scale"):
+        context_frequencies("pi", 64, 0.5, 2048)
+    with pytest.raises(ValueError, match="method"):
+        context_frequencies("longrope", 64, 2.0, 2048)
+    with pytest.raises(ValueError, match="alpha"):
+        yarn_ramp(64, 2048, alpha=32, beta=1)
+
+
+def test_plane_view_draws_each_token_as_an_arrow_from_the_origin():
+    before = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])
+    after = apply_rope(before, np.arange(3), frequencies=np.array([0.5]))
+    fig = figure_json(plane_view(before, after, ["0 a", "1 <b>", "2 a"], title="t",
+                                 before_name="before", after_name="after", x_title="x",
+                                 y_title="y"))
+    for trace, points in zip(fig["data"][:2], [before, after], strict=True):
+        xy = np.stack([array(trace["x"]), array(trace["y"])], axis=-1).reshape(3, 3, 2)
+        np.testing.assert_array_equal(xy[:, 0], 0.0)
+        np.testing.assert_allclose(xy[:, 1], points, rtol=1e-6)
+        assert list(trace["customdata"][1::3]) == ["0 a", "1 &lt;b&gt;", "2 a"]
+    assert fig["data"][2]["text"] == ["0 a", "1 &lt;b&gt;", "2 a"]
+    assert fig["layout"]["yaxis"]["scaleanchor"] == "x"
+
+
+def test_clock_ladder_hands_point_at_the_first_and_last_position_on_equal_dials():
+    trails = pair_trajectory(np.arange(1.0, 9.0), np.arange(6), np.array([0, 2, 3]))
+    directions = trails / np.linalg.norm(trails, axis=-1, keepdims=True)
+    fig = figure_json(clock_ladder(trails, ["fast", "mid", "slow"], title="t", hand_name="h",
+                                   trail_name="trail", start_name="s"))
+    dots, start, hand = fig["data"]
+    assert len(array(dots["x"])) == 3 * 6
+    for trace, k in [(start, 0), (hand, -1)]:
+        xy = np.stack([array(trace["x"]), array(trace["y"])], axis=-1).reshape(3, 3, 2)
+        np.testing.assert_allclose(xy[:, 1] - xy[:, 0], directions[:, k], atol=1e-6)
+    assert [note["text"] for note in fig["layout"]["annotations"]] == ["fast", "mid", "slow"]
+
+
+def test_line_chart_draws_each_curve_in_order_with_its_marks():
+    x = np.arange(4)
+    fig = figure_json(line_chart(x, {"b": np.array([1.0, 2, 3, 4]), "a": np.zeros(4)},
+                                 title="t", x_title="x", y_title="y", log_y=True, marked_x=2,
+                                 marked_y={"L": 100.0}))
+    assert [trace["name"] for trace in fig["data"]] == ["b", "a"]
+    np.testing.assert_array_equal(array(fig["data"][0]["y"]), [1, 2, 3, 4])
+    assert fig["layout"]["yaxis"]["type"] == "log"
+    assert [shape["x0"] for shape in fig["layout"]["shapes"]] == [2, 0]
+    assert fig["layout"]["annotations"][0]["y"] == pytest.approx(2.0)
