@@ -5,8 +5,6 @@ Shapes: H = number of heads, T = number of positions (queries i, keys j).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 FORMULA = (
@@ -15,10 +13,21 @@ FORMULA = (
 )
 """LaTeX of the ALiBi score for query i in head h of n (n a power of two)."""
 
+KEY_FORMULA = r"B^{\mathrm{ref}}_{h,ij} = +m_h\, j = -m_h\,(i-j) + m_h\, i"
+"""LaTeX of `alibi_key_bias`: the reference form differs from the paper's by m_h i per row."""
+
 
 def _power_of_two_slopes(n: int) -> list[float]:
     """m_h = 2^(-8h/n) for h = 1..n."""
     return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+
+
+def base_head_count(n_heads: int) -> int:
+    """The closest power of two p <= n_heads: heads 1 .. p take the p-head slopes, the rest
+    every other slope of the 2p-head list (the reference recipe)."""
+    if n_heads < 1:
+        raise ValueError(f"n_heads must be at least 1, got {n_heads}")
+    return 1 << (n_heads.bit_length() - 1)
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
@@ -28,9 +37,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     other slope of the 2p-head list until there are n_heads (so the list is not sorted).
     Returns (H,).
     """
-    if n_heads < 1:
-        raise ValueError(f"n_heads must be at least 1, got {n_heads}")
-    p = 2 ** int(math.log2(n_heads))
+    p = base_head_count(n_heads)
     extra = _power_of_two_slopes(2 * p)[0::2][: n_heads - p]
     return np.array(_power_of_two_slopes(p) + extra)
 
@@ -48,3 +55,69 @@ def alibi_bias(n_heads: int, seq_len: int) -> np.ndarray:
     """
     distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])  # (T, T)
     return -alibi_slopes(n_heads)[:, None, None] * distance
+
+
+def alibi_key_bias(n_heads: int, seq_len: int) -> np.ndarray:
+    """The reference code's form (ofirpress/attention_with_linear_biases, fairseq):
+    bias[h, i, j] = +m_h * j, the same row for every query i.
+
+    It differs from the paper's -m_h (i - j) by m_h * i, a constant along each row, so under a
+    causal mask the softmax is the same although the raw matrices are not. Returns (H, T, T).
+    """
+    keys = np.broadcast_to(np.arange(seq_len, dtype=float), (seq_len, seq_len))  # (T, T)
+    return alibi_slopes(n_heads)[:, None, None] * keys
+
+
+def hide_masked(matrix: np.ndarray) -> np.ndarray:
+    """matrix (..., T, T) with the cells the causal mask hides (key j > query i) set to NaN,
+    so a chart draws them apart from a real zero. Returns a float copy, same shape."""
+    seq_len = matrix.shape[-1]
+    return np.where(causal_mask(seq_len), matrix, np.nan)
+
+
+def causal_alibi_bias(n_heads: int, seq_len: int, position: bool = True) -> np.ndarray:
+    """What each head adds to the scores of a causal model: -m_h (i - j) where key j <= i,
+    NaN where the causal mask hides the key. position=False: no bias, zero wherever visible.
+    Returns (H, T, T)."""
+    bias = alibi_bias(n_heads, seq_len) if position else np.zeros((n_heads, seq_len, seq_len))
+    return hide_masked(bias)
+
+
+def mean_attention_distance(weights: np.ndarray) -> np.ndarray:
+    """How far back each head looks on average: mean over queries i of sum_j w_ij |i - j|.
+
+    weights (H, T, T) with rows summing to 1. Returns (H,).
+    """
+    seq_len = weights.shape[-1]
+    distance = np.abs(np.arange(seq_len)[:, None] - np.arange(seq_len)[None, :])  # (T, T)
+    return (weights * distance).sum(-1).mean(-1)
+
+
+def alibi_by_distance(n_heads: int, distances: np.ndarray, position: bool = True) -> np.ndarray:
+    """Each head's bias as a function of distance: -m_h |d|, the same straight line at any
+    length (nothing is learned per position). position=False: all zero. Returns (H, K)."""
+    slopes = alibi_slopes(n_heads) if position else np.zeros(n_heads)
+    return -slopes[:, None] * np.abs(np.asarray(distances, dtype=float))[None, :]
+
+
+def learned_positions(seq_len: int, max_len: int, d_model: int, seed: int = 0) -> np.ndarray:
+    """A learned absolute position table (GPT-2, BERT) looked up for positions 0 .. seq_len-1.
+
+    The table has max_len rows (seeded N(0, 1) values stand in for trained ones); a position
+    >= max_len has no row, shown as NaN. Returns (T, D).
+    """
+    if max_len < 1 or d_model < 1:
+        raise ValueError(f"max_len and d_model must be at least 1, got {max_len}, {d_model}")
+    table = np.random.default_rng(seed).standard_normal((max_len, d_model))  # (max_len, D)
+    out = np.full((seq_len, d_model), np.nan)                                # (T, D)
+    rows = min(seq_len, max_len)
+    out[:rows] = table[:rows]
+    return out
+
+
+def heads_shown(n_heads: int, max_shown: int = 16) -> list[int]:
+    """Which heads (numbered from 1) a grid of at most max_shown panels draws: all of them, or
+    evenly spread ones from the first to the last."""
+    if n_heads <= max_shown:
+        return list(range(1, n_heads + 1))
+    return sorted({int(round(h)) for h in np.linspace(1, n_heads, max_shown)})
