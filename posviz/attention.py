@@ -1,6 +1,7 @@
 """Scaled dot-product self-attention with seeded weights (Vaswani et al. 2017, sec. 3.2).
 
-Shapes: T = number of tokens, D = d_model, H = number of heads, d = D / H (head dimension).
+Shapes: T = number of tokens, D = d_model, H = number of heads, d = D / H (head dimension),
+L = number of layers.
 """
 
 from __future__ import annotations
@@ -8,6 +9,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from posviz.alibi import alibi_bias, alibi_key_bias, causal_mask, hide_masked
+from posviz.embedding import token_embeddings
+from posviz.rope import apply_rope
+from posviz.sinusoidal import sinusoidal
+
+HEAD_DIM = 16
+"""Channels per head of the seeded model every lesson shares: d_model = HEAD_DIM * n_heads, so
+any head count 1 .. 64 divides it and the same head count gives the same weights everywhere."""
+
+BIAS_FORMS = ("paper", "reference", "none")
+"""ALiBi's bias as the paper writes it (-m(i-j)), as its reference code adds it (+m j), or none."""
+
+SCHEMES = ("none", "sinusoidal", "rope", "alibi")
+"""Where position enters: nowhere, added to the input, rotating q and k, or biasing scores."""
 
 FORMULA = (
     r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d}}"
@@ -79,3 +95,116 @@ def attention_weights(q: np.ndarray, k: np.ndarray, bias: np.ndarray | None = No
 def queries_keys(x: np.ndarray, layer: Layer, n_heads: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-head queries and keys of x (T, D) under one layer: two arrays of shape (H, T, d)."""
     return split_heads(x @ layer.wq, n_heads), split_heads(x @ layer.wk, n_heads)
+
+
+def attention_mask(seq_len: int, causal: bool) -> np.ndarray:
+    """True where query i may attend to key j: j <= i when causal, everywhere otherwise. (T, T)."""
+    return causal_mask(seq_len) if causal else np.ones((seq_len, seq_len), dtype=bool)
+
+
+@dataclass(frozen=True)
+class AttentionRun:
+    """What a stack of attention layers computed for one sentence."""
+
+    weights: list[np.ndarray]  # per layer (H, T, T): weights[l][h, i, j], query i on key j
+    outputs: list[np.ndarray]  # per layer (T, D): the residual stream after layer l
+    mask: np.ndarray           # (T, T): True where query i may attend to key j
+
+    def mean_weights(self, layer: int) -> np.ndarray:
+        """The attention weights of one layer averaged over its heads. Rows sum to 1. (T, T)."""
+        return self.weights[layer].mean(axis=0)
+
+    def head_maps(self, layer: int) -> np.ndarray:
+        """Every head's weights in one layer, then their mean as a last map. (H + 1, T, T)."""
+        return np.concatenate([self.weights[layer], self.mean_weights(layer)[None]])
+
+
+LAYER_FORMULA = (
+    r"x^{(l)} = x^{(l-1)} + \big[A_1 V_1 \,\|\, \cdots \,\|\, A_H V_H\big]\, W_O"
+)
+"""LaTeX of `attention_layer` and `attention_stack`: attention plus a residual connection."""
+
+
+def attention_layer(x: np.ndarray, layer: Layer, n_heads: int, scheme: str = "none",
+                    causal: bool = True, base: float = 10_000.0) -> tuple[np.ndarray, np.ndarray]:
+    """One multi-head self-attention layer with a residual connection.
+
+        A_h = softmax(q_h k_h^T / sqrt(d) + B_h + M),   y = x + concat_h(A_h v_h) W_o
+
+    scheme="rope" rotates every head's q and k by their positions (RoFormer, interleaved
+    pairs); scheme="alibi" adds B_h = -m_h |i - j| (Press et al. 2022; the paper's -m_h (i - j)
+    wherever the causal mask lets a query see); other schemes leave q, k and the scores alone
+    (sinusoidal position is added to the stack's input, not here). Returns the weights
+    (H, T, T) and the output (T, D).
+    """
+
+    seq_len = x.shape[0]
+    q, k = queries_keys(x, layer, n_heads)                      # (H, T, d) each
+    if scheme == "rope":
+        q, k = apply_rope(q, np.arange(seq_len), base), apply_rope(k, np.arange(seq_len), base)
+    bias = alibi_bias(n_heads, seq_len) if scheme == "alibi" else None  # (H, T, T)
+    weights = attention_weights(q, k, bias, causal)             # (H, T, T)
+    v = split_heads(x @ layer.wv, n_heads)                      # (H, T, d)
+    return weights, x + merge_heads(weights @ v) @ layer.wo     # (H, T, T), (T, D)
+
+
+def attention_stack(x: np.ndarray, n_layers: int, n_heads: int, scheme: str,
+                    causal: bool = True, seed: int = 0, base: float = 10_000.0) -> AttentionRun:
+    """n_layers attention layers over token embeddings x (T, D), position entering by scheme.
+
+    Every scheme uses the same seeded weights, init_layers(n_layers, D, seed), so only the
+    scheme differs between runs. scheme="sinusoidal" adds sinusoidal(T, D, base) to x once,
+    before layer 1. Each layer is attention plus a residual connection, nothing else: no
+    normalisation and no feed-forward block. Those act on each token alone, so every fact about
+    word order (MATH.md, "No position") holds with them too; leaving them out keeps every
+    number traceable.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 2 or x.shape[0] < 1:
+        raise ValueError(f"x must be (tokens, d_model) with at least one token, got {x.shape}")
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    seq_len, d_model = x.shape
+    if scheme == "sinusoidal":
+        x = x + sinusoidal(seq_len, d_model, base)               # (T, D)
+    weights, outputs = [], []
+    for layer in init_layers(n_layers, d_model, seed):
+        w, x = attention_layer(x, layer, n_heads, scheme, causal, base)
+        weights.append(w)
+        outputs.append(x)
+    return AttentionRun(weights, outputs, attention_mask(seq_len, causal))
+
+
+def alibi_attention(tokens: list[str], n_heads: int, bias: str = "paper", seed: int = 0,
+                    head_dim: int = HEAD_DIM) -> np.ndarray:
+    """Causal attention weights of layer 1 of the seeded model, ALiBi style: nothing is added
+    to the token embeddings, each head adds its bias to the scores.
+
+        w_h = softmax(q_h k_h^T / sqrt(head_dim) + B_h + M)
+
+    bias="paper" uses -m_h (i - j) (`alibi_bias`), "reference" the code's +m_h j
+    (`alibi_key_bias`), "none" no bias at all (no position information). The queries and keys
+    are those of `init_layers(1, n_heads * head_dim, seed)[0]` on `token_embeddings(tokens,
+    n_heads * head_dim)`, as in the attention lesson. Returns (H, T, T): rows sum to 1, keys
+    after the query get weight 0.
+    """
+    if bias not in BIAS_FORMS:
+        raise ValueError(f"bias must be one of {BIAS_FORMS}, got {bias!r}")
+    if n_heads < 1:
+        raise ValueError(f"n_heads must be at least 1, got {n_heads}")
+    d_model = n_heads * head_dim
+    x = token_embeddings(tokens, d_model)                                  # (T, D)
+    q, k = queries_keys(x, init_layers(1, d_model, seed)[0], n_heads)      # (H, T, d) each
+    seq_len = len(tokens)
+    b = {"paper": alibi_bias, "reference": alibi_key_bias}.get(bias)
+    return attention_weights(q, k, None if b is None else b(n_heads, seq_len), causal=True)
+
+
+def bias_form_gap(tokens: list[str], n_heads: int, seed: int = 0) -> tuple[float, float]:
+    """How far apart the paper's -m(i - j) and the reference +m j forms are, over the cells a
+    causal mask lets through: (largest raw bias difference, largest attention-weight
+    difference). The first is m_1 (T - 1) (T >= 2); the second is rounding error only."""
+    raw = hide_masked(alibi_key_bias(n_heads, len(tokens)) - alibi_bias(n_heads, len(tokens)))
+    weights = (alibi_attention(tokens, n_heads, "reference", seed)
+               - alibi_attention(tokens, n_heads, "paper", seed))
+    return float(np.nanmax(np.abs(raw))), float(np.abs(weights).max())

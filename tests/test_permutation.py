@@ -1,0 +1,169 @@
+"""posviz.permutation: which reorderings attention can see, with and without position."""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from posviz.attention import attention_stack
+from posviz.embedding import token_embeddings
+from posviz.permutation import (
+    parse_order,
+    permutation_check,
+    repeat_gap,
+    reversal,
+    shuffle,
+    undo,
+)
+
+WORDS = ["刚", "想", "到", "了", "the", "dog", "chased", "<b>"]
+D_MODEL = 16
+ROUNDING = 1e-9
+
+
+@st.composite
+def reordered(draw, min_size=1, max_size=10):
+    """A sentence and an order of its positions."""
+    tokens = draw(st.lists(st.sampled_from(WORDS), min_size=min_size, max_size=max_size))
+    return tokens, np.array(draw(st.permutations(range(len(tokens)))))
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=reordered(), n_layers=st.integers(1, 4), n_heads=st.sampled_from([1, 2, 4]))
+def test_bidirectional_attention_without_position_is_permutation_equivariant(case, n_layers,
+                                                                             n_heads):
+    tokens, order = case
+    x = token_embeddings(tokens, D_MODEL)
+    run = attention_stack(x, n_layers, n_heads, "none", causal=False)
+    moved = attention_stack(x[order], n_layers, n_heads, "none", causal=False)
+    for y, y_moved in zip(run.outputs, moved.outputs, strict=True):
+        np.testing.assert_allclose(y_moved, y[order], rtol=0, atol=ROUNDING)
+    assert permutation_check(x, order, n_layers, n_heads, "none", causal=False).gap < ROUNDING
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=reordered(min_size=2), data=st.data())
+def test_one_causal_layer_output_at_t_ignores_the_order_before_t(case, data):
+    tokens, _ = case
+    t = data.draw(st.integers(1, len(tokens) - 1))
+    before = data.draw(st.permutations(range(t)))
+    order = np.array([*before, *range(t, len(tokens))])
+    x = token_embeddings(tokens, D_MODEL)
+    y = attention_stack(x, 1, 2, "none", causal=True).outputs[0]
+    y_moved = attention_stack(x[order], 1, 2, "none", causal=True).outputs[0]
+    np.testing.assert_allclose(y_moved[t:], y[t:], rtol=0, atol=ROUNDING)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tokens=st.lists(st.sampled_from(WORDS), min_size=2, max_size=10),
+       scheme=st.sampled_from(["sinusoidal", "rope"]), causal=st.booleans(),
+       n_layers=st.integers(1, 3))
+def test_reversal_changes_outputs_with_sinusoidal_or_rope(tokens, scheme, causal, n_layers):
+    assume(len(set(tokens)) >= 2)
+    x = token_embeddings(tokens, D_MODEL)
+    check = permutation_check(x, reversal(len(tokens)), n_layers, 2, scheme, causal)
+    assert check.gap > 1e-3
+
+
+@settings(max_examples=40, deadline=None)
+@given(tokens=st.lists(st.sampled_from(WORDS), min_size=1, max_size=12),
+       n_layers=st.integers(1, 4), n_heads=st.sampled_from([1, 2, 4, 8]))
+def test_bidirectional_alibi_cannot_tell_a_sentence_from_its_reversal(tokens, n_layers, n_heads):
+    x = token_embeddings(tokens, D_MODEL)
+    check = permutation_check(x, reversal(len(tokens)), n_layers, n_heads, "alibi", causal=False)
+    assert check.gap < ROUNDING
+    for layer in range(n_layers):
+        np.testing.assert_allclose(check.aligned.weights[layer], check.original.weights[layer],
+                                   rtol=0, atol=ROUNDING)
+
+
+def test_bidirectional_alibi_does_tell_a_shuffle_apart():
+    x = token_embeddings(["dog", "bites", "man", "today"], D_MODEL)
+    assert permutation_check(x, np.array([1, 0, 2, 3]), 1, 2, "alibi", causal=False).gap > 1e-3
+
+
+def test_causal_alibi_tells_a_sentence_from_its_reversal():
+    x = token_embeddings(list("刚想到了"), D_MODEL)
+    assert permutation_check(x, reversal(4), 1, 2, "alibi", causal=True).gap > 1e-3
+
+
+def test_two_causal_layers_without_position_leak_the_earlier_order():
+    # dog bites man -> bites dog man: the last token keeps its place and sees the same tokens
+    x = token_embeddings(["dog", "bites", "man"], D_MODEL)
+    check = permutation_check(x, np.array([1, 0, 2]), 2, 2, "none", causal=True)
+    assert check.keeps_last
+    assert check.last_gaps[0] < ROUNDING  # layer 1: the last token cannot tell
+    assert check.last_gaps[1] > 0.05      # layer 2 reads "dog" alone vs "dog" after "bites"
+
+
+def test_one_causal_layer_is_not_order_blind_as_a_whole():
+    x = token_embeddings(["dog", "bites", "man"], D_MODEL)
+    check = permutation_check(x, np.array([1, 0, 2]), 1, 2, "none", causal=True)
+    assert check.last_gaps[0] < ROUNDING
+    assert check.layer_gaps[0] > 0.05
+
+
+def test_repeated_tokens_get_identical_outputs_only_without_position():
+    tokens = ["the", "dog", "chased", "the", "dog"]
+    x = token_embeddings(tokens, D_MODEL)
+    bag = attention_stack(x, 3, 2, "none", causal=False).outputs[-1]
+    placed = attention_stack(x, 3, 2, "rope", causal=False).outputs[-1]
+    assert repeat_gap(tokens, bag) < ROUNDING
+    assert repeat_gap(tokens, placed) > 1e-3
+    assert repeat_gap(["dog", "bites", "man"], bag[:3]) is None
+
+
+def test_undo_puts_every_row_and_key_back_with_its_token():
+    tokens = ["a", "b", "c", "d"]
+    order = np.array([2, 0, 3, 1])
+    run = attention_stack(token_embeddings(tokens, D_MODEL), 2, 2, "rope", causal=True)
+    back = undo(run, order)
+    for i in range(4):
+        np.testing.assert_array_equal(back.outputs[1][order[i]], run.outputs[1][i])
+        for j in range(4):
+            assert back.weights[0][1, order[i], order[j]] == run.weights[0][1, i, j]
+            assert back.mask[order[i], order[j]] == run.mask[i, j]
+
+
+def test_gaps_are_taken_token_by_token_not_position_by_position():
+    # without position, reversal only moves the rows: compared by position they would differ
+    x = token_embeddings(["dog", "bites", "man"], D_MODEL)
+    check = permutation_check(x, reversal(3), 2, 2, "none", causal=False)
+    assert check.gap < ROUNDING
+    moved = attention_stack(x[::-1], 2, 2, "none", causal=False)
+    assert np.abs(moved.outputs[-1] - check.original.outputs[-1]).max() > 0.05
+
+
+def test_reversal_flips_the_order_and_can_keep_the_last_token():
+    assert reversal(4).tolist() == [3, 2, 1, 0]
+    assert reversal(4, keep_last=True).tolist() == [2, 1, 0, 3]
+    assert reversal(1).tolist() == [0]
+    assert reversal(0).tolist() == []
+
+
+@given(seq_len=st.integers(2, 20), seed=st.integers(0, 10_000), keep_last=st.booleans())
+def test_shuffle_is_a_seeded_reordering_that_moves_something(seq_len, seed, keep_last):
+    order = shuffle(seq_len, seed, keep_last)
+    assert sorted(order.tolist()) == list(range(seq_len))
+    assert order.tolist() == shuffle(seq_len, seed, keep_last).tolist()
+    if keep_last:
+        assert order[-1] == seq_len - 1
+    if seq_len - keep_last >= 2:
+        assert order.tolist() != list(range(seq_len))
+
+
+@pytest.mark.parametrize("text", ["3 2 1 0", "3,2,1,0", " 3， 2、1 ;0 ", "3\n2\t1 0"])
+def test_parse_order_reads_positions_with_any_separator(text):
+    assert parse_order(text, 4).tolist() == [3, 2, 1, 0]
+
+
+@pytest.mark.parametrize("text", ["3 2 1", "3 2 1 0 4", "0 0 1 2", "a b c d", "-1 0 1 2",
+                                  "1.5 0 2 3", "３ 2 1 0", ""])
+def test_parse_order_refuses_anything_but_each_position_once(text):
+    with pytest.raises(ValueError):
+        parse_order(text, 4)
+
+
+def test_check_refuses_an_order_of_the_wrong_length():
+    with pytest.raises(ValueError, match="exactly once"):
+        permutation_check(np.zeros((3, 8)), np.array([1, 0]), 1, 2, "none")
