@@ -25,3 +25,17 @@ def chart_specs(at) -> list[dict]:
 def figure_json(fig) -> dict:
     """A figure as the browser receives it."""
     return json.loads(fig.to_json())
+
+
+def _hover(trace) -> object:
+    return trace.get("hoverinfo") if isinstance(trace, dict) else trace.hoverinfo
+
+
+def value_traces(traces) -> list:
+    """The traces that carry values, leaving out the grey layers under masked cells."""
+    return [t for t in traces if _hover(t) != "skip"]
+
+
+def grey_layers(traces) -> list:
+    """The grey layers painted under masked (NaN) cells."""
+    return [t for t in traces if _hover(t) == "skip"]

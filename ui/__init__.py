@@ -22,6 +22,7 @@ from ui.i18n import LANGS, prose, text
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
+DEFAULT_LANG = "en"
 
 
 @dataclass(frozen=True)
@@ -67,11 +68,27 @@ def _navigation(nav, lang: str) -> None:
         nav.page_link(path, label=text(f"{name}.nav", lang))
 
 
+def _language() -> str:
+    """The language radio, kept in the session and in the URL as a code (`?lang=zh`).
+
+    Not bound with bind="query-params": that would put the displayed name in the URL.
+    """
+    if "lang" not in st.session_state:  # a new session: the link decides
+        st.session_state.lang = st.query_params.get("lang") if st.query_params.get(
+            "lang") in LANGS else DEFAULT_LANG
+    lang = st.sidebar.radio("Language · 语言", list(LANGS), format_func=LANGS.get, key="lang",
+                            horizontal=True, persist_state="session")
+    if lang == DEFAULT_LANG:
+        st.query_params.pop("lang", None)
+    else:
+        st.query_params["lang"] = lang
+    return lang
+
+
 def page(name: str) -> Settings:
     """Draw the shared sidebar and the page title; return the shared settings."""
     nav, controls = st.sidebar.container(), st.sidebar.container()
-    lang = st.sidebar.radio("Language · 语言", list(LANGS), format_func=LANGS.get, key="lang",
-                            horizontal=True, bind="query-params", persist_state="session")
+    lang = _language()
     st.set_page_config(page_title=f"{text(f'{name}.nav', lang)} · posviz", layout="wide",
                        page_icon=":material/timeline:")
     _navigation(nav, lang)

@@ -15,7 +15,7 @@ FONT_SIZE = 14
 MAX_TICKS = 32
 """Axes with more labels than this show every n-th one; hover always names the exact cell."""
 MASKED_COLOR = "rgba(128, 128, 128, 0.35)"
-"""What a cell with no value (NaN, e.g. hidden by a causal mask) shows: the plot background."""
+"""The colour of a cell with no value (NaN), e.g. one hidden by a causal mask."""
 LEGEND_ON_TOP = dict(orientation="h", yanchor="bottom", y=1.02, x=0)
 
 
@@ -45,6 +45,17 @@ def axis(title: str, **extra: object) -> dict:
     return dict(title=dict(text=plain(title)), showgrid=False, zeroline=False) | extra
 
 
+def masked_layer(z: np.ndarray, x: list[str], y: list[str], **placement: object) -> dict:
+    """A grey heatmap trace painting exactly the NaN cells of z, to draw beneath z's own trace.
+
+    The plot background cannot do this: a theme pads the axes, and the padding would show as
+    a grey frame around every map. placement (xaxis=, yaxis=) puts it in a subplot.
+    """
+    return dict(type="heatmap", z=np.where(np.isnan(z), 0.0, np.nan).astype(np.float32), x=x,
+                y=y, colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]], showscale=False,
+                hoverinfo="skip", **placement)
+
+
 def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *, title: str,
                   x_title: str, y_title: str, value_name: str = "", colorscale: str = "RdBu_r",
                   zmid: float | None = 0.0, zmin: float | None = None, zmax: float | None = None,
@@ -53,16 +64,19 @@ def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *
 
     Labels must be unique (`token_labels` makes them so): they are the categories of both axes,
     so repeated tokens keep their own rows and hover names the exact cell even when ticks are
-    thinned. NaN cells are left empty and show the grey plot background. Values go out as
-    float32.
+    thinned. NaN cells (e.g. hidden by a causal mask) are grey. Values go out as float32.
     """
     rows, cols = [plain(r) for r in row_labels], [plain(c) for c in col_labels]
+    z = np.asarray(z, dtype=np.float32)
+    hidden = [masked_layer(z, cols, rows)] if np.isnan(z).any() else []
     heatmap = dict(
-        type="heatmap", z=np.asarray(z, dtype=np.float32), x=cols, y=rows,
+        type="heatmap", z=z, x=cols, y=rows,
         colorscale=colorscale, zmid=zmid, zmin=zmin, zmax=zmax, hoverongaps=False,
         hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}<br>"
                        f"{plain(value_name)} %{{z:.4f}}<extra></extra>"))
-    return go.Figure([heatmap], layout(
-        title, height, plot_bgcolor=MASKED_COLOR,
-        xaxis=axis(x_title, type="category", tickvals=thinned(cols)),
-        yaxis=axis(y_title, type="category", tickvals=thinned(rows), autorange="reversed")))
+    return go.Figure([*hidden, heatmap], layout(
+        title, height,
+        xaxis=axis(x_title, type="category", tickvals=thinned(cols),
+                   range=[-0.5, len(cols) - 0.5]),
+        yaxis=axis(y_title, type="category", tickvals=thinned(rows),
+                   range=[len(rows) - 0.5, -0.5])))
