@@ -18,11 +18,15 @@ TYPED = "了到想刚 <b>x</b>"
 
 
 def settle(page) -> None:
-    """Wait until the script has run to its end and the page has drawn its title."""
+    """Wait until the script has run to its end and the page has drawn it.
+
+    Some elements (page links, HTML) load their code lazily after the run: network idle.
+    """
     page.wait_for_timeout(300)
     page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]",
                            timeout=30_000)
     page.wait_for_selector("[data-testid=stMain] h1", timeout=30_000)
+    page.wait_for_load_state("networkidle")
     page.wait_for_timeout(500)
 
 
@@ -105,4 +109,18 @@ def test_home_screenshot_for_the_readme(server, browser, artifacts):
     page.screenshot(path=artifacts / "home.png")
     if os.environ.get("POSVIZ_SCREENSHOT") == "1":
         shutil.copy(artifacts / "home.png", ROOT / "assets" / "screenshot.png")
+    page.close()
+
+
+def test_a_prepared_link_restores_sentence_language_and_switch(server, browser):
+    """A link with ?text=&lang=zh&pos=false opens exactly that view, on every page."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    for name in (page_name(ROOT / p) for p in PAGES):
+        page.goto(f"{server}/{name}?text={quote('了到想刚')}&lang=zh&pos=false")
+        settle(page)
+        assert_healthy(page, f"{name} from a link")
+        assert page.locator("h1").first.inner_text() == text(f"{name}.title", "zh")
+        assert sentence(page) == "了到想刚"
+        assert not position_on(page)
+        assert "lang=zh" in page.url
     page.close()
