@@ -36,10 +36,9 @@ n_pos = c2.number_input(s.t("sinusoidal.n_pos"), 1, 4096, 128, key="sinusoidal_n
 base = c3.number_input(s.t("sinusoidal.base"), 2.0, 1e6, 10_000.0, step=1000.0,
                        key="sinusoidal_base", help=s.t("sinusoidal.base_help"),
                        bind="query-params", persist_state="session")
-layout = c4.radio(s.t("sinusoidal.layout"), LAYOUTS, key="sinusoidal_layout",
-                  format_func=lambda name: s.t(f"sinusoidal.layouts.{name}"),
-                  help=s.t("sinusoidal.layout_help"), bind="query-params",
-                  persist_state="session")
+layout = ui.coded_radio(c4, s.t("sinusoidal.layout"), list(LAYOUTS), key="sinusoidal_layout",
+                        format_func=lambda name: s.t(f"sinusoidal.layouts.{name}"),
+                        help=s.t("sinusoidal.layout_help"))
 
 
 @st.cache_data(max_entries=8)

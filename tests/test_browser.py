@@ -112,15 +112,20 @@ def test_home_screenshot_for_the_readme(server, browser, artifacts):
     page.close()
 
 
-def test_a_prepared_link_restores_sentence_language_and_switch(server, browser):
-    """A link with ?text=&lang=zh&pos=false opens exactly that view, on every page."""
+def test_a_prepared_link_restores_the_view_and_keeps_it_on_the_next_page(server, browser):
+    """A link with ?text=&lang=zh&pos=false opens exactly that view, on every page, and the
+    first click in the sidebar (a fresh session) keeps it."""
+    names = [page_name(ROOT / p) for p in PAGES]
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    for name in (page_name(ROOT / p) for p in PAGES):
+    for name, following in zip(names, [*names[1:], "home"], strict=True):
         page.goto(f"{server}/{name}?text={quote('了到想刚')}&lang=zh&pos=false")
         settle(page)
-        assert_healthy(page, f"{name} from a link")
-        assert page.locator("h1").first.inner_text() == text(f"{name}.title", "zh")
-        assert sentence(page) == "了到想刚"
-        assert not position_on(page)
-        assert "lang=zh" in page.url
+        for where in (name, following):
+            assert_healthy(page, f"{where} from a link to {name}")
+            assert page.locator("h1").first.inner_text() == text(f"{where}.title", "zh")
+            assert sentence(page) == "了到想刚"
+            assert not position_on(page)
+            assert "lang=zh" in page.url
+            if where == name:
+                nav_click(page, text(f"{following}.nav", "zh"))
     page.close()

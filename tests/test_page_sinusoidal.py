@@ -4,6 +4,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.figure_data import chart_specs
+from ui.i18n import text
 
 
 @pytest.mark.parametrize(("d_model", "n_pos", "base", "layout"), [
@@ -21,10 +22,13 @@ def test_extreme_settings_render_within_budget(d_model, n_pos, base, layout):
     assert max(sizes) < 1_500_000
 
 
-def test_thinned_heatmap_says_so():
+def test_thinned_heatmap_says_so_and_only_then():
     at = AppTest.from_file("../pages/2_sinusoidal.py", default_timeout=60).run()
-    at.number_input(key="sinusoidal_n").set_value(4096).run()
-    assert any("every" in caption.value for caption in at.caption)
+    note = text("sinusoidal.thinned", "en", stride=1).split("1")[0]  # the words before the stride
+    assert not any(caption.value.startswith(note) for caption in at.caption)
+    at.number_input(key="sinusoidal_n").set_value(4096)
+    at.number_input(key="sinusoidal_d").set_value(1024).run()
+    assert text("sinusoidal.thinned", "en", stride=5) in [caption.value for caption in at.caption]
 
 
 def test_linear_map_residual_is_rounding_error():

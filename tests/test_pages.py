@@ -32,6 +32,22 @@ def test_page_runs_after_opening_the_app(page, lang):
     assert at.title, "every page shows a title"
 
 
+LESSON_SENTENCES = [
+    "刚想到了", "了到想刚", "dog bites man", "man bites dog", "the dog chased the dog",
+    " ".join(f"word{i % 37}" for i in range(60)),  # a 60-token English sentence
+    " ".join(f"w{i}" for i in range(64)),           # 64 distinct tokens
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("page", [None, *PAGES])
+def test_page_renders_the_lesson_sentences(page, lang):
+    at = opened(page, lang)
+    for text in LESSON_SENTENCES:
+        at.text_input(key="text").set_value(text).run()
+        assert not at.exception, f"{page} raised on {text[:40]!r} in {lang}"
+
+
 @pytest.mark.parametrize("page", [None, *PAGES])
 def test_page_survives_hostile_sentences(page):
     at = opened(page)

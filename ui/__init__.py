@@ -22,7 +22,7 @@ from ui.i18n import LANGS, prose, text
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
-DEFAULT_LANG = "en"
+DEFAULT_LANG = "en"  # the first of LANGS
 
 
 @dataclass(frozen=True)
@@ -55,51 +55,90 @@ def lesson_pages() -> list[tuple[str, str]]:
     return [(page_name(p), f"pages/{p.name}") for p in paths]
 
 
-def _navigation(nav, lang: str) -> None:
+def _navigation(nav, s: Settings) -> None:
     """Links to home and every lesson, labelled in the UI language.
 
+    Each link carries the shared settings in its query string, so the page it opens reads them
+    from its URL: the sentence survives the switch even in a session opened from a link.
     Skipped when a page is run on its own (`streamlit run pages/x.py`): links resolve against
     the entry script, and then there is no app around the page to link to.
     """
     if Path(get_script_run_ctx().main_script_path).resolve() != ROOT / "app.py":
         return
-    nav.page_link("app.py", label=text("home.nav", lang), icon=":material/home:")
+    shared = {key: value for key, value, default in [
+        ("text", s.text, DEFAULT_TEXT), ("lang", s.lang, DEFAULT_LANG),
+        ("pos", str(s.position).lower(), "true")] if value != default}
+    nav.page_link("app.py", label=s.t("home.nav"), icon=":material/home:", query_params=shared)
     for name, path in lesson_pages():
-        nav.page_link(path, label=text(f"{name}.nav", lang))
+        nav.page_link(path, label=s.t(f"{name}.nav"), query_params=shared)
 
 
-def _language() -> str:
-    """The language radio, kept in the session and in the URL as a code (`?lang=zh`).
+def _remembered(key: str, default: object, parse) -> dict:
+    """Widget arguments that keep a setting for the whole session, seeded from the URL.
 
-    Not bound with bind="query-params": that would put the displayed name in the URL.
+    The value lives under a plain session key, `kept_<key>` (Streamlit resets a widget's own
+    state when a page switch redraws it), is copied there by the widget's on_change callback,
+    and is put back into the widget at every run. On a session's first run it comes from the
+    URL (`?key=...`, read by parse) or is the default.
     """
-    if "lang" not in st.session_state:  # a new session: the link decides
-        st.session_state.lang = st.query_params.get("lang") if st.query_params.get(
-            "lang") in LANGS else DEFAULT_LANG
-    lang = st.sidebar.radio("Language · 语言", list(LANGS), format_func=LANGS.get, key="lang",
-                            horizontal=True, persist_state="session")
-    if lang == DEFAULT_LANG:
-        st.query_params.pop("lang", None)
+    kept = f"kept_{key}"
+    if kept not in st.session_state:
+        raw = st.query_params.get(key)
+        st.session_state[kept] = default if raw is None else parse(raw)
+    st.session_state[key] = st.session_state[kept]
+    return dict(key=key, on_change=_remember, args=(key,))
+
+
+def _remember(key: str) -> None:
+    st.session_state[f"kept_{key}"] = st.session_state[key]
+
+
+def _to_url(key: str, value: object, default: object, shown: str) -> None:
+    """Keep a setting in the URL as `?key=shown`, and out of it while it has its default."""
+    if value == default:
+        st.query_params.pop(key, None)
     else:
-        st.query_params["lang"] = lang
-    return lang
+        st.query_params[key] = shown
+
+
+def coded_radio(where, label: str, options: list[str], *, key: str, format_func,
+                **kwargs: object) -> str:
+    """A radio kept for the session and in the URL by its option code (`?key=code`).
+
+    Its labels may follow the UI language (bind="query-params" would put the displayed label
+    in the URL, so a link would work in one language only and a language switch would leave
+    the radio with nothing selected). An unknown code in a link falls back to the first option.
+    """
+    remembered = _remembered(key, options[0], lambda raw: raw if raw in options else options[0])
+    value = where.radio(label, options, format_func=format_func, **remembered, **kwargs)
+    _to_url(key, value, options[0], value)
+    return value
 
 
 def page(name: str) -> Settings:
-    """Draw the shared sidebar and the page title; return the shared settings."""
+    """Draw the shared sidebar and the page title; return the shared settings.
+
+    The three shared settings are kept with `_remembered` rather than bind="query-params":
+    Streamlit drops a bound parameter on a page switch when the widget was first drawn by
+    another page, and every page draws these.
+    """
     nav, controls = st.sidebar.container(), st.sidebar.container()
-    lang = _language()
+    lang = coded_radio(st.sidebar, "Language · 语言", list(LANGS), key="lang",
+                       format_func=LANGS.get, horizontal=True)
     st.set_page_config(page_title=f"{text(f'{name}.nav', lang)} · posviz", layout="wide",
                        page_icon=":material/timeline:")
-    _navigation(nav, lang)
-    typed = controls.text_input(text("common.sentence", lang), DEFAULT_TEXT, key="text",
-                                  help=text("common.sentence_help", lang, n=MAX_TOKENS),
-                                  bind="query-params", persist_state="session")
-    position = controls.toggle(text("common.position", lang), True, key="pos",
-                                 help=text("common.position_help", lang),
-                                 bind="query-params", persist_state="session")
+    typed = controls.text_input(text("common.sentence", lang),
+                                help=text("common.sentence_help", lang, n=MAX_TOKENS),
+                                **_remembered("text", DEFAULT_TEXT, str))
+    _to_url("text", typed, DEFAULT_TEXT, typed)
+    position = controls.toggle(text("common.position", lang),
+                               help=text("common.position_help", lang),
+                               **_remembered("pos", True, lambda raw: raw.lower() not in (
+                                   "false", "0", "off", "no")))
+    _to_url("pos", position, True, "false")
     tokens, n_typed = clip_tokens(tokenize(typed or ""))
     s = Settings(lang, typed or "", tokens, n_typed, position)
+    _navigation(nav, s)
     controls.caption(s.t("common.n_tokens", n=len(tokens)))
     st.title(s.t(f"{name}.title"))
     if n_typed > len(tokens):
