@@ -60,7 +60,8 @@ with ui.guard(s):
     st.subheader(s.t("sinusoidal.waves_head"))
     pe = table(n_pos, d_model, base, layout)
     chosen = st.multiselect(s.t("sinusoidal.channels"), range(d_model),
-                            spread_channels(d_model, layout), key="sinusoidal_channels")
+                            spread_channels(d_model, layout),  # a new size starts afresh
+                            key=f"sinusoidal_channels_{d_model}_{layout}")
     st.plotly_chart(waves(
         pe, chosen, base=base, layout_name=layout, title=s.t("sinusoidal.fig_waves"),
         x_title=s.t("common.position_axis"), y_title=s.t("common.value"),

@@ -56,6 +56,16 @@ def test_every_long_text_exists_in_both_languages():
     assert names["en"] and names["en"] == names["zh"]
 
 
+def test_chinese_paragraphs_are_single_lines():
+    """A line break inside a Chinese paragraph would be drawn as a stray space."""
+    block_start = re.compile(r"^(\s*[-*] |\s*\d+\. |#|\||\$\$)")
+    for path in (ASSETS / "text" / "zh").glob("*.md"):
+        lines = path.read_text("utf-8").splitlines()
+        for before, line in zip(lines, lines[1:]):
+            if before.strip() and line.strip() and not block_start.match(line):
+                pytest.fail(f"{path.name}: a paragraph continues on a new line: {line[:30]!r}")
+
+
 def test_missing_key_fails_loudly():
     with pytest.raises(KeyError):
         text("home.no_such_key", "en")

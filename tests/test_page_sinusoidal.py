@@ -24,7 +24,7 @@ def test_extreme_settings_render_within_budget(d_model, n_pos, base, layout):
 
 def test_thinned_heatmap_says_so_and_only_then():
     at = AppTest.from_file("../pages/2_sinusoidal.py", default_timeout=60).run()
-    note = text("sinusoidal.thinned", "en", stride=1).split("1")[0]  # the words before the stride
+    note = text("sinusoidal.thinned", "en", stride=1).split(" 1 ")[0]  # the words before it
     assert not any(caption.value.startswith(note) for caption in at.caption)
     at.number_input(key="sinusoidal_n").set_value(4096)
     at.number_input(key="sinusoidal_d").set_value(1024).run()

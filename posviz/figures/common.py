@@ -30,9 +30,14 @@ def thinned(labels: list[str], max_ticks: int = MAX_TICKS) -> list[str]:
 
 
 def layout(title: str, height: int | None = None, **extra: object) -> dict:
-    """The layout every posviz chart shares (title, font size, margins), plus extra keys."""
-    return dict(title=dict(text=plain(title)), font=dict(size=FONT_SIZE),
-                margin=dict(l=10, r=10, t=50, b=10), height=height) | extra
+    """The layout every posviz chart shares (title, font size, margins), plus extra keys.
+
+    A legend on top (LEGEND_ON_TOP) gets its own band between the title and the plot.
+    """
+    top = 100 if extra.get("legend") is LEGEND_ON_TOP else 50
+    return dict(title=dict(text=plain(title), y=1, yanchor="top", yref="container", pad=dict(t=12)),
+                font=dict(size=FONT_SIZE), margin=dict(l=10, r=10, t=top, b=10),
+                height=height) | extra
 
 
 def base_layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:

@@ -13,11 +13,11 @@ def pe_heatmap(pe: np.ndarray, positions: np.ndarray, channels: np.ndarray, *, t
                x_title: str, y_title: str, sentence_len: int = 0,
                sentence_label: str = "") -> go.Figure:
     """Heatmap of pe (len(positions), len(channels)): rows are the given positions, columns
-    the given channels (a categorical axis, so thinned channels keep their true numbers in
-    hover). The rows of the typed sentence, positions 0 .. sentence_len-1, are framed."""
+    the given channels, both on numeric axes (a thinned grid keeps true numbers in hover and
+    round ticks). The rows of the typed sentence, positions 0 .. sentence_len-1, are framed."""
     heatmap = dict(
-        type="heatmap", z=np.asarray(pe, dtype=np.float32), y=positions,
-        x=[str(c) for c in channels], colorscale="RdBu_r", zmin=-1.0, zmax=1.0,
+        type="heatmap", z=np.asarray(pe, dtype=np.float32), y=positions, x=channels,
+        colorscale="RdBu_r", zmin=-1.0, zmax=1.0,
         hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}<br>%{{z:.4f}}"
                        "<extra></extra>"))
     frame = [dict(type="rect", xref="paper", x0=0, x1=1, y0=-0.5, y1=sentence_len - 0.5,
@@ -27,7 +27,7 @@ def pe_heatmap(pe: np.ndarray, positions: np.ndarray, channels: np.ndarray, *, t
                  font=dict(color="black"))] if sentence_len else []
     return go.Figure([heatmap], layout(
         title, 560, shapes=frame, annotations=note,
-        xaxis=axis(x_title, type="category", nticks=16),
+        xaxis=axis(x_title),
         yaxis=axis(y_title, autorange="reversed")))
 
 
@@ -61,7 +61,7 @@ def offset_curve(offsets: np.ndarray, formula: np.ndarray, measured: dict[str, n
     zero = dict(type="line", x0=0, x1=0, yref="paper", y0=0, y1=1,
                 line=dict(color="gray", dash="dot"))
     return go.Figure([curve, *markers], layout(
-        title, 420, legend=LEGEND_ON_TOP, shapes=[zero], xaxis=axis(x_title),
+        title, 420, legend=LEGEND_ON_TOP, shapes=[zero], xaxis=axis(x_title, tickformat="d"),
         yaxis=axis(y_title)))
 
 
@@ -74,5 +74,5 @@ def vector_pair(first: np.ndarray, second: np.ndarray, *, names: tuple[str, str]
              opacity=0.6),
         dict(type="scatter", mode="markers", x=channels, y=second.astype(np.float32),
              name=plain(names[1]), marker=dict(size=9, symbol="x", color="black")),
-    ], layout(title, 360, legend=LEGEND_ON_TOP, xaxis=axis(x_title),
+    ], layout(title, 380, legend=LEGEND_ON_TOP, xaxis=axis(x_title, tickformat="d"),
               yaxis=axis(y_title, range=[-1.1, 1.1])))
