@@ -40,6 +40,7 @@ x = token_embeddings(s.tokens, D_MODEL)                              # (T, D)
 q, k = (heads[0] for heads in queries_keys(x, layer, n_heads=1))     # (T, D) each
 positions = np.arange(len(s.tokens)) if s.position else np.zeros(len(s.tokens))
 labels = token_labels(s.tokens)
+pairs_of_tokens = len(s.tokens) > 1  # a query and a key at two different positions
 theta = rope.rope_frequencies(D_MODEL)
 wavelength = rope.wavelengths(theta)
 st.caption(s.t("rope.model_note", d=D_MODEL))
@@ -60,7 +61,7 @@ st.plotly_chart(plane_view(
     rope.pair_coordinates(rope.apply_rope(vectors, positions, pairing=pairing), pair, pairing),
     labels, title=s.t("rope.plane_title", pair=pair, a=a, b=b, theta=theta[pair],
                       wavelength=wavelength[pair]),
-    before_name=s.t("rope.before"), after_name=s.t("rope.after"),
+    before_name=s.t("rope.before"), after_name=s.t("rope.after"), arc_name=s.t("rope.arc"),
     x_title=s.t("rope.channel", c=a), y_title=s.t("rope.channel", c=b)), width="stretch")
 st.caption(s.t("rope.plane_caption"))
 
@@ -69,8 +70,9 @@ st.caption(s.t("rope.plane_caption"))
 def clock_hands() -> None:
     st.subheader(s.t("rope.ladder_head"))
     left, right = st.columns(2)
-    token = left.select_slider(s.t("rope.ladder_token"), range(len(s.tokens)), 0,
-                               key="rope_token", bind="query-params", persist_state="session")
+    token = left.select_slider(
+        s.t("rope.ladder_token"), range(len(s.tokens)), 0, key="rope_token",
+        bind="query-params", persist_state="session") if pairs_of_tokens else 0
     at = right.slider(s.t("rope.ladder_at"), 0, MAX_PLACE, 12, key="rope_at",
                       help=s.t("rope.ladder_at_help"), bind="query-params",
                       persist_state="session")
@@ -89,12 +91,15 @@ if s.position:
 
 st.subheader(s.t("rope.scores_head"))
 st.latex(rope.SCORE_FORMULA)
-st.plotly_chart(token_heatmap(
-    rope.rope_scores(q, k, positions, pairing=pairing), labels, labels,
-    title=s.t("rope.scores_title" if s.position else "rope.scores_title_off"),
-    x_title=s.t("common.key_axis"), y_title=s.t("common.query_axis"),
-    value_name=s.t("rope.score"), height=560), width="stretch")
-if s.position:
+if pairs_of_tokens:
+    st.plotly_chart(token_heatmap(
+        rope.rope_scores(q, k, positions, pairing=pairing), labels, labels,
+        title=s.t("rope.scores_title" if s.position else "rope.scores_title_off"),
+        x_title=s.t("common.key_axis"), y_title=s.t("common.query_axis"),
+        value_name=s.t("rope.score"), height=560), width="stretch")
+else:
+    st.info(s.t("rope.need_two"))
+if s.position and pairs_of_tokens:
     st.caption(s.t("rope.scores_caption"))
 with st.expander(s.t("rope.norms_head")):
     before, after = rope.rope_norms(vectors, positions, pairing=pairing)
@@ -132,7 +137,7 @@ def shift_both() -> None:
     st.caption(s.t("rope.shift_caption"))
 
 
-if s.position:
+if s.position and pairs_of_tokens:
     shift_both()
 
 st.subheader(s.t("rope.long_head"))
@@ -142,6 +147,7 @@ dim = left.slider(s.t("rope.dim"), 16, 256, 128, step=16, key="rope_dim",
 base = right.select_slider(s.t("rope.base"), BASES, 10_000, key="rope_base",
                            format_func="{:,}".format, help=s.t("rope.base_help"),
                            bind="query-params", persist_state="session")
+st.caption(s.t("rope.long_controls"))
 st.latex(rope.DECAY_FORMULA)
 distances = np.arange(MAX_DISTANCE + 1)
 st.plotly_chart(line_chart(
@@ -162,13 +168,20 @@ trained = mid.select_slider(s.t("rope.trained"), [2_048, 4_096, 8_192], 4_096,
                             persist_state="session")
 right.metric(s.t("rope.yarn_temperature"), f"{rope.yarn_temperature(scale):.4f}",
              help=s.t("rope.yarn_temperature_help"))
+st.caption(s.t("rope.context_uses", d=dim, base=base))
 st.latex(rope.CONTEXT_FORMULA)
+st.caption(s.t("rope.context_symbols"))
+curves = {s.t(f"rope.methods.{method}"): rope.wavelengths(
+    rope.context_frequencies(method, dim, scale, trained, base)) for method in rope.METHODS}
+curves[s.t("rope.yarn_code")] = rope.wavelengths(
+    rope.context_frequencies("yarn", dim, scale, trained, base, ramp="code"))
 st.plotly_chart(line_chart(
-    np.arange(dim // 2),
-    {s.t(f"rope.methods.{method}"): rope.wavelengths(
-        rope.context_frequencies(method, dim, scale, trained, base)) for method in rope.METHODS},
-    title=s.t("rope.context_title", d=dim, base=base, scale=scale),
+    np.arange(dim // 2), curves, title=s.t("rope.context_title", d=dim, base=base, scale=scale),
     x_title=s.t("rope.pair_axis"), y_title=s.t("rope.wavelength_axis"), log_y=True,
     marked_y={s.t("rope.trained_line", n=trained): trained,
-              s.t("rope.target_line", n=scale * trained): scale * trained}), width="stretch")
+              s.t("rope.target_line", n=scale * trained): scale * trained},
+    dashed=(s.t("rope.yarn_code"),)), width="stretch")
 st.caption(s.t("rope.ramp_note"))
+if scale > 1:
+    gap_pair, gap = rope.yarn_ramp_gap(dim, scale, trained, base)
+    st.caption(s.t("rope.ramp_gap", pair=gap_pair, ratio=gap))

@@ -15,13 +15,13 @@ from posviz.alibi import (
     KEY_FORMULA,
     alibi_by_distance,
     alibi_key_bias,
-    alibi_slopes,
     base_head_count,
     causal_alibi_bias,
     heads_shown,
     hide_masked,
     learned_positions,
     mean_attention_distance,
+    slope_exponents,
 )
 from posviz.attention import HEAD_DIM, alibi_attention, bias_form_gap
 from posviz.figures.alibi import (
@@ -29,30 +29,33 @@ from posviz.figures.alibi import (
     buckets_beside_alibi,
     distance_bars,
     extrapolation,
+    slope_text,
     slopes_bar,
 )
 from posviz.figures.common import token_heatmap
 from posviz.relative import FORMULA as T5_FORMULA
-from posviz.relative import buckets_by_distance
+from posviz.relative import buckets_by_distance, smallest_max_distance
 from posviz.tokens import token_labels
 from ui.i18n import text
 
 LINES = 8          # heads drawn as lines in the distance charts
 TABLE_DIM = 32     # width of the stand-in learned position table
 T5_SPAN = 300      # distances -300 .. 300 in the T5 chart
+FORMS = ("paper", "none")  # with the paper's bias, without any
 Tokens = tuple[str, ...]
 
 
 @st.cache_data(max_entries=16)
-def weights(tokens: Tokens, n_heads: int, bias: str) -> np.ndarray:
-    return alibi_attention(list(tokens), n_heads, bias)
+def weights(tokens: Tokens, n_heads: int) -> np.ndarray:
+    """(2, H, T, T): both forms from one seeded layer, the slow part at many heads."""
+    return alibi_attention(list(tokens), n_heads, FORMS)
 
 
 @st.cache_resource(max_entries=32)
 def slopes_figure(n_heads: int, lang: str) -> go.Figure:
     p = base_head_count(n_heads)
     return slopes_bar(
-        alibi_slopes(n_heads), p, title=text("alibi.fig_slopes", lang),
+        slope_exponents(n_heads), p, title=text("alibi.fig_slopes", lang),
         x_title=text("alibi.head_axis", lang), y_title=text("alibi.slope_axis", lang),
         base_name=text("alibi.base_slopes", lang, p=p),
         extra_name=text("alibi.extra_slopes", lang, q=2 * p))
@@ -61,7 +64,7 @@ def slopes_figure(n_heads: int, lang: str) -> go.Figure:
 @st.cache_resource(max_entries=32)
 def grid_figure(tokens: Tokens, n_heads: int, position: bool, lang: str) -> go.Figure:
     return bias_grid(
-        causal_alibi_bias(n_heads, len(tokens), position), alibi_slopes(n_heads),
+        causal_alibi_bias(n_heads, len(tokens), position), slope_exponents(n_heads),
         heads_shown(n_heads), token_labels(list(tokens)), title=text("alibi.fig_grid", lang),
         panel_format=text("alibi.panel" if position else "alibi.panel_off", lang),
         x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
@@ -73,7 +76,7 @@ def weights_figure(tokens: Tokens, n_heads: int, head: int, bias: str, title: st
                    lang: str) -> go.Figure:
     labels = token_labels(list(tokens))
     return token_heatmap(
-        hide_masked(weights(tokens, n_heads, bias)[head - 1]), labels, labels,
+        hide_masked(weights(tokens, n_heads)[FORMS.index(bias), head - 1]), labels, labels,
         title=title, x_title=text("common.key_axis", lang),
         y_title=text("common.query_axis", lang), value_name=text("alibi.weight", lang),
         colorscale="Blues", zmid=None, zmin=0.0, zmax=1.0, height=520)
@@ -81,9 +84,10 @@ def weights_figure(tokens: Tokens, n_heads: int, head: int, bias: str, title: st
 
 @st.cache_resource(max_entries=32)
 def distance_figure(tokens: Tokens, n_heads: int, position: bool, lang: str) -> go.Figure:
+    with_bias, without = weights(tokens, n_heads)
     return distance_bars(
-        mean_attention_distance(weights(tokens, n_heads, "paper" if position else "none")),
-        mean_attention_distance(weights(tokens, n_heads, "none")),
+        mean_attention_distance(with_bias if position else without),
+        mean_attention_distance(without),
         title=text("alibi.fig_distance", lang), x_title=text("alibi.head_axis", lang),
         y_title=text("alibi.distance_axis", lang),
         names=(text("alibi.without_name", lang), text("alibi.with_name", lang)))
@@ -130,17 +134,19 @@ def buckets_figure(n_heads: int, n_buckets: int, max_distance: int, position: bo
         names=(text("alibi.bidirectional", lang), text("alibi.causal", lang)),
         line_name=text("alibi.line_name", lang), x_title=text("alibi.relative_axis", lang),
         y_titles=(text("alibi.bucket_axis", lang), text("alibi.bias", lang)),
-        hidden_label=text("alibi.hidden_label", lang), max_label=text("alibi.max_label", lang))
+        hidden_label=text("alibi.hidden_label", lang),
+        max_label=text("alibi.max_label", lang, d=max_distance))
 
 
 s = ui.page("alibi")
 st.markdown(s.prose("alibi"))
 st.latex(FORMULA)
+st.caption(s.t("alibi.formula_note"))
 n_heads = st.slider(s.t("alibi.n_heads"), 1, 64, 8, key="alibi_heads",
                     help=s.t("alibi.n_heads_help"), bind="query-params", persist_state="session")
 if not s.position:
     st.info(s.t("alibi.position_off"))
-slopes = alibi_slopes(n_heads)
+exponents = slope_exponents(n_heads)
 
 st.subheader(s.t("alibi.slopes_head"))
 st.plotly_chart(slopes_figure(n_heads, s.lang), width="stretch")
@@ -167,8 +173,8 @@ def effect() -> None:
     right.plotly_chart(weights_figure(
         seq, n_heads, head, "paper" if s.position else "none",
         s.t("alibi.fig_with" if s.position else "alibi.fig_with_off", h=head,
-            m=slopes[head - 1]), s.lang), width="stretch")
-    st.caption(s.t("alibi.effect_caption", d=HEAD_DIM))
+            m=slope_text(exponents[head - 1])), s.lang), width="stretch")
+    st.caption(s.t("alibi.effect_caption", d=HEAD_DIM, n=n_heads, width=HEAD_DIM * n_heads))
     st.plotly_chart(distance_figure(seq, n_heads, s.position, s.lang), width="stretch")
 
     st.subheader(s.t("alibi.forms_head"))
@@ -210,10 +216,17 @@ def relatives() -> None:
     max_distance = right.select_slider(s.t("alibi.max_distance"), [16, 32, 64, 128, 256], 128,
                                        key="alibi_max_distance", bind="query-params",
                                        persist_state="session")
-    with ui.guard(s):
-        st.plotly_chart(buckets_figure(n_heads, n_buckets, max_distance, s.position, s.lang),
-                        width="stretch")
-        st.caption(s.t("alibi.t5_caption"))
+    # the causal staircase needs the larger max distance of the two
+    if max_distance < (least := smallest_max_distance(n_buckets, bidirectional=False)):
+        st.error(s.t("alibi.t5_too_short", n=n_buckets, least=least))
+        return
+    st.plotly_chart(buckets_figure(n_heads, n_buckets, max_distance, s.position, s.lang),
+                    width="stretch")
+    if len(lines := heads_shown(n_heads, LINES)) == n_heads:
+        drawn = s.t("alibi.lines_one") if n_heads == 1 else s.t("alibi.lines_all", n=n_heads)
+    else:
+        drawn = s.t("alibi.lines_some", k=len(lines), n=n_heads, heads=", ".join(map(str, lines)))
+    st.caption(s.t("alibi.t5_caption", lines=drawn))
 
 
 effect()

@@ -15,9 +15,14 @@ from posviz.attention import (
 from posviz.embedding import token_embeddings
 from posviz.figures.attention import map_grid, twin_maps
 from posviz.permutation import (
+    OrderError,
     PermutationCheck,
+    compare_runs,
+    is_identity,
+    is_reversal,
     parse_order,
-    permutation_check,
+    readable,
+    reordered,
     repeat_gap,
     reversal,
     shuffle,
@@ -30,7 +35,8 @@ ORDERS = ("reverse", "shuffle", "typed")
 WIDGET = dict(bind="query-params", persist_state="session")
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+# A reordered sentence is just another sentence: both runs of a comparison come from here.
+@st.cache_data(max_entries=32, show_spinner=False)
 def stack(tokens: tuple[str, ...], n_layers: int, n_heads: int, scheme: str,
           causal: bool) -> AttentionRun:
     """The sentence through the seeded stack."""
@@ -38,16 +44,30 @@ def stack(tokens: tuple[str, ...], n_layers: int, n_heads: int, scheme: str,
     return attention_stack(x, n_layers, n_heads, scheme, causal)
 
 
-@st.cache_data(max_entries=128, show_spinner=False)
+@st.cache_data(max_entries=16, show_spinner=False)
 def check(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
           scheme: str, causal: bool) -> PermutationCheck:
-    """The sentence and its reordering through the same seeded stack."""
-    x = token_embeddings(list(tokens), HEAD_DIM * n_heads)
-    return permutation_check(x, order, n_layers, n_heads, scheme, causal)
+    """The sentence and its reordering through the same seeded stack, compared by token."""
+    moved = tuple(reordered(list(tokens), order))
+    return compare_runs(stack(tokens, n_layers, n_heads, scheme, causal),
+                        stack(moved, n_layers, n_heads, scheme, causal), order)
 
 
-# Figures are cached whole: building a plotly figure costs far more than the attention itself.
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=32, show_spinner=False)
+def scheme_gaps(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
+                causal: bool) -> list[float]:
+    """The headline difference under each of the four schemes."""
+    return [check(tokens, order, n_layers, n_heads, name, causal).gap for name in SCHEMES]
+
+
+def scheme_name(name: str, causal: bool, lang: str) -> str:
+    """A scheme's label; without a causal mask ALiBi is named as the symmetric variant it is."""
+    symmetric = name == "alibi" and not causal
+    return text(f"attention.schemes.{'alibi_symmetric' if symmetric else name}", lang)
+
+
+# Figures are cached whole: building a plotly figure costs more than the attention itself.
+@st.cache_resource(max_entries=32, show_spinner=False)
 def head_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, scheme: str, causal: bool,
                 lang: str) -> go.Figure:
     """Every head of the top layer, then their mean."""
@@ -56,22 +76,22 @@ def head_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, scheme: st
     return map_grid(run.head_maps(-1), run.mask, token_labels(list(tokens)),
                     [*titles, text("attention.mean_panel", lang)],
                     title=text("attention.maps_title", lang, layer=n_layers,
-                               scheme=text(f"attention.schemes.{scheme}", lang)),
+                               scheme=scheme_name(scheme, causal, lang)),
                     **axis_titles(lang))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def scheme_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, causal: bool,
                   lang: str) -> go.Figure:
     """The head-mean map of the top layer under each of the four schemes."""
     runs = [stack(tokens, n_layers, n_heads, name, causal) for name in SCHEMES]
     return map_grid([run.mean_weights(-1) for run in runs], runs[0].mask,
                     token_labels(list(tokens)),
-                    [text(f"attention.schemes.{name}", lang) for name in SCHEMES], n_cols=2,
+                    [scheme_name(name, causal, lang) for name in SCHEMES], n_cols=2,
                     title=text("attention.grid_title", lang, layer=n_layers), **axis_titles(lang))
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=32, show_spinner=False)
 def twin_figure(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
                 scheme: str, causal: bool, lang: str) -> go.Figure:
     """Top-layer head-mean maps of both orders, lined up by token, and their difference."""
@@ -98,12 +118,13 @@ st.latex(LAYER_FORMULA)
 st.caption(s.t("attention.stack_caption"))
 
 scheme_col, causal_col, heads_col, layers_col = st.columns([3, 2, 2, 2])
-picked = scheme_col.radio(s.t("attention.scheme"), SCHEMES[1:], key="attention_scheme",
-                          format_func=lambda name: s.t(f"attention.schemes.{name}"),
-                          horizontal=True, disabled=not s.position,
-                          help=s.t("attention.scheme_help"), **WIDGET)
 causal = causal_col.toggle(s.t("attention.causal"), True, key="attention_causal",
                            help=s.t("attention.causal_help"), **WIDGET)
+picked = ui.coded_radio(scheme_col, s.t("attention.scheme"), list(SCHEMES[1:]),
+                        key="attention_scheme",
+                        format_func=lambda name: scheme_name(name, causal, s.lang),
+                        horizontal=True, disabled=not s.position,
+                        help=s.t("attention.scheme_help"))
 n_heads = heads_col.select_slider(s.t("attention.heads"), HEADS, 4, key="attention_heads",
                                   help=s.t("attention.heads_help", d=HEAD_DIM), **WIDGET)
 n_layers = layers_col.slider(s.t("attention.layers"), 1, 4, 2, key="attention_layers",
@@ -111,6 +132,8 @@ n_layers = layers_col.slider(s.t("attention.layers"), 1, 4, 2, key="attention_la
 scheme = picked if s.position else "none"
 if not s.position:
     st.info(s.t("attention.position_off"))
+elif scheme == "alibi" and not causal:
+    st.caption(s.t("attention.alibi_symmetric_note"))
 tokens = tuple(s.tokens)
 
 st.subheader(s.t("attention.maps_head"))
@@ -120,12 +143,13 @@ st.caption(s.t("attention.maps_caption"))
 st.subheader(s.t("attention.twin_head"))
 st.markdown(s.prose("attention_cases"))
 order_col, keep_col, extra_col = st.columns([3, 2, 3])
-kind = order_col.radio(s.t("attention.order"), ORDERS, key="attention_order", horizontal=True,
-                       format_func=lambda name: s.t(f"attention.orders.{name}"),
-                       help=s.t("attention.order_help"), **WIDGET)
+kind = ui.coded_radio(order_col, s.t("attention.order"), list(ORDERS), key="attention_order",
+                      format_func=lambda name: s.t(f"attention.orders.{name}"),
+                      horizontal=True, help=s.t("attention.order_help"))
+movable = kind != "typed" and len(tokens) >= 3  # with two tokens, keeping the last moves none
 keep_last = keep_col.toggle(s.t("attention.keep_last"), False, key="attention_keep_last",
-                            help=s.t("attention.keep_last_help"), disabled=kind == "typed",
-                            **WIDGET)
+                            help=s.t("attention.keep_last_help"), disabled=not movable,
+                            **WIDGET) and movable
 if kind == "shuffle":
     seed = extra_col.number_input(s.t("attention.shuffle_seed"), 0, 9999, 0,
                                   key="attention_seed", **WIDGET)
@@ -133,57 +157,66 @@ if kind == "typed":
     typed = extra_col.text_input(s.t("attention.typed_order"), key="attention_typed",
                                  help=s.t("attention.typed_help"), **WIDGET)
 
+order = None
 if len(tokens) < 2:
     st.info(s.t("attention.one_token"))
 elif kind == "typed" and not typed.strip():
     st.info(s.t("attention.typed_prompt", last=len(tokens) - 1,
                 example=" ".join(map(str, reversal(len(tokens))))))
+elif kind == "typed":
+    try:
+        order = tuple(parse_order(typed, len(tokens)).tolist())
+    except OrderError as err:  # said in the UI language, with the numbers that matter
+        st.error(s.t(f"attention.order_errors.{err.reason}", **err.values))
+elif kind == "reverse":
+    order = tuple(reversal(len(tokens), keep_last).tolist())
 else:
-    with ui.guard(s):
-        if kind == "reverse":
-            order = tuple(reversal(len(tokens), keep_last).tolist())
-        elif kind == "shuffle":
-            order = tuple(shuffle(len(tokens), seed, keep_last).tolist())
-        else:
-            order = tuple(parse_order(typed, len(tokens)).tolist())
-        c = check(tokens, order, n_layers, n_heads, scheme, causal)
-        st.caption(s.t("attention.reordered"))
-        ui.token_chips([s.tokens[k] for k in order], [str(k) for k in order])
+    order = tuple(shuffle(len(tokens), seed, keep_last).tolist())
 
-        st.metric(s.t("attention.headline"), f"{c.gap:.2e}", help=s.t("attention.headline_help"),
+if order is not None:
+    st.caption(s.t("attention.reordered"))
+    ui.token_chips(reordered(s.tokens, order), [str(k) for k in order])
+if order is not None and is_identity(order):
+    st.info(s.t("attention.nothing_moved"))
+elif order is not None:
+    with ui.guard(s):
+        c = check(tokens, order, n_layers, n_heads, scheme, causal)
+        st.metric(s.t("attention.headline"), readable(c.gap), help=s.t("attention.headline_help"),
                   border=True)
-        if scheme != "none":
-            case = "alibi_symmetric" if scheme == "alibi" and not causal else "position"
-            st.info(s.t(f"attention.case.{case}", gap=c.gap))
+        if scheme == "alibi" and not causal and is_reversal(order):
+            st.info(s.t("attention.case.alibi_symmetric", gap=readable(c.gap)))
+        elif scheme != "none":
+            st.info(s.t("attention.case.position", gap=readable(c.gap)))
         elif not causal:
-            st.success(s.t("attention.case.bag", gap=c.gap))
+            st.success(s.t("attention.case.bag", gap=readable(c.gap)))
             gap = repeat_gap(s.tokens, c.original.outputs[-1])
             st.success(s.t("attention.case.try_repeats") if gap is None
-                       else s.t("attention.case.repeats", gap=gap))
+                       else s.t("attention.case.repeats", gap=readable(gap)))
         elif not c.keeps_last:
-            st.warning(s.t("attention.case.causal_moved", gap=c.gap))
+            st.warning(s.t("attention.case.causal_moved", gap=readable(c.gap)))
         elif n_layers == 1:
-            st.warning(s.t("attention.case.causal_one", last=c.last_gaps[0], gap=c.gap))
+            st.warning(s.t("attention.case.causal_one", last=readable(c.last_gaps[0]),
+                           gap=readable(c.gap)))
         else:
-            st.warning(s.t("attention.case.causal_many", layers=n_layers, first=c.last_gaps[0],
-                           last=c.last_gaps[-1]))
+            st.warning(s.t("attention.case.causal_many", layers=n_layers,
+                           first=readable(c.last_gaps[0]), last=readable(c.last_gaps[-1])))
 
-        for col, name in zip(st.columns(len(SCHEMES)), SCHEMES, strict=True):
-            col.metric(s.t("attention.scheme_gap", scheme=s.t(f"attention.schemes.{name}")),
-                       f"{check(tokens, order, n_layers, n_heads, name, causal).gap:.2e}")
+        gaps = scheme_gaps(tokens, order, n_layers, n_heads, causal)
+        for col, name, gap in zip(st.columns(len(SCHEMES)), SCHEMES, gaps, strict=True):
+            col.metric(s.t("attention.scheme_gap", scheme=scheme_name(name, causal, s.lang)),
+                       readable(gap))
         st.caption(s.t("attention.scheme_gaps_caption"))
 
         st.plotly_chart(twin_figure(tokens, order, n_layers, n_heads, scheme, causal, s.lang),
                         width="stretch")
         st.caption(s.t("attention.twin_caption"))
         st.markdown(f"**{s.t('attention.gaps_head')}**")
-        st.dataframe({"layer": range(1, n_layers + 1), "all": c.layer_gaps, "last": c.last_gaps},
-                     hide_index=True, column_config={
-                         "layer": st.column_config.NumberColumn(s.t("attention.col.layer")),
-                         "all": st.column_config.NumberColumn(s.t("attention.col.all"),
-                                                              format="%.2e"),
-                         "last": st.column_config.NumberColumn(s.t("attention.col.last"),
-                                                               format="%.2e")})
+        numbers = st.column_config.TextColumn
+        st.dataframe({"layer": range(1, n_layers + 1), "all": list(map(readable, c.layer_gaps)),
+                      "last": list(map(readable, c.last_gaps))}, hide_index=True, column_config={
+                          "layer": st.column_config.NumberColumn(s.t("attention.col.layer")),
+                          "all": numbers(s.t("attention.col.all"), alignment="right"),
+                          "last": numbers(s.t("attention.col.last"), alignment="right")})
         st.caption(s.t("attention.gaps_caption"))
 
 st.subheader(s.t("attention.grid_head"))

@@ -8,18 +8,20 @@ from __future__ import annotations
 import numpy as np
 
 FORMULA = (
-    r"\mathrm{softmax}\!\left(\frac{q_i K^\top}{\sqrt{d}} + m_h \cdot [-(i-1), \dots, -2, -1, 0]"
-    r"\right),\qquad m_h = 2^{-8h/n}"
+    r"\mathrm{softmax}\!\left(\frac{q_i\,[k_0, \dots, k_i]^\top}{\sqrt{d}}"
+    r" + m_h \cdot [-i, \dots, -2, -1, 0]\right),\qquad m_h = 2^{-8h/n},\; h = 1, \dots, n"
 )
-"""LaTeX of the ALiBi score for query i in head h of n (n a power of two)."""
+"""LaTeX of the ALiBi weights of query i on keys 0 .. i in head h of n (n a power of two).
+Positions are numbered from 0 as everywhere in posviz; the paper numbers them from 1 and so
+writes -(i-1) for the first key."""
 
 KEY_FORMULA = r"B^{\mathrm{ref}}_{h,ij} = +m_h\, j = -m_h\,(i-j) + m_h\, i"
 """LaTeX of `alibi_key_bias`: the reference form differs from the paper's by m_h i per row."""
 
 
-def _power_of_two_slopes(n: int) -> list[float]:
-    """m_h = 2^(-8h/n) for h = 1..n."""
-    return [2.0 ** (-8.0 * h / n) for h in range(1, n + 1)]
+def _power_of_two_exponents(n: int) -> list[float]:
+    """log2 m_h = -8h/n for h = 1..n."""
+    return [-8.0 * h / n for h in range(1, n + 1)]
 
 
 def base_head_count(n_heads: int) -> int:
@@ -30,6 +32,14 @@ def base_head_count(n_heads: int) -> int:
     return 1 << (n_heads.bit_length() - 1)
 
 
+def slope_exponents(n_heads: int) -> np.ndarray:
+    """log2 of each head's slope, exactly: m_h = 2^e_h. Multiples of 1/8 for up to 64 heads,
+    so every slope has an exact name such as 2^-5 = 0.03125. Returns (H,)."""
+    p = base_head_count(n_heads)
+    extra = _power_of_two_exponents(2 * p)[0::2][: n_heads - p]
+    return np.array(_power_of_two_exponents(p) + extra)
+
+
 def alibi_slopes(n_heads: int) -> np.ndarray:
     """Per-head slopes m_h: geometric 2^(-8h/n) when n is a power of two (8 heads: 1/2 .. 1/256).
 
@@ -37,9 +47,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     other slope of the 2p-head list until there are n_heads (so the list is not sorted).
     Returns (H,).
     """
-    p = base_head_count(n_heads)
-    extra = _power_of_two_slopes(2 * p)[0::2][: n_heads - p]
-    return np.array(_power_of_two_slopes(p) + extra)
+    return 2.0 ** slope_exponents(n_heads)
 
 
 def causal_mask(seq_len: int) -> np.ndarray:

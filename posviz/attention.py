@@ -132,8 +132,10 @@ def attention_layer(x: np.ndarray, layer: Layer, n_heads: int, scheme: str = "no
         A_h = softmax(q_h k_h^T / sqrt(d) + B_h + M),   y = x + concat_h(A_h v_h) W_o
 
     scheme="rope" rotates every head's q and k by their positions (RoFormer, interleaved
-    pairs); scheme="alibi" adds B_h = -m_h |i - j| (Press et al. 2022; the paper's -m_h (i - j)
-    wherever the causal mask lets a query see); other schemes leave q, k and the scores alone
+    pairs); scheme="alibi" adds B_h = -m_h |i - j|: with causal=True that is the paper's
+    -m_h (i - j) wherever the mask lets a query see (Press et al. 2022); with causal=False it is
+    a symmetric variant for encoders, not in the paper (whose ALiBi is causal), and it cannot
+    tell a sentence from its reversal. Other schemes leave q, k and the scores alone
     (sinusoidal position is added to the stack's input, not here). Returns the weights
     (H, T, T) and the output (T, D).
     """
@@ -175,8 +177,8 @@ def attention_stack(x: np.ndarray, n_layers: int, n_heads: int, scheme: str,
     return AttentionRun(weights, outputs, attention_mask(seq_len, causal))
 
 
-def alibi_attention(tokens: list[str], n_heads: int, bias: str = "paper", seed: int = 0,
-                    head_dim: int = HEAD_DIM) -> np.ndarray:
+def alibi_attention(tokens: list[str], n_heads: int, bias: str | tuple[str, ...] = "paper",
+                    seed: int = 0, head_dim: int = HEAD_DIM) -> np.ndarray:
     """Causal attention weights of layer 1 of the seeded model, ALiBi style: nothing is added
     to the token embeddings, each head adds its bias to the scores.
 
@@ -186,25 +188,31 @@ def alibi_attention(tokens: list[str], n_heads: int, bias: str = "paper", seed: 
     (`alibi_key_bias`), "none" no bias at all (no position information). The queries and keys
     are those of `init_layers(1, n_heads * head_dim, seed)[0]` on `token_embeddings(tokens,
     n_heads * head_dim)`, as in the attention lesson. Returns (H, T, T): rows sum to 1, keys
-    after the query get weight 0.
+    after the query get weight 0. A tuple of forms gives each form's weights, stacked
+    (F, H, T, T), from one set of queries and keys (the seeded layer is the slow part).
     """
-    if bias not in BIAS_FORMS:
-        raise ValueError(f"bias must be one of {BIAS_FORMS}, got {bias!r}")
+    forms = (bias,) if isinstance(bias, str) else tuple(bias)
+    if unknown := [form for form in forms if form not in BIAS_FORMS]:
+        raise ValueError(f"bias must be one of {BIAS_FORMS}, got {unknown[0]!r}")
     if n_heads < 1:
         raise ValueError(f"n_heads must be at least 1, got {n_heads}")
     d_model = n_heads * head_dim
     x = token_embeddings(tokens, d_model)                                  # (T, D)
     q, k = queries_keys(x, init_layers(1, d_model, seed)[0], n_heads)      # (H, T, d) each
     seq_len = len(tokens)
-    b = {"paper": alibi_bias, "reference": alibi_key_bias}.get(bias)
-    return attention_weights(q, k, None if b is None else b(n_heads, seq_len), causal=True)
+    biases = {"paper": alibi_bias, "reference": alibi_key_bias}
+    weights = np.stack([attention_weights(q, k, biases[form](n_heads, seq_len)
+                                          if form in biases else None, causal=True)
+                        for form in forms])                                # (F, H, T, T)
+    return weights[0] if isinstance(bias, str) else weights
 
 
 def bias_form_gap(tokens: list[str], n_heads: int, seed: int = 0) -> tuple[float, float]:
     """How far apart the paper's -m(i - j) and the reference +m j forms are, over the cells a
     causal mask lets through: (largest raw bias difference, largest attention-weight
-    difference). The first is m_1 (T - 1) (T >= 2); the second is rounding error only."""
+    difference). The first is max_h m_h (T - 1) (T >= 2), the steepest head's shift of the
+    last row; that is m_1 (T - 1) only when head 1 is the steepest, not for 3, 5 or 12 heads.
+    The second is rounding error only."""
     raw = hide_masked(alibi_key_bias(n_heads, len(tokens)) - alibi_bias(n_heads, len(tokens)))
-    weights = (alibi_attention(tokens, n_heads, "reference", seed)
-               - alibi_attention(tokens, n_heads, "paper", seed))
-    return float(np.nanmax(np.abs(raw))), float(np.abs(weights).max())
+    reference, paper = alibi_attention(tokens, n_heads, ("reference", "paper"), seed)
+    return float(np.nanmax(np.abs(raw))), float(np.abs(reference - paper).max())

@@ -18,15 +18,55 @@ from posviz.attention import AttentionRun, attention_stack
 from posviz.tokens import repeated
 
 _SEPARATORS = regex.compile(r"[\s,，、;；]+")
+_FULL_WIDTH_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
+
+
+class OrderError(ValueError):
+    """An order that is not each position exactly once, with the reason as a code and numbers.
+
+    reason is one of "not_numbers", "count" (values: got), "range" (position), "repeated"
+    (position, missing); values always hold last, the highest position. A page can turn the
+    code into a message in its own language; str() is an English one.
+    """
+
+    MESSAGES = {
+        "not_numbers": "type the positions 0 to {last} as whole numbers",
+        "count": "the order lists {got} positions, the sentence has positions 0 to {last}",
+        "range": "there is no position {position}: positions run from 0 to {last}",
+        "repeated": "position {position} is listed twice and {missing} is missing",
+    }
+
+    def __init__(self, reason: str, **values: int) -> None:
+        super().__init__(self.MESSAGES[reason].format(**values))
+        self.reason, self.values = reason, values
 
 
 def check_order(order: np.ndarray, seq_len: int) -> np.ndarray:
-    """order as an int array; ValueError unless it holds each of 0 .. seq_len-1 exactly once."""
-    order = np.asarray(order)
-    if order.shape != (seq_len,) or not np.array_equal(np.sort(order), np.arange(seq_len)):
-        raise ValueError(f"the order must list each position 0 to {seq_len - 1} exactly once, "
-                         f"got {order.tolist()}")
-    return order.astype(int)
+    """order as an int array; OrderError unless it holds each of 0 .. seq_len-1 exactly once."""
+    last = seq_len - 1
+    order, typed = np.asarray(order).astype(int), np.asarray(order)
+    if not np.array_equal(order, typed):
+        raise OrderError("not_numbers", last=last)
+    if order.shape != (seq_len,):
+        raise OrderError("count", got=order.size, last=last)
+    outside = order[(order < 0) | (order > last)]
+    if outside.size:
+        raise OrderError("range", position=int(outside[0]), last=last)
+    counts = np.bincount(order, minlength=seq_len)  # (T,)
+    if (counts != 1).any():
+        raise OrderError("repeated", position=int(np.argmax(counts > 1)),
+                         missing=int(np.argmax(counts == 0)), last=last)
+    return order
+
+
+def is_identity(order: np.ndarray) -> bool:
+    """Whether the order leaves every token where it was (nothing to compare)."""
+    return bool(np.array_equal(order, np.arange(len(order))))
+
+
+def is_reversal(order: np.ndarray) -> bool:
+    """Whether the order is the whole sentence reversed, [T-1, ..., 1, 0]."""
+    return bool(np.array_equal(order, np.arange(len(order))[::-1]))
 
 
 def reversal(seq_len: int, keep_last: bool = False) -> np.ndarray:
@@ -50,14 +90,20 @@ def shuffle(seq_len: int, seed: int = 0, keep_last: bool = False) -> np.ndarray:
 
 
 def parse_order(text: str, seq_len: int) -> np.ndarray:
-    """An order typed as positions, "3 2 1 0", "3,2,1,0" or "3，2，1，0". (T,).
+    """An order typed as positions, "3 2 1 0", "3,2,1,0", "3，2，1，0" or in full-width digits
+    "３　２　１　０" (as a Chinese input method types them). (T,).
 
-    Raises ValueError for anything that is not each of 0 .. seq_len-1 exactly once.
+    Raises OrderError for anything that is not each of 0 .. seq_len-1 exactly once.
     """
-    fields = [f for f in _SEPARATORS.split(text.strip()) if f]
+    fields = [f for f in _SEPARATORS.split(text.translate(_FULL_WIDTH_DIGITS).strip()) if f]
     if not all(f.isascii() and f.isdigit() for f in fields):
-        raise ValueError(f"type the positions 0 to {seq_len - 1} as whole numbers, got {text!r}")
+        raise OrderError("not_numbers", last=seq_len - 1)
     return check_order(np.array([int(f) for f in fields], dtype=int), seq_len)
+
+
+def reordered(tokens: list[str], order: np.ndarray) -> list[str]:
+    """The sentence in the new order: position k holds tokens[order[k]]."""
+    return [tokens[k] for k in order]
 
 
 def undo(run: AttentionRun, order: np.ndarray) -> AttentionRun:
@@ -97,6 +143,21 @@ class PermutationCheck:
         return self.aligned.mean_weights(layer) - self.original.mean_weights(layer)
 
 
+def compare_runs(original: AttentionRun, reordered: AttentionRun,
+                 order: np.ndarray) -> PermutationCheck:
+    """Compare the run of a sentence with the run of its reordering, token by token.
+
+    reordered is the same stack run on the tokens in the given order; its outputs are moved
+    back with their tokens (`undo`) before the differences are taken.
+    """
+    order = check_order(order, len(original.mask))
+    aligned = undo(reordered, order)
+    diffs = [np.abs(y - y2) for y, y2 in zip(original.outputs, aligned.outputs, strict=True)]
+    return PermutationCheck(order=order, original=original, aligned=aligned,
+                            layer_gaps=np.array([d.max() for d in diffs]),   # (L,)
+                            last_gaps=np.array([d[-1].max() for d in diffs]))  # (L,)
+
+
 def permutation_check(x: np.ndarray, order: np.ndarray, n_layers: int, n_heads: int,
                       scheme: str, causal: bool = True, seed: int = 0,
                       base: float = 10_000.0) -> PermutationCheck:
@@ -108,12 +169,9 @@ def permutation_check(x: np.ndarray, order: np.ndarray, n_layers: int, n_heads: 
     """
     x = np.asarray(x, dtype=float)
     order = check_order(order, x.shape[0])
-    original = attention_stack(x, n_layers, n_heads, scheme, causal, seed, base)
-    aligned = undo(attention_stack(x[order], n_layers, n_heads, scheme, causal, seed, base), order)
-    diffs = [np.abs(y - y2) for y, y2 in zip(original.outputs, aligned.outputs, strict=True)]
-    return PermutationCheck(order=order, original=original, aligned=aligned,
-                            layer_gaps=np.array([d.max() for d in diffs]),   # (L,)
-                            last_gaps=np.array([d[-1].max() for d in diffs]))  # (L,)
+    return compare_runs(attention_stack(x, n_layers, n_heads, scheme, causal, seed, base),
+                        attention_stack(x[order], n_layers, n_heads, scheme, causal, seed, base),
+                        order)
 
 
 def repeat_gap(tokens: list[str], output: np.ndarray) -> float | None:
@@ -126,3 +184,15 @@ def repeat_gap(tokens: list[str], output: np.ndarray) -> float | None:
     if not groups:
         return None
     return max(float(np.abs(output[ts] - output[ts[0]]).max()) for ts in groups)
+
+
+SCIENTIFIC_BELOW = 1e-3
+"""Differences below this are written in scientific notation (1.1e-16), others as decimals."""
+
+
+def readable(value: float) -> str:
+    """A difference as the page writes it: 0.291 or 12.407 for sizes of order 1, 3.4e-05 or
+    1.1e-16 below SCIENTIFIC_BELOW (where decimals would show a misleading 0.000), 0 for 0."""
+    if value == 0:
+        return "0"
+    return f"{value:.3f}" if abs(value) >= SCIENTIFIC_BELOW else f"{value:.1e}"

@@ -19,6 +19,14 @@ FORMULA = (
 halves n and adds n/2 when the key comes after the query; causal T5 clips r > 0 to 0."""
 
 
+def smallest_max_distance(num_buckets: int, bidirectional: bool = True) -> int:
+    """The least max_distance the bucket formula can use: it must exceed e = n/2, the distances
+    that get a bucket each (n = num_buckets, halved when bidirectional), or the log-spaced
+    buckets would divide by ln(max_distance / e) <= 0."""
+    half = num_buckets // 2 if bidirectional else num_buckets
+    return half // 2 + 1
+
+
 def relative_position_bucket(relative_position: np.ndarray, bidirectional: bool = True,
                              num_buckets: int = 32, max_distance: int = 128) -> np.ndarray:
     """The bucket of each distance r = key - query.
@@ -31,8 +39,8 @@ def relative_position_bucket(relative_position: np.ndarray, bidirectional: bool 
     half = num_buckets // 2 if bidirectional else num_buckets
     if half < 2:
         raise ValueError(f"num_buckets is too small, got {num_buckets}")
-    if max_distance <= half // 2:
-        raise ValueError(f"max_distance must exceed {half // 2}, got {max_distance}")
+    if max_distance < (least := smallest_max_distance(num_buckets, bidirectional)):
+        raise ValueError(f"max_distance must be at least {least}, got {max_distance}")
     r = np.asarray(relative_position, dtype=np.int64)
     if bidirectional:
         offset = np.where(r > 0, half, 0)

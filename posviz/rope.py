@@ -17,6 +17,8 @@ from posviz.sinusoidal import sinusoidal
 PAIRINGS = ("interleaved", "half")
 METHODS = ("original", "pi", "ntk", "yarn")
 """Context extension schemes: none, position interpolation, NTK-aware base, YaRN."""
+YARN_RAMPS = ("paper", "code")
+"""YaRN's blend as the paper defines it, and as its reference code computes it."""
 
 FORMULA = (
     r"\begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} ="
@@ -47,13 +49,19 @@ DECAY_FORMULA = (
 
 CONTEXT_FORMULA = (
     r"\begin{gathered}"
-    r"\text{PI: } m \to \tfrac{m}{s} \qquad \text{NTK: } b' = b\, s^{d/(d-2)} \\"
+    r"\text{PI: } m \to \tfrac{m}{s} \qquad \text{NTK: } b' = b\, s^{d/(d-2)} \qquad"
     r"\text{YaRN: } \theta'_i = (1-\gamma_i)\,\tfrac{\theta_i}{s} + \gamma_i\,\theta_i,\quad "
+    r"\sqrt{1/t} = 0.1 \ln s + 1 \\"
     r"\gamma_i = \min\!\left(1, \max\!\left(0, \tfrac{L/\lambda_i - \alpha}{\beta - \alpha}"
-    r"\right)\right) \\ \text{YaRN temperature: } \sqrt{1/t} = 0.1 \ln s + 1"
+    r"\right)\right) \qquad "
+    r"\tilde\gamma_i = \min\!\left(1, \max\!\left(0, \tfrac{\lceil i_\alpha \rceil - i}"
+    r"{\lceil i_\alpha \rceil - \lfloor i_\beta \rfloor}\right)\right),\quad "
+    r"i_r = \tfrac{d \ln (L / 2\pi r)}{2 \ln b}"
     r"\end{gathered}"
 )
-"""LaTeX of `context_frequencies` and `yarn_temperature`; L is the trained length."""
+"""LaTeX of `context_frequencies`, `yarn_ramp` (gamma: ramp="paper", tilde gamma: ramp="code")
+and `yarn_temperature`. Language-neutral: the page names L, lambda_i, alpha, beta and t in a
+caption."""
 
 
 def rope_frequencies(dim: int, base: float = 10_000.0) -> np.ndarray:
@@ -176,7 +184,9 @@ def decay_bound(distances: np.ndarray, dim: int, base: float = 10_000.0) -> np.n
         (1/(d/2)) * sum_{j=1..d/2} |S_j|,   S_j = sum_{i=0..j-1} exp(1j * (m - n) * theta_i)
 
     A worst-case bound on |score| (up to a factor set by q and k) that uses no q or k; it is
-    (d/2 + 1)/2 at distance 0 and shrinks, with ripples, as the distance grows. Returns (K,).
+    (d/2 + 1)/2 at distance 0. For a large d and base (RoFormer: 128, 10000) its envelope
+    falls, with ripples, as the distance grows; with a small d or base it soon just
+    oscillates. Returns (K,).
     """
     theta = rope_frequencies(dim, base)                                         # (P,)
     phases = np.exp(1j * np.asarray(distances, dtype=float)[:, None] * theta)  # (K, P)
@@ -200,31 +210,55 @@ def interpolate_positions(positions: np.ndarray, scale: float) -> np.ndarray:
 
 
 def yarn_ramp(dim: int, trained_length: int, base: float = 10_000.0, alpha: float = 1.0,
-              beta: float = 32.0) -> np.ndarray:
-    """YaRN's blend gamma_i per pair, the paper's ramp (Peng et al. 2023, sec. 3.2): with
-    r_i = L / lambda_i the number of turns pair i makes over the trained length L,
-    gamma_i = 0 for r_i < alpha, 1 for r_i > beta, linear in r_i in between.
+              beta: float = 32.0, ramp: str = "paper") -> np.ndarray:
+    """YaRN's blend gamma_i per pair (Peng et al. 2023, sec. 3.2). Returns (P,) in [0, 1]:
+    1 keeps the pair's speed, 0 interpolates it fully.
 
-    (The reference code ramps linearly in the pair index between rounded bounds instead.)
-    Returns (P,) in [0, 1]: 1 keeps the pair's speed, 0 interpolates it fully.
+    ramp="paper": with r_i = L / lambda_i the number of turns pair i makes over the trained
+    length L, gamma_i = 0 for r_i < alpha, 1 for r_i > beta, linear in r_i in between.
+    ramp="code": the reference code's ramp, linear in the pair index i (so linear in log r_i)
+    between the pairs `yarn_ramp_bounds` finds. Both keep the pairs beyond beta turns and
+    interpolate those below alpha; in between, the code's ramp keeps most pairs faster.
     """
+    if ramp not in YARN_RAMPS:
+        raise ValueError(f"ramp must be one of {YARN_RAMPS}, got {ramp!r}")
     if trained_length < 1:
         raise ValueError(f"trained_length must be at least 1, got {trained_length}")
-    if not 0 <= alpha < beta:
-        raise ValueError(f"need 0 <= alpha < beta, got alpha={alpha}, beta={beta}")
+    if not 0 < alpha < beta:
+        raise ValueError(f"need 0 < alpha < beta, got alpha={alpha}, beta={beta}")
+    if ramp == "code":
+        low, high = yarn_ramp_bounds(dim, trained_length, base, alpha, beta)
+        high = high + 0.001 if low == high else high  # as the reference code: no 0/0
+        return 1.0 - np.clip((np.arange(dim // 2) - low) / (high - low), 0.0, 1.0)
     turns = trained_length / wavelengths(rope_frequencies(dim, base))  # (P,)
     return np.clip((turns - alpha) / (beta - alpha), 0.0, 1.0)
 
 
+def yarn_ramp_bounds(dim: int, trained_length: int, base: float = 10_000.0, alpha: float = 1.0,
+                     beta: float = 32.0) -> tuple[int, int]:
+    """The pair indices between which the YaRN reference code ramps (its
+    `_yarn_find_correction_range`): i_r = d ln(L / (2 pi r)) / (2 ln b) is the (fractional)
+    pair that makes r turns over L; the ramp runs from floor(i_beta) to ceil(i_alpha), clamped
+    to 0 .. d-1 as that code does."""
+    rope_frequencies(dim, base)  # refuses an odd dim or a base <= 1
+
+    def pair_making(turns: float) -> float:
+        return dim * math.log(trained_length / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    return max(math.floor(pair_making(beta)), 0), min(math.ceil(pair_making(alpha)), dim - 1)
+
+
 def yarn_temperature(scale: float) -> float:
-    """YaRN's attention temperature t, from sqrt(1/t) = 0.1 ln s + 1: logits are divided by t
-    (multiplied by (0.1 ln s + 1)^2), which keeps attention as sharp as at the trained length."""
+    """YaRN's attention temperature t, from sqrt(1/t) = 0.1 ln s + 1 (Peng et al. 2023,
+    sec. 3.4): logits are divided by t, i.e. multiplied by (0.1 ln s + 1)^2. The rule is an
+    empirical fit (lowest perplexity on LLaMA models); t < 1 sharpens the softmax, offsetting
+    part of the flattening that many more tokens bring."""
     _check_scale(scale)
     return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2
 
 
 def context_frequencies(method: str, dim: int, scale: float, trained_length: int,
-                        base: float = 10_000.0) -> np.ndarray:
+                        base: float = 10_000.0, ramp: str = "paper") -> np.ndarray:
     """Rotation speed of each pair after stretching a model trained on trained_length tokens
     to scale times as many:
 
@@ -232,7 +266,8 @@ def context_frequencies(method: str, dim: int, scale: float, trained_length: int
     - "pi": theta_i / s (the same as interpolate_positions);
     - "ntk": rope_frequencies with base ntk_base(base, s, d);
     - "yarn": (1 - gamma_i) theta_i / s + gamma_i theta_i, gamma from yarn_ramp (alpha 1,
-      beta 32); use it with yarn_temperature.
+      beta 32; the paper's ramp, or with ramp="code" the reference code's); use it with
+      yarn_temperature.
 
     At s = 1 every method gives the original frequencies. Returns (P,).
     """
@@ -245,9 +280,20 @@ def context_frequencies(method: str, dim: int, scale: float, trained_length: int
     if method == "ntk":
         return rope_frequencies(dim, ntk_base(base, scale, dim))
     if method == "yarn":
-        gamma = yarn_ramp(dim, trained_length, base)
+        gamma = yarn_ramp(dim, trained_length, base, ramp=ramp)
         return (1 - gamma) * theta / scale + gamma * theta
     return theta
+
+
+def yarn_ramp_gap(dim: int, scale: float, trained_length: int,
+                  base: float = 10_000.0) -> tuple[int, float]:
+    """Where YaRN's two ramps disagree most: the pair i, and the ratio of its speeds with the
+    code's ramp and with the paper's (> 1: the code's ramp keeps that pair faster). At s = 1
+    neither ramp changes any pair and the ratio is 1 (up to rounding)."""
+    paper, code = (context_frequencies("yarn", dim, scale, trained_length, base, ramp=ramp)
+                   for ramp in YARN_RAMPS)
+    pair = int(np.abs(np.log(code / paper)).argmax())  # furthest apart, either way
+    return pair, float(code[pair] / paper[pair])
 
 
 def wavelengths(frequencies: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from posviz.alibi import (
     hide_masked,
     learned_positions,
     mean_attention_distance,
+    slope_exponents,
 )
 from posviz.attention import (
     alibi_attention,
@@ -35,12 +36,13 @@ from posviz.figures.alibi import (
     buckets_beside_alibi,
     distance_bars,
     extrapolation,
+    slope_text,
     slopes_bar,
 )
 from posviz.figures.common import plain
 from posviz.relative import buckets_by_distance
 from posviz.tokens import token_labels
-from tests.figure_data import value_traces
+from tests.figure_data import figure_json, grey_layers, value_traces
 
 SENTENCE = list("刚想到了") + ["the", "cat", "sat", "on", "the", "mat", "and", "then", "it", "sat",
                                "on", "the", "hat"]
@@ -79,6 +81,21 @@ def test_twelve_heads_end_with_the_odd_half_powers_unsorted():
     slopes = alibi_slopes(12)
     assert np.allclose(slopes[8:], [2**-0.5, 2**-1.5, 2**-2.5, 2**-3.5])
     assert not np.all(np.diff(slopes) < 0)
+
+
+@pytest.mark.parametrize("n_heads", range(1, 65))
+def test_slope_exponents_are_exact_eighths_giving_the_slopes(n_heads):
+    exponents = slope_exponents(n_heads)
+    assert np.all(exponents * 8 == np.round(exponents * 8)) and np.all(exponents < 0)
+    assert np.array_equal(2.0 ** exponents, alibi_slopes(n_heads))
+
+
+@pytest.mark.parametrize(("exponent", "name"), [(-5, "2^−5 = 0.03125"), (-1, "2^−1 = 0.5"),
+                                                (-8, "2^−8 = 0.00390625"),
+                                                (-0.5, "2^−0.5 ≈ 0.7071"),
+                                                (-0.125, "2^−0.125 ≈ 0.917")])
+def test_slope_text_names_the_power_of_two_and_its_value(exponent, name):
+    assert slope_text(exponent) == name
 
 
 def test_alibi_slopes_are_not_two_to_minus_eight_over_n_for_other_counts():
@@ -165,6 +182,18 @@ def test_bias_form_gap_is_largest_row_shift_and_rounding_in_the_weights():
     assert weights < 1e-12
 
 
+@pytest.mark.parametrize("n_heads", [3, 5, 12])
+def test_bias_form_gap_follows_the_steepest_head_not_head_one(n_heads):
+    tokens = SENTENCE[:10]
+    slow = max(abs(alibi_slopes(n_heads)[h] * j + alibi_slopes(n_heads)[h] * (i - j))
+               for h in range(n_heads) for i in range(10) for j in range(i + 1))
+    raw, weights = bias_form_gap(tokens, n_heads)
+    assert raw == pytest.approx(slow) and weights < 1e-12
+    assert raw != pytest.approx(alibi_slopes(n_heads)[0] * 9)
+    if n_heads == 12:
+        assert raw == pytest.approx(2**-0.5 * 9)  # head 9, not head 1 (m = 1/2)
+
+
 def test_hide_masked_blanks_exactly_the_keys_after_the_query():
     shown = hide_masked(np.ones((2, 5, 5)))
     assert all(np.isnan(shown[h, i, j]) == (j > i)
@@ -202,6 +231,15 @@ def test_alibi_attention_is_layer_one_of_the_shared_stack(bias, scheme):
 def test_alibi_attention_rejects_an_unknown_bias_form():
     with pytest.raises(ValueError, match="bias"):
         alibi_attention(SENTENCE, 2, "sinusoidal")
+    with pytest.raises(ValueError, match="sinusoidal"):
+        alibi_attention(SENTENCE, 2, ("paper", "sinusoidal"))
+
+
+def test_alibi_attention_stacks_several_forms_from_the_same_model():
+    stacked = alibi_attention(SENTENCE, 5, ("paper", "none", "reference"))
+    assert stacked.shape == (3, 5, len(SENTENCE), len(SENTENCE))
+    for got, form in zip(stacked, ("paper", "none", "reference"), strict=True):
+        assert np.array_equal(got, alibi_attention(SENTENCE, 5, form))
 
 
 def test_steepest_head_looks_closer_with_the_bias_than_without():
@@ -246,11 +284,20 @@ def test_heads_shown_span_first_to_last_within_the_limit(n_heads, max_shown):
 
 
 def test_slopes_bar_shows_every_slope_in_head_order():
-    fig = slopes_bar(alibi_slopes(12), 8, title="t", x_title="x", y_title="y", base_name="b",
+    fig = slopes_bar(slope_exponents(12), 8, title="t", x_title="x", y_title="y", base_name="b",
                      extra_name="e")
     assert [t.name for t in fig.data] == ["b", "e"]
     assert np.concatenate([t.x for t in fig.data]).tolist() == list(range(1, 13))
     assert np.allclose(np.concatenate([t.y for t in fig.data]), alibi_slopes(12), rtol=1e-6)
+    assert fig.data[0].text[4] == "2^−5<br>= 0.03125"
+    assert fig.data[1].customdata[0] == "2^−0.5 ≈ 0.7071"
+
+
+def test_slopes_bar_leaves_room_above_the_tallest_bar():
+    fig = slopes_bar(slope_exponents(12), 8, title="t", x_title="x", y_title="y",
+                     base_name="b", extra_name="e")
+    low, high = fig.layout.yaxis.range
+    assert low < np.log10(2.0**-8) and high > np.log10(2**-0.5) + 0.5
 
 
 def test_bias_grid_draws_each_shown_head_with_token_labels():
@@ -258,7 +305,7 @@ def test_bias_grid_draws_each_shown_head_with_token_labels():
     labels = token_labels(tokens)
     bias = causal_alibi_bias(20, 4)
     shown = heads_shown(20)
-    fig = bias_grid(bias, alibi_slopes(20), shown, labels, title="t", panel_format="h{h} {m:.3g}",
+    fig = bias_grid(bias, slope_exponents(20), shown, labels, title="t", panel_format="h{h} {m}",
                     x_title="x", y_title="y", value_name="v")
     assert len(value_traces(fig.data)) == len(shown)
     for trace, h in zip(value_traces(fig.data), shown, strict=True):
@@ -266,7 +313,30 @@ def test_bias_grid_draws_each_shown_head_with_token_labels():
         assert list(trace.x) == list(trace.y) == [plain(label) for label in labels]
     assert len(set(value_traces(fig.data)[0].x)) == 4
     titles = [a.text for a in fig.layout.annotations][: len(shown)]
-    assert titles == [f"h{h} {alibi_slopes(20)[h - 1]:.3g}" for h in shown]
+    assert titles == [f"h{h} {slope_text(slope_exponents(20)[h - 1])}" for h in shown]
+    two_lines = bias_grid(causal_alibi_bias(20, 1), slope_exponents(20), [1], ["<i>"], title="t",
+                          panel_format="<b>{h}\n{m}", x_title="x", y_title="y", value_name="v")
+    assert two_lines.layout.annotations[0].text == "&lt;b&gt;1<br>2^−0.5 ≈ 0.7071"
+
+
+@pytest.mark.parametrize("n_shown", [1, 3, 4, 5, 16])
+def test_bias_grid_panels_do_not_overlap_and_share_rows(n_shown):
+    heads = list(range(1, n_shown + 1))
+    fig = figure_json(bias_grid(causal_alibi_bias(16, 5), slope_exponents(16), heads,
+                                token_labels(list("abcde")), title="t", panel_format="{h}",
+                                x_title="x", y_title="y", value_name="v"))
+    boxes = []
+    for n, trace in enumerate(value_traces(fig["data"])):
+        x = fig["layout"][trace.get("xaxis", "x").replace("x", "xaxis")]["domain"]
+        y = fig["layout"][trace.get("yaxis", "y").replace("y", "yaxis")]["domain"]
+        assert 0 <= x[0] < x[1] <= 1 and 0 <= y[0] < y[1] <= 1
+        boxes.append((x, y))
+        if n % 4:
+            assert y == boxes[n - 1][1]  # same row as the panel to its left
+    for a, (ax, ay) in enumerate(boxes):
+        for bx, by in boxes[a + 1:]:
+            assert ax[1] <= bx[0] or bx[1] <= ax[0] or ay[1] <= by[0] or by[1] <= ay[0]
+    assert len(grey_layers(fig["data"])) == n_shown
 
 
 def test_distance_bars_show_both_series_per_head():
@@ -285,8 +355,24 @@ def test_extrapolation_draws_the_lines_and_the_table_with_missing_rows():
                         x_titles=("d", "p"), y_titles=("b", "c"))
     assert [t.name for t in fig.data[:2]] == ["h1", "h8"]
     assert np.allclose(fig.data[1].y, lines[7], rtol=1e-6)
-    assert np.allclose(fig.data[2].z, table.T, equal_nan=True, rtol=1e-6)
-    assert np.isnan(np.asarray(fig.data[2].z, dtype=float)[:, 16:]).all()
+    heatmap = [t for t in value_traces(fig.data) if t.type == "heatmap"][0]
+    assert np.allclose(heatmap.z, table.T, equal_nan=True, rtol=1e-6)
+    assert np.isnan(np.asarray(heatmap.z, dtype=float)[:, 16:]).all()
+    grey = np.asarray(grey_layers(fig.data)[0].z)  # 1 where the table has no row
+    assert (grey[:, :16] == 0).all() and (grey[:, 16:] == 1).all()
+    names = [t.name for t in fig.data]
+    assert "tr" in names and "m" in names  # shadings named in the legend, not on the chart
+    assert not fig.layout.annotations[2:]
+
+
+def test_extrapolation_names_no_missing_rows_when_the_table_covers_the_test():
+    distances = np.arange(20)
+    fig = extrapolation(distances, alibi_by_distance(4, distances), [1, 4], 64,
+                        learned_positions(20, 64, 6), title="t", titles=("a", "b"),
+                        line_name="h{h}", trained_label="tr", missing_label="m",
+                        x_titles=("d", "p"), y_titles=("b", "c"))
+    assert "m" not in [t.name for t in fig.data] and len(fig.layout.shapes) == 1
+    assert fig.layout.shapes[0].x1 == 19  # the shading ends with the test length
 
 
 def test_buckets_beside_alibi_draws_the_bucket_staircases_and_the_lines():
@@ -296,4 +382,7 @@ def test_buckets_beside_alibi_draws_the_bucket_staircases_and_the_lines():
                                titles=("a", "b"), names=("bi", "ca"), line_name="h{h}",
                                x_title="r", y_titles=("k", "b"), hidden_label="h", max_label="m")
     assert np.array_equal(fig.data[0].y, both) and np.array_equal(fig.data[1].y, causal)
-    assert np.allclose(fig.data[3].y, lines[3], rtol=1e-6)
+    assert fig.data[2].name == "m" and set(fig.data[2].x) == {-128, 128, None}
+    assert [t.name for t in fig.data[3:5]] == ["h1", "h4"]
+    assert np.allclose(fig.data[4].y, lines[3], rtol=1e-6)
+    assert fig.data[-1].name == "h" and not fig.layout.annotations[2:]

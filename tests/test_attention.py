@@ -18,6 +18,7 @@ from posviz.attention import (
 )
 from posviz.embedding import token_embeddings
 from posviz.figures.attention import map_grid, twin_maps
+from posviz.figures.common import masked_layer
 from posviz.permutation import permutation_check, reversal
 from posviz.sinusoidal import sinusoidal
 from posviz.tokens import token_labels
@@ -132,6 +133,17 @@ def test_rows_sum_to_one_and_masked_weights_are_exactly_zero(tokens, scheme, cau
         assert (w[:, hidden] == 0.0).all()
 
 
+def test_causal_mask_wins_over_any_bias_on_a_hidden_key():
+    # a finite mask (-1e9) would lose to this bias and hand the hidden key all the weight
+    q, k = np.ones((3, 4)), np.ones((3, 4))
+    bias = np.zeros((3, 3))
+    bias[0, 2] = bias[1, 2] = 1e10  # keys after their query
+    w = attention_weights(q, k, bias, causal=True)
+    assert w[0, 2] == 0.0 and w[1, 2] == 0.0
+    assert w[0, 0] == 1.0
+    np.testing.assert_allclose(w.sum(axis=-1), 1.0, rtol=0, atol=1e-15)
+
+
 def test_mask_is_lower_triangular_when_causal_and_full_otherwise():
     assert attention_mask(3, True).tolist() == [[True, False, False], [True, True, False],
                                                 [True, True, True]]
@@ -170,7 +182,9 @@ def test_map_grid_draws_the_maps_with_masked_cells_grey_and_labels_in_order():
         z = np.asarray(trace.z, dtype=float)
         np.testing.assert_allclose(z[run.mask], expected[run.mask], rtol=1e-6)
         assert np.isnan(z[~run.mask]).all()
-        assert np.isnan(np.asarray(grey.z, dtype=float)).tolist() == run.mask.tolist()
+        # the grey layer is the shared one, painting exactly the masked cells
+        hidden_only = masked_layer(np.where(run.mask, 0.0, np.nan), labels, labels)["z"]
+        np.testing.assert_array_equal(np.asarray(grey.z), hidden_only)
         assert list(trace.x) == list(trace.y) == labels  # unique, in token order
         assert trace.coloraxis == "coloraxis"
     assert fig.layout.coloraxis.cmin == 0.0
@@ -201,3 +215,28 @@ def test_twin_difference_scale_does_not_magnify_rounding():
                     y_title="q", value_name="w", difference_name="d")
     assert np.abs(check.weight_difference(1)).max() < 1e-12
     assert fig.layout.coloraxis2.cmax == -fig.layout.coloraxis2.cmin >= 1e-6
+
+
+@pytest.mark.parametrize(("tokens", "upright"), [
+    (list("刚想到了"), True),
+    (["the", "dog", "chased", "the", "cat"], True),
+    (list("春眠不觉晓处处闻啼鸟夜来风雨声花落知多少"), False),  # 20 keys
+    (["internationalisation"] * 12, False),                    # too wide to stand side by side
+])
+def test_key_labels_stand_upright_when_few_and_rows_leave_room_for_them(tokens, upright):
+    labels = token_labels(tokens)
+    seq_len = len(tokens)
+    fig = map_grid(np.full((5, seq_len, seq_len), 0.5), True, labels, list("abcde"), title="t",
+                   x_title="key", y_title="query", value_name="w")
+    keys = fig.layout.xaxis
+    assert keys.tickangle == (0 if upright else -90)
+    if upright:  # position over token, every key labelled
+        assert list(keys.ticktext) == [label.replace(" ", "<br>", 1) for label in labels]
+        room = 2 * 1.2 * 11  # two lines of 11 px text
+    else:
+        room = 11 * max(len(label) for label in keys.tickvals) * 0.6  # one line on its side
+    plot = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    gap = (fig.layout.yaxis.domain[0] - fig.layout.yaxis4.domain[1]) * plot  # row 1 to row 2
+    assert gap >= room + 20  # and a panel title above row 2
+    titles = {a.text: a.y for a in fig.layout.annotations}
+    assert titles["d"] == pytest.approx(fig.layout.yaxis4.domain[1])

@@ -61,7 +61,7 @@ def test_chinese_paragraphs_are_single_lines():
     block_start = re.compile(r"^(\s*[-*] |\s*\d+\. |#|\||\$\$)")
     for path in (ASSETS / "text" / "zh").glob("*.md"):
         lines = path.read_text("utf-8").splitlines()
-        for before, line in zip(lines, lines[1:]):
+        for before, line in zip(lines, lines[1:], strict=False):
             if before.strip() and line.strip() and not block_start.match(line):
                 pytest.fail(f"{path.name}: a paragraph continues on a new line: {line[:30]!r}")
 

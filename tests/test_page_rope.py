@@ -5,7 +5,7 @@ from streamlit.testing.v1 import AppTest
 
 from posviz.attention import init_layers, queries_keys
 from posviz.embedding import token_embeddings
-from posviz.rope import rope_scores
+from posviz.rope import context_frequencies, rope_scores, wavelengths
 from tests.figure_data import array, chart_specs
 from ui.i18n import text
 
@@ -66,5 +66,34 @@ def test_position_off_stops_rotating_and_says_scores_ignore_position():
     q, k = queries_and_keys()
     np.testing.assert_allclose(score_matrix(at), q @ k.T, rtol=1e-5, atol=1e-4)
     assert not [m for m in at.metric if "score at" in m.label], "the shift test is hidden"
-    plane = chart_specs(at)[0]["data"]
-    np.testing.assert_array_equal(array(plane[0]["x"]), array(plane[1]["x"]))
+    shafts = chart_specs(at)[0]["layout"]["shapes"]  # before rotation, then after
+    assert [s["x1"] for s in shafts[:4]] == [s["x1"] for s in shafts[4:]]
+
+
+def test_one_token_hides_the_relative_demos_and_says_why():
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["text"] = "刚"
+    at.run()
+    assert not at.exception
+    assert text("rope.need_two", "en") in [i.value for i in at.info]
+    assert not [t for spec in chart_specs(at) for t in spec["data"] if t["type"] == "heatmap"]
+    keys = {w.key for w in [*at.select_slider, *at.slider]}
+    assert not keys & {"rope_query", "rope_key", "rope_offset", "rope_token"}
+    assert "rope_at" in keys, "the clock hands still move the one token"
+
+
+def test_context_chart_draws_both_yarn_ramps_and_names_their_largest_gap():
+    at = opened()
+    (context,) = [spec for spec in chart_specs(at)
+                  if "Wavelength" in spec["layout"]["title"]["text"]]
+    names = [trace["name"] for trace in context["data"]]
+    assert names[-2:] == [text("rope.methods.yarn", "en"), text("rope.yarn_code", "en")]
+    paper, code = (array(trace["y"]) for trace in context["data"][-2:])
+    np.testing.assert_allclose(code, wavelengths(context_frequencies(
+        "yarn", 128, 4.0, 4096, ramp="code")), rtol=1e-6)
+    assert not np.allclose(paper, code)
+    assert text("rope.ramp_gap", "en", pair=34, ratio=1.7326) in [c.value for c in at.caption]
+
+    at.select_slider(key="rope_scale").set_value(1).run()
+    assert not at.exception
+    assert not [c for c in at.caption if "differ most" in c.value]

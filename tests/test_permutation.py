@@ -8,8 +8,14 @@ from hypothesis import strategies as st
 from posviz.attention import attention_stack
 from posviz.embedding import token_embeddings
 from posviz.permutation import (
+    OrderError,
+    compare_runs,
+    is_identity,
+    is_reversal,
     parse_order,
     permutation_check,
+    readable,
+    reordered,
     repeat_gap,
     reversal,
     shuffle,
@@ -22,14 +28,14 @@ ROUNDING = 1e-9
 
 
 @st.composite
-def reordered(draw, min_size=1, max_size=10):
+def sentence_and_order(draw, min_size=1, max_size=10):
     """A sentence and an order of its positions."""
     tokens = draw(st.lists(st.sampled_from(WORDS), min_size=min_size, max_size=max_size))
     return tokens, np.array(draw(st.permutations(range(len(tokens)))))
 
 
 @settings(max_examples=40, deadline=None)
-@given(case=reordered(), n_layers=st.integers(1, 4), n_heads=st.sampled_from([1, 2, 4]))
+@given(case=sentence_and_order(), n_layers=st.integers(1, 4), n_heads=st.sampled_from([1, 2, 4]))
 def test_bidirectional_attention_without_position_is_permutation_equivariant(case, n_layers,
                                                                              n_heads):
     tokens, order = case
@@ -42,7 +48,7 @@ def test_bidirectional_attention_without_position_is_permutation_equivariant(cas
 
 
 @settings(max_examples=40, deadline=None)
-@given(case=reordered(min_size=2), data=st.data())
+@given(case=sentence_and_order(min_size=2), data=st.data())
 def test_one_causal_layer_output_at_t_ignores_the_order_before_t(case, data):
     tokens, _ = case
     t = data.draw(st.integers(1, len(tokens) - 1))
@@ -152,18 +158,73 @@ def test_shuffle_is_a_seeded_reordering_that_moves_something(seq_len, seed, keep
         assert order.tolist() != list(range(seq_len))
 
 
-@pytest.mark.parametrize("text", ["3 2 1 0", "3,2,1,0", " 3， 2、1 ;0 ", "3\n2\t1 0"])
-def test_parse_order_reads_positions_with_any_separator(text):
+@pytest.mark.parametrize("text", ["3 2 1 0", "3,2,1,0", " 3， 2、1 ;0 ", "3\n2\t1 0",
+                                  "３，２，１，０", "３　２　１　０", "３ 2，1 0"])
+def test_parse_order_reads_positions_with_any_separator_and_full_width_digits(text):
     assert parse_order(text, 4).tolist() == [3, 2, 1, 0]
 
 
-@pytest.mark.parametrize("text", ["3 2 1", "3 2 1 0 4", "0 0 1 2", "a b c d", "-1 0 1 2",
-                                  "1.5 0 2 3", "３ 2 1 0", ""])
-def test_parse_order_refuses_anything_but_each_position_once(text):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("text", "reason", "values"), [
+    ("3 2 1", "count", {"got": 3, "last": 3}),
+    ("3 2 1 0 4", "count", {"got": 5, "last": 3}),
+    ("", "count", {"got": 0, "last": 3}),
+    ("0 0 1 2", "repeated", {"position": 0, "missing": 3, "last": 3}),
+    ("3 1 1 0", "repeated", {"position": 1, "missing": 2, "last": 3}),
+    ("4 2 1 0", "range", {"position": 4, "last": 3}),
+    ("a b c d", "not_numbers", {"last": 3}),
+    ("-1 0 1 2", "not_numbers", {"last": 3}),
+    ("1.5 0 2 3", "not_numbers", {"last": 3}),
+    ("٣ 2 1 0", "not_numbers", {"last": 3}),  # other scripts' digits are not positions
+])
+def test_parse_order_names_what_is_wrong_with_the_numbers_that_matter(text, reason, values):
+    with pytest.raises(OrderError) as caught:
         parse_order(text, 4)
+    assert (caught.value.reason, caught.value.values) == (reason, values)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_identity_and_reversal_are_recognised_exactly():
+    assert is_identity(np.arange(4)) and is_identity(reversal(2, keep_last=True))
+    assert not is_identity(reversal(3, keep_last=True))
+    assert is_reversal(reversal(4)) and is_reversal(np.array([1, 0]))
+    assert not is_reversal(reversal(4, keep_last=True)) and not is_reversal(shuffle(4, 0))
+
+
+def test_reordered_puts_token_order_k_at_position_k():
+    assert reordered(["dog", "bites", "man"], np.array([2, 0, 1])) == ["man", "dog", "bites"]
+
+
+def test_comparing_two_runs_is_the_permutation_check():
+    tokens, order = ["dog", "bites", "man", "today"], np.array([2, 0, 3, 1])
+    x = token_embeddings(tokens, D_MODEL)
+    run = attention_stack(x, 2, 2, "rope", causal=True)
+    moved = attention_stack(token_embeddings(reordered(tokens, order), D_MODEL), 2, 2, "rope",
+                            causal=True)
+    direct = permutation_check(x, order, 2, 2, "rope", causal=True)
+    np.testing.assert_array_equal(compare_runs(run, moved, order).layer_gaps, direct.layer_gaps)
+
+
+def test_headline_is_the_largest_difference_over_every_token_channel_and_layer():
+    tokens, order = ["dog", "bites", "man", "today", "again"], [3, 0, 4, 1, 2]
+    x = token_embeddings(tokens, D_MODEL)
+    check = permutation_check(x, np.array(order), 3, 2, "sinusoidal", causal=True)
+    run = attention_stack(x, 3, 2, "sinusoidal", causal=True)
+    moved = attention_stack(x[order], 3, 2, "sinusoidal", causal=True)
+    per_token = [[max(abs(run.outputs[layer][i, c] - moved.outputs[layer][order.index(i), c])
+                      for c in range(D_MODEL)) for i in range(len(tokens))] for layer in range(3)]
+    assert check.gap == max(max(gaps) for gaps in per_token)
+    assert check.layer_gaps.tolist() == [max(gaps) for gaps in per_token]
+    assert check.last_gaps.tolist() == [gaps[-1] for gaps in per_token]
+    assert min(min(gaps) for gaps in per_token) < 0.5 * check.gap  # a mean would differ
+
+
+@pytest.mark.parametrize(("value", "written"), [
+    (0.2912, "0.291"), (5.2716, "5.272"), (12.4071, "12.407"), (0.001, "0.001"),
+    (0.00034, "3.4e-04"), (1.1e-16, "1.1e-16"), (0.0, "0")])
+def test_readable_writes_decimals_unless_the_value_is_tiny(value, written):
+    assert readable(value) == written
 
 
 def test_check_refuses_an_order_of_the_wrong_length():
-    with pytest.raises(ValueError, match="exactly once"):
+    with pytest.raises(OrderError, match="lists 2 positions"):
         permutation_check(np.zeros((3, 8)), np.array([1, 0]), 1, 2, "none")

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from posviz.relative import buckets_by_distance, relative_position_bucket
+from posviz.relative import buckets_by_distance, relative_position_bucket, smallest_max_distance
 
 
 def reference_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
@@ -62,3 +62,13 @@ def test_buckets_never_shrink_as_a_key_moves_further_back():
 def test_buckets_reject_sizes_the_formula_cannot_use(num_buckets, max_distance):
     with pytest.raises(ValueError):
         relative_position_bucket(np.arange(3), True, num_buckets, max_distance)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets", [8, 16, 32, 64, 128])
+def test_smallest_max_distance_is_the_first_the_formula_accepts(num_buckets, bidirectional):
+    least = smallest_max_distance(num_buckets, bidirectional)
+    r = np.arange(-300, 301)
+    assert relative_position_bucket(r, bidirectional, num_buckets, least).shape == r.shape
+    with pytest.raises(ValueError, match=f"at least {least}"):
+        relative_position_bucket(r, bidirectional, num_buckets, least - 1)

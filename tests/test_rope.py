@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from posviz.figures.rope import clock_ladder, line_chart, plane_view
+from posviz.figures.rope import clock_ladder, line_chart, plane_view, token_colors
 from posviz.rope import (
     METHODS,
+    YARN_RAMPS,
     apply_rope,
     context_frequencies,
     decay_bound,
@@ -28,6 +29,8 @@ from posviz.rope import (
     shifted_rope_scores,
     wavelengths,
     yarn_ramp,
+    yarn_ramp_bounds,
+    yarn_ramp_gap,
     yarn_temperature,
 )
 from posviz.sinusoidal import sinusoidal
@@ -249,6 +252,98 @@ def test_ntk_base_against_a_hand_computation():
     assert theta[-1] == pytest.approx(original[-1] / 4, rel=1e-12)
 
 
+def slow_ntk(d, base, scale):
+    """theta_i of the NTK-aware base b' = b s^(d/(d-2)), pair by pair."""
+    new_base = base * scale ** (d / (d - 2))
+    return [new_base ** (-2 * i / d) for i in range(d // 2)]
+
+
+def slow_yarn_paper(d, length, base, scale, alpha=1.0, beta=32.0):
+    """The paper's ramp pair by pair: r_i = L theta_i / (2 pi) turns, gamma_i clipped linear in
+    r_i, theta'_i = (1 - gamma_i) theta_i / s + gamma_i theta_i."""
+    out = []
+    for i in range(d // 2):
+        theta = base ** (-2 * i / d)
+        turns = length * theta / (2 * math.pi)
+        gamma = min(1.0, max(0.0, (turns - alpha) / (beta - alpha)))
+        out.append((1 - gamma) * theta / scale + gamma * theta)
+    return out
+
+
+def slow_yarn_code(d, length, base, scale, beta_fast=32.0, beta_slow=1.0):
+    """A line-by-line port of the YaRN reference code (_yarn_find_correction_dim,
+    _yarn_find_correction_range, _yarn_linear_ramp_mask and the blend in its yarn())."""
+    def correction_dim(rotations):
+        return (d * math.log(length / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(correction_dim(beta_fast)), 0)
+    high = min(math.ceil(correction_dim(beta_slow)), d - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for i in range(d // 2):
+        ramp = min(1.0, max(0.0, (i - low) / (high - low)))
+        extrapolation = 1 - ramp  # the code's inv_freq_mask (extrapolation_factor 1)
+        pos_freq = base ** (2 * i / d)
+        out.append(1 / (scale * pos_freq) * (1 - extrapolation) + 1 / pos_freq * extrapolation)
+    return out
+
+
+@pytest.mark.parametrize("base", [10_000.0, 500_000.0])
+@pytest.mark.parametrize("d", [16, 64, 128])
+def test_ntk_keeps_the_first_pair_and_slows_the_last_by_s_at_any_base(d, base):
+    theta = context_frequencies("ntk", d, 8.0, 4096, base)
+    np.testing.assert_allclose(theta, slow_ntk(d, base, 8.0), rtol=1e-12)
+    assert theta[0] == 1.0
+    assert theta[-1] == pytest.approx(base ** (-(d - 2) / d) / 8, rel=1e-12)
+
+
+@pytest.mark.parametrize(("d", "length", "base", "scale"), [
+    (128, 4096, 10_000.0, 4.0), (128, 8192, 500_000.0, 16.0), (64, 2048, 500_000.0, 2.0),
+    (16, 2048, 100.0, 32.0)])
+def test_yarn_paper_ramp_matches_a_loop_at_any_base(d, length, base, scale):
+    np.testing.assert_allclose(context_frequencies("yarn", d, scale, length, base),
+                               slow_yarn_paper(d, length, base, scale), rtol=1e-12)
+
+
+@pytest.mark.parametrize(("d", "length", "base", "scale"), [
+    (128, 4096, 10_000.0, 4.0), (128, 8192, 500_000.0, 16.0), (64, 2048, 500_000.0, 2.0),
+    (16, 2048, 100.0, 32.0), (256, 2048, 1_000_000.0, 8.0)])
+def test_yarn_code_ramp_matches_a_port_of_the_reference_code(d, length, base, scale):
+    np.testing.assert_allclose(
+        context_frequencies("yarn", d, scale, length, base, ramp="code"),
+        slow_yarn_code(d, length, base, scale), rtol=1e-12)
+
+
+def test_yarn_code_ramp_bounds_against_a_hand_computation():
+    """d = 128, L = 4096, b = 10000: the pair making 32 turns is
+    128 ln(4096 / 64pi) / (2 ln 10000) = 20.94, the pair making one turn 45.03: 20 and 46."""
+    assert yarn_ramp_bounds(128, 4096) == (20, 46)
+    gamma = yarn_ramp(128, 4096, ramp="code")
+    assert gamma[20] == 1.0 and gamma[46] == 0.0
+    assert gamma[33] == pytest.approx(0.5)
+
+
+def test_the_two_yarn_ramps_agree_at_the_ends_and_differ_in_the_middle():
+    paper, code = (yarn_ramp(128, 4096, ramp=ramp) for ramp in YARN_RAMPS)
+    np.testing.assert_array_equal(paper[:20], code[:20])
+    np.testing.assert_array_equal(paper[47:], code[47:])
+    assert np.abs(paper - code).max() > 0.3
+
+
+def test_yarn_ramp_gap_is_the_largest_speed_ratio():
+    """The review's numbers: at d = 128, L = 4096 the code's ramp turns a middle pair about
+    1.7 times as fast as the paper's at s = 4, about 3 times at s = 16."""
+    for scale, expected in [(4.0, 1.733), (16.0, 3.041)]:
+        pair, ratio = yarn_ramp_gap(128, scale, 4096)
+        ratios = np.array(slow_yarn_code(128, 4096, 10_000.0, scale)) / np.array(
+            slow_yarn_paper(128, 4096, 10_000.0, scale))
+        assert pair == int(np.abs(np.log(ratios)).argmax())
+        assert ratio == pytest.approx(ratios[pair], rel=1e-12)
+        assert ratio == pytest.approx(expected, abs=1e-3)
+    assert yarn_ramp_gap(128, 1.0, 4096)[1] == pytest.approx(1.0)
+
+
 def test_position_interpolation_against_a_hand_computation():
     np.testing.assert_allclose(interpolate_positions(np.array([0, 10, 4096, 8191]), 4),
                                [0, 2.5, 1024, 2047.75])
@@ -295,21 +390,55 @@ def test_context_settings_are_checked():
         context_frequencies("longrope", 64, 2.0, 2048)
     with pytest.raises(ValueError, match="alpha"):
         yarn_ramp(64, 2048, alpha=32, beta=1)
+    with pytest.raises(ValueError, match="ramp"):
+        yarn_ramp(64, 2048, ramp="linear")
 
 
-def test_plane_view_draws_each_token_as_an_arrow_from_the_origin():
+def test_plane_view_draws_each_token_before_and_after_in_its_own_colour():
     before = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 1.0]])
     after = apply_rope(before, np.arange(3), frequencies=np.array([0.5]))
     fig = figure_json(plane_view(before, after, ["0 a", "1 <b>", "2 a"], title="t",
-                                 before_name="before", after_name="after", x_title="x",
-                                 y_title="y"))
-    for trace, points in zip(fig["data"][:2], [before, after], strict=True):
-        xy = np.stack([array(trace["x"]), array(trace["y"])], axis=-1).reshape(3, 3, 2)
-        np.testing.assert_array_equal(xy[:, 0], 0.0)
-        np.testing.assert_allclose(xy[:, 1], points, rtol=1e-6)
-        assert list(trace["customdata"][1::3]) == ["0 a", "1 &lt;b&gt;", "2 a"]
-    assert fig["data"][2]["text"] == ["0 a", "1 &lt;b&gt;", "2 a"]
+                                 before_name="before", after_name="after", arc_name="arc",
+                                 x_title="x", y_title="y"))
+    *keys, heads_before, heads_after, arcs, labels_before, labels_after = fig["data"]
+    assert [trace["name"] for trace in keys] == ["before", "after", "arc"]
+    shafts = fig["layout"]["shapes"]
+    colors = token_colors(3)
+    assert len(set(colors)) == 3
+    for heads, points, drawn in [(heads_before, before, shafts[:3]), (heads_after, after,
+                                                                      shafts[3:])]:
+        np.testing.assert_allclose(np.stack([array(heads["x"]), array(heads["y"])], axis=-1),
+                                   points, rtol=1e-6)
+        assert heads["customdata"] == ["0 a", "1 &lt;b&gt;", "2 a"]
+        np.testing.assert_allclose([[s["x1"], s["y1"]] for s in drawn], points, rtol=1e-12)
+        assert [s["x0"] for s in drawn] == [0, 0, 0]
+        assert [s["line"]["color"] for s in drawn] == colors  # one colour per token
+    assert {s["line"]["dash"] for s in shafts[:3]} == {"dash"}
+    assert all(s["opacity"] < 1 for s in shafts[:3]) and "dash" not in shafts[3]["line"]
+    # heads point away from the origin: plotly's angle runs clockwise from straight up
+    directions = np.degrees(np.arctan2(after[:, 1], after[:, 0]))
+    np.testing.assert_allclose(array(heads_after["marker"]["angle"]), 90 - directions, atol=1e-4)
+    # token 0 does not move: only tokens 1 and 2 get a second label at their old tip
+    assert labels_before["text"] == ["1 &lt;b&gt;", "2 a"]
+    assert labels_after["text"] == ["0 a", "1 &lt;b&gt;", "2 a"]
+    assert labels_after["textfont"]["color"] == colors
     assert fig["layout"]["yaxis"]["scaleanchor"] == "x"
+    # each arc runs on its token's circle from the old tip to the new one, turning by m * 0.5
+    xy = np.stack([array(arcs["x"]), array(arcs["y"])], axis=-1).reshape(3, -1, 2)
+    np.testing.assert_allclose(np.hypot(xy[..., 0], xy[..., 1]),
+                               np.hypot(before[:, :1], before[:, 1:]).repeat(xy.shape[1], 1),
+                               rtol=1e-5)
+    np.testing.assert_allclose(xy[:, 0], before, atol=1e-5)
+    np.testing.assert_allclose(xy[:, -1], after, atol=1e-5)
+
+
+def test_plane_view_leaves_labels_to_hover_for_long_sentences():
+    points = np.random.default_rng(2).standard_normal((40, 2))
+    fig = figure_json(plane_view(points, points, [f"{t} w" for t in range(40)], title="t",
+                                 before_name="b", after_name="a", arc_name="arc", x_title="x",
+                                 y_title="y"))
+    assert [trace["mode"] for trace in fig["data"]] == ["lines", "lines", "markers", "markers"]
+    assert len(fig["layout"]["shapes"]) == 80
 
 
 def test_clock_ladder_hands_point_at_the_first_and_last_position_on_equal_dials():
@@ -329,9 +458,21 @@ def test_line_chart_draws_each_curve_in_order_with_its_marks():
     x = np.arange(4)
     fig = figure_json(line_chart(x, {"b": np.array([1.0, 2, 3, 4]), "a": np.zeros(4)},
                                  title="t", x_title="x", y_title="y", log_y=True, marked_x=2,
-                                 marked_y={"L": 100.0}))
+                                 marked_y={"L": 100.0, "sL": 400.0}, dashed=("a",)))
     assert [trace["name"] for trace in fig["data"]] == ["b", "a"]
+    assert [trace["line"]["dash"] for trace in fig["data"]] == ["solid", "dash"]
     np.testing.assert_array_equal(array(fig["data"][0]["y"]), [1, 2, 3, 4])
     assert fig["layout"]["yaxis"]["type"] == "log"
-    assert [shape["x0"] for shape in fig["layout"]["shapes"]] == [2, 0]
-    assert fig["layout"]["annotations"][0]["y"] == pytest.approx(2.0)
+    assert [shape["x0"] for shape in fig["layout"]["shapes"]] == [2, 0, 0]
+    notes = fig["layout"]["annotations"]
+    assert [note["y"] for note in notes] == pytest.approx([2.0, math.log10(400)])
+
+
+def test_line_chart_puts_line_labels_in_the_margin_apart_from_each_other():
+    """Labels right of the plot, where no curve runs; the lower one under its line."""
+    fig = figure_json(line_chart(np.arange(3), {"c": np.ones(3)}, title="t", x_title="x",
+                                 y_title="y", marked_y={"L": 4.0, "sL": 4.0}))
+    notes = fig["layout"]["annotations"]
+    assert all(note["x"] == 1 and note["xanchor"] == "left" for note in notes)
+    assert [note["yanchor"] for note in notes] == ["top", "bottom"]
+    assert fig["layout"]["margin"]["r"] > 100

@@ -1,79 +1,129 @@
-"""Figures of the ALiBi lesson: slopes per head, bias grids, extrapolation, T5 buckets."""
+"""Figures of the ALiBi lesson: slopes per head, bias grids, extrapolation, T5 buckets.
+
+Every figure is built in one go from plain dicts; panels sit on axes with explicit domains.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import qualitative
-from plotly.subplots import make_subplots
 
-from posviz.figures.common import MASKED_COLOR, base_layout, masked_layer, plain, thinned
+from posviz.figures.common import (
+    LEGEND_ON_TOP,
+    MASKED_COLOR,
+    axis,
+    layout,
+    masked_layer,
+    plain,
+    thinned,
+)
 
 GRID_COLUMNS = 4
 GRID_TICKS = 8
+GRID_GAP = 0.05  # between panels, as a fraction of the width
+PANEL_HEIGHT = 280  # pixels per row of the bias grid, its panel title included
 BASE_COLOR, EXTRA_COLOR = "#1f77b4", "#ff7f0e"
 BIAS_SCALE = "Blues_r"  # 0 (no penalty) white, strong penalties dark blue
 HEAD_COLORS = qualitative.Plotly  # the n-th head drawn as a line keeps its colour in every chart
 T5_COLORS = ("black", "#888")
-TITLED_MARGIN = 90  # room for a figure title above subplot titles
+TRAINED_COLOR = "rgba(0, 128, 0, 0.12)"
+HIDDEN_COLOR = "rgba(128, 128, 128, 0.2)"
+TITLED_MARGIN = 90  # room for a figure title above panel titles
+PAIR = ((0.0, 0.44), (0.56, 1.0))  # x domains of a figure's left and right panel
+LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.18, x=0)
 
 
-def slopes_bar(slopes: np.ndarray, n_base: int, *, title: str, x_title: str, y_title: str,
+def slope_text(exponent: float, sep: str = " ") -> str:
+    """A slope 2^e by its exact name: "2^−5 = 0.03125" (2^-k has exactly k decimals), or
+    "2^−0.5 ≈ 0.7071" when e is not a whole number; sep goes before the "=" or "≈"."""
+    power = f"2^{exponent:g}".replace("-", "−")
+    if float(exponent).is_integer():
+        return f"{power}{sep}= {2.0 ** exponent:.{max(0, -int(exponent))}f}"
+    return f"{power}{sep}≈ {2.0 ** exponent:.4g}"
+
+
+def _panel_title(text: str, domain: tuple[float, float], top: float) -> dict:
+    """A panel's title, centred above it (paper coordinates); a newline in text starts a line."""
+    return dict(text="<br>".join(plain(line) for line in text.split("\n")), x=sum(domain) / 2,
+                y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom",
+                showarrow=False)
+
+
+def _legend_swatch(name: str, color: str, **placement: object) -> dict:
+    """A legend entry for a shaded area: a square of its colour, no data of its own."""
+    return dict(type="scatter", x=[None], y=[None], mode="markers", name=plain(name),
+                marker=dict(symbol="square", size=14, color=color), **placement)
+
+
+def slopes_bar(exponents: np.ndarray, n_base: int, *, title: str, x_title: str, y_title: str,
                base_name: str, extra_name: str) -> go.Figure:
-    """One bar per head in head order, log scale: heads 1 .. n_base (the power-of-two list) in
-    one colour, the heads filled in from the doubled list in another."""
-    heads = np.arange(1, len(slopes) + 1)
-    fig = go.Figure()
-    for name, part, color in ((base_name, slice(0, n_base), BASE_COLOR),
-                              (extra_name, slice(n_base, None), EXTRA_COLOR)):
-        if len(heads[part]):
-            fig.add_trace(go.Bar(
-                x=heads[part], y=slopes[part].astype(np.float32), name=plain(name),
-                marker_color=color, texttemplate="%{y:.3g}" if len(slopes) <= 16 else None,
-                textposition="outside",
-                hovertemplate=f"{plain(x_title)} %{{x}}<br>m = %{{y:.6g}}<extra></extra>"))
-    fig.update_xaxes(title=plain(x_title), dtick=1 if len(heads) <= 32 else 4)
-    fig.update_yaxes(title=plain(y_title), type="log", exponentformat="power")
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0), bargap=0.15)
-    return base_layout(fig, title, height=380)
+    """One bar per head in head order, log scale, slope 2^exponent: heads 1 .. n_base (the
+    power-of-two list) in one colour, the heads filled in from the doubled list in another.
+    Up to 16 heads each bar names its slope exactly (`slope_text`)."""
+    heads = np.arange(1, len(exponents) + 1)
+    labelled = len(exponents) <= 16
+    traces = [dict(
+        type="bar", x=heads[part], y=(2.0 ** exponents[part]).astype(np.float32), name=plain(name),
+        marker_color=color, textposition="outside",
+        text=[slope_text(e, "<br>") for e in exponents[part]] if labelled else None,
+        customdata=[slope_text(e) for e in exponents[part]],
+        hovertemplate=f"{plain(x_title)} %{{x}}<br>m = %{{customdata}}<extra></extra>")
+        for name, part, color in ((base_name, slice(0, n_base), BASE_COLOR),
+                                  (extra_name, slice(n_base, None), EXTRA_COLOR))
+        if len(heads[part])]
+    # a decade of headroom above the tallest bar for its label
+    top = np.log10(2.0 ** float(exponents.max())) + (0.6 if labelled else 0.15)
+    bottom = np.log10(2.0 ** float(exponents.min())) - 0.3
+    return go.Figure(traces, layout(
+        title, 400 if labelled else 380, legend=LEGEND_ON_TOP, bargap=0.15,
+        xaxis=axis(x_title, dtick=1 if len(heads) <= 32 else 4),
+        yaxis=axis(y_title, type="log", exponentformat="power", showgrid=True,
+                   range=[bottom, top])))
 
 
-def bias_grid(biases: np.ndarray, slopes: np.ndarray, heads: list[int], labels: list[str], *,
+def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], labels: list[str], *,
               title: str, panel_format: str, x_title: str, y_title: str,
               value_name: str) -> go.Figure:
     """Small multiples: the (T, T) bias of each listed head (numbered from 1) of biases (H, T, T),
-    row 0 on top, one shared colour scale, each panel titled panel_format.format(h=, m=slope).
-    NaN cells (hidden by the causal mask) are grey, apart from a zero bias (white)."""
-    panel_titles = [panel_format.format(h=h, m=slopes[h - 1]) for h in heads]
-    rows = -(-len(heads) // GRID_COLUMNS)
+    row 0 on top, one shared colour scale, each panel titled
+    panel_format.format(h=, m=slope_text(exponent)). NaN cells (hidden by the causal mask) are
+    grey, apart from a zero bias (white)."""
     cols = min(GRID_COLUMNS, len(heads))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[plain(t) for t in panel_titles],
-                        horizontal_spacing=0.06, vertical_spacing=0.2 / rows)
+    rows = -(-len(heads) // cols)
+    height = TITLED_MARGIN + 70 + PANEL_HEIGHT * rows
+    plot = height - TITLED_MARGIN - 70                    # pixels of the panels' paper area
+    width, title_room = (1 - GRID_GAP * (cols - 1)) / cols, 50 / plot  # two-line titles
     names = [plain(label) for label in labels]
     ticks = thinned(names, GRID_TICKS)
+    hover = (f"{plain(y_title)} %{{y}}<br>{plain(x_title)} %{{x}}<br>"
+             f"{plain(value_name)} %{{z:.3f}}<extra></extra>")
+    traces, axes, titles = [], {}, []
     for n, h in enumerate(heads):
-        row, col = n // cols + 1, n % cols + 1
-        fig.add_trace(masked_layer(biases[h - 1], names, names), row=row, col=col)
-        fig.add_trace(go.Heatmap(
-            z=biases[h - 1].astype(np.float32), x=names, y=names, coloraxis="coloraxis",
-            hoverongaps=False,
-            hovertemplate=(f"{plain(y_title)} %{{y}}<br>{plain(x_title)} %{{x}}<br>"
-                           f"{plain(value_name)} %{{z:.3f}}<extra></extra>")), row=row, col=col)
-        bottom, left = n + cols >= len(heads), col == 1
-        # ranges end at the outer cells, so the grey background shows in hidden cells only
-        fig.update_xaxes(type="category", tickvals=ticks, showticklabels=bottom,
-                         title=plain(x_title) if bottom else None, showgrid=False,
-                         zeroline=False, range=[-0.5, len(names) - 0.5], row=row, col=col)
-        fig.update_yaxes(type="category", tickvals=ticks, showticklabels=left,
-                         title=plain(y_title) if left else None,
-                         range=[len(names) - 0.5, -0.5], showgrid=False, zeroline=False,
-                         row=row, col=col)
+        row, col = divmod(n, cols)
+        left, top = col * (width + GRID_GAP), 1 - row / rows
+        x_domain, y_domain = (left, left + width), (top - 1 / rows + title_room, top - title_room)
+        suffix = "" if n == 0 else str(n + 1)
+        place = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+        traces += [masked_layer(biases[h - 1], names, names, **place),
+                   dict(type="heatmap", z=biases[h - 1].astype(np.float32), x=names, y=names,
+                        coloraxis="coloraxis", hoverongaps=False, hovertemplate=hover, **place)]
+        bottom, first = n + cols >= len(heads), col == 0
+        # ranges end at the outer cells: the grey layer shows in hidden cells only
+        axes[f"xaxis{suffix}"] = axis(x_title if bottom else "", type="category", tickvals=ticks,
+                                      showticklabels=bottom, range=[-0.5, len(names) - 0.5],
+                                      domain=x_domain, anchor=f"y{suffix}")
+        axes[f"yaxis{suffix}"] = axis(y_title if first else "", type="category", tickvals=ticks,
+                                      showticklabels=first, range=[len(names) - 0.5, -0.5],
+                                      domain=y_domain, anchor=f"x{suffix}")
+        titles.append(_panel_title(panel_format.format(h=h, m=slope_text(exponents[h - 1])),
+                                   x_domain, y_domain[1]))
     # zero (no penalty) stays white even when every bias is zero (position off)
     lowest = min(float(np.nanmin(biases[np.asarray(heads) - 1])), -1.0)
-    fig.update_layout(coloraxis=dict(colorscale=BIAS_SCALE, cmin=lowest, cmax=0.0,
-                                     colorbar=dict(title=plain(value_name))))
-    base_layout(fig, title, height=TITLED_MARGIN + 60 + 260 * rows)
-    return fig.update_layout(margin_t=TITLED_MARGIN)
+    return go.Figure(traces, layout(
+        title, height, annotations=titles, margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
+        coloraxis=dict(colorscale=BIAS_SCALE, cmin=lowest, cmax=0.0,
+                       colorbar=dict(title=dict(text=plain(value_name)))), **axes))
 
 
 def distance_bars(with_bias: np.ndarray, without: np.ndarray, *, title: str, x_title: str,
@@ -81,53 +131,63 @@ def distance_bars(with_bias: np.ndarray, without: np.ndarray, *, title: str, x_t
     """Mean attention distance per head (numbered from 1): without any position, then with
     the ALiBi bias."""
     heads = np.arange(1, len(with_bias) + 1)
-    fig = go.Figure([
-        go.Bar(x=heads, y=without.astype(np.float32), name=plain(names[0]), marker_color="#999"),
-        go.Bar(x=heads, y=with_bias.astype(np.float32), name=plain(names[1]),
-               marker_color=BASE_COLOR),
-    ])
-    fig.update_xaxes(title=plain(x_title), dtick=1 if len(heads) <= 16 else None)
-    fig.update_yaxes(title=plain(y_title), rangemode="tozero")
-    fig.update_layout(barmode="group", legend=dict(orientation="h", yanchor="bottom", y=1.02,
-                                                   xanchor="right", x=1))
-    return base_layout(fig, title, height=340)
+    return go.Figure([
+        dict(type="bar", x=heads, y=without.astype(np.float32), name=plain(names[0]),
+             marker_color="#999"),
+        dict(type="bar", x=heads, y=with_bias.astype(np.float32), name=plain(names[1]),
+             marker_color=BASE_COLOR),
+    ], layout(title, 340, barmode="group",
+              legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
+              xaxis=axis(x_title, dtick=1 if len(heads) <= 16 else None),
+              yaxis=axis(y_title, rangemode="tozero", showgrid=True)))
+
+
+def _head_lines(distances: np.ndarray, lines: np.ndarray, heads: list[int], line_name: str,
+                **placement: object) -> list[dict]:
+    """Each listed head's bias against distance, one line per head in its own colour."""
+    return [dict(type="scatter", x=distances, y=lines[h - 1].astype(np.float32), mode="lines",
+                 name=plain(line_name.format(h=h)),
+                 line_color=HEAD_COLORS[n % len(HEAD_COLORS)], **placement)
+            for n, h in enumerate(heads)]
 
 
 def extrapolation(distances: np.ndarray, lines: np.ndarray, heads: list[int], trained_len: int,
                   table: np.ndarray, *, title: str, titles: tuple[str, str],
                   line_name: str, trained_label: str, missing_label: str, x_titles: tuple[str, str],
                   y_titles: tuple[str, str]) -> go.Figure:
-    """Left: each listed head's bias against distance, lines (H, K), past the trained length.
-    Right: a learned position table (T, D) looked up for positions 0 .. T-1; the positions
-    with no row (NaN, at and past trained_len) show grey."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[plain(t) for t in titles],
-                        horizontal_spacing=0.1)
-    for n, h in enumerate(heads):
-        fig.add_trace(go.Scatter(x=distances, y=lines[h - 1].astype(np.float32), mode="lines",
-                                 name=plain(line_name.format(h=h)),
-                                 line_color=HEAD_COLORS[n % len(HEAD_COLORS)]), row=1, col=1)
-    fig.add_trace(go.Heatmap(
-        z=table.T.astype(np.float32), colorscale="RdBu_r", zmid=0.0, showscale=False,
-        hoverongaps=False,
-        hovertemplate=(f"{plain(x_titles[1])} %{{x}}<br>{plain(y_titles[1])} %{{y}}<br>"
-                       "%{z:.3f}<extra></extra>")), row=1, col=2)
-    fig.add_vrect(x0=0, x1=trained_len - 1, fillcolor="green", opacity=0.08, line_width=0,
-                  annotation_text=plain(trained_label), annotation_position="bottom left",
-                  row=1, col=1)
-    fig.add_vline(x=trained_len - 0.5, line=dict(color="black", dash="dash"), row=1, col=2)
-    fig.add_annotation(text=plain(missing_label), x=trained_len, y=0.5, xanchor="left",
-                       xref="x2", yref="y2 domain", showarrow=False, bgcolor="white")
-    fig.update_xaxes(title=plain(x_titles[0]), row=1, col=1)
-    fig.update_xaxes(title=plain(x_titles[1]), range=[-0.5, len(table) - 0.5], row=1, col=2)
-    fig.update_yaxes(title=plain(y_titles[0]), row=1, col=1)
-    fig.update_yaxes(title=plain(y_titles[1]), row=1, col=2)
-    fig.add_shape(type="rect", xref="x2 domain", yref="y2 domain", x0=0, x1=1, y0=0, y1=1,
-                  fillcolor=MASKED_COLOR, line_width=0, layer="below")  # rows with no value
-    fig.update_xaxes(showgrid=False, zeroline=False, row=1, col=2)
-    fig.update_yaxes(showgrid=False, zeroline=False, row=1, col=2)
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
-    base_layout(fig, title, height=500)
-    return fig.update_layout(margin_t=TITLED_MARGIN)
+    """Left: each listed head's bias against distance, lines (H, K), past the trained length
+    (distances seen in training shaded). Right: a learned position table (T, D) looked up for
+    positions 0 .. T-1; the positions with no row (NaN, at and past trained_len) show grey.
+    The shadings are named in the legend, where no line can cross their names."""
+    positions, dims = list(range(len(table))), list(range(table.shape[1]))
+    z = table.T.astype(np.float32)                                         # (D, T)
+    seen = min(trained_len, len(distances)) - 1
+    missing = trained_len < len(table)
+    traces = [
+        *_head_lines(distances, lines, heads, line_name),
+        _legend_swatch(trained_label, TRAINED_COLOR),
+        masked_layer(z, positions, dims, xaxis="x2", yaxis="y2"),
+        dict(type="heatmap", z=z, x=positions, y=dims, colorscale="RdBu_r", zmid=0.0,
+             showscale=False, hoverongaps=False, xaxis="x2", yaxis="y2",
+             hovertemplate=(f"{plain(x_titles[1])} %{{x}}<br>{plain(y_titles[1])} %{{y}}<br>"
+                            "%{z:.3f}<extra></extra>")),
+        *([_legend_swatch(missing_label, MASKED_COLOR, xaxis="x2", yaxis="y2")] if missing
+          else []),
+    ]
+    shapes = [dict(type="rect", xref="x", yref="y domain", x0=0, x1=max(seen, 0), y0=0, y1=1,
+                   fillcolor=TRAINED_COLOR, line_width=0, layer="below")]
+    if missing:
+        shapes.append(dict(type="line", xref="x2", yref="y2 domain", x0=trained_len - 0.5,
+                           x1=trained_len - 0.5, y0=0, y1=1, line=dict(color="black",
+                                                                       dash="dash")))
+    return go.Figure(traces, layout(
+        title, 520, shapes=shapes, legend=LEGEND_BELOW,
+        annotations=[_panel_title(t, d, 1.0) for t, d in zip(titles, PAIR, strict=True)],
+        margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
+        xaxis=axis(x_titles[0], domain=PAIR[0], showgrid=True),
+        yaxis=axis(y_titles[0], showgrid=True),
+        xaxis2=axis(x_titles[1], domain=PAIR[1], anchor="y2", range=[-0.5, len(table) - 0.5]),
+        yaxis2=axis(y_titles[1], anchor="x2", range=[-0.5, len(dims) - 0.5])))
 
 
 def buckets_beside_alibi(distances: np.ndarray, bidirectional: np.ndarray, causal: np.ndarray,
@@ -136,27 +196,29 @@ def buckets_beside_alibi(distances: np.ndarray, bidirectional: np.ndarray, causa
                          x_title: str, y_titles: tuple[str, str], hidden_label: str,
                          max_label: str) -> go.Figure:
     """Left: T5's bucket index against distance r = key - query, bidirectional and causal
-    (staircases). Right: ALiBi's bias against the same r for the listed heads (straight lines);
-    r > 0 (key after the query) is shaded, since a causal mask hides it."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=[plain(t) for t in titles],
-                        horizontal_spacing=0.1)
-    for name, buckets, color in zip(names, (bidirectional, causal), T5_COLORS, strict=True):
-        fig.add_trace(go.Scatter(x=distances, y=buckets, mode="lines", line_shape="hv",
-                                 name=plain(name), line_color=color), row=1, col=1)
-    for x in (-max_distance, max_distance):
-        fig.add_vline(x=x, line=dict(color="gray", dash="dot"), row=1, col=1)
-    fig.add_annotation(text=plain(max_label), x=max_distance, y=1, xref="x", yref="y domain",
-                       xanchor="left", yanchor="top", showarrow=False)
-    for n, h in enumerate(heads):
-        fig.add_trace(go.Scatter(x=distances, y=lines[h - 1].astype(np.float32), mode="lines",
-                                 name=plain(line_name.format(h=h)),
-                                 line_color=HEAD_COLORS[n % len(HEAD_COLORS)]), row=1, col=2)
-    fig.add_vrect(x0=0, x1=float(distances[-1]), fillcolor="gray", opacity=0.2, line_width=0,
-                  annotation_text=plain(hidden_label), annotation_position="bottom right",
-                  row=1, col=2)
-    fig.update_xaxes(title=plain(x_title))
-    fig.update_yaxes(title=plain(y_titles[0]), row=1, col=1)
-    fig.update_yaxes(title=plain(y_titles[1]), row=1, col=2)
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
-    base_layout(fig, title, height=500)
-    return fig.update_layout(margin_t=TITLED_MARGIN)
+    (staircases), dotted at r = ±max_distance. Right: ALiBi's bias against the same r for the
+    listed heads (straight lines); r > 0 (key after the query) is shaded, since a causal mask
+    hides it. The dotted lines and the shading are named in the legend, where no line can
+    cross their names."""
+    top = float(max(bidirectional.max(), causal.max()))
+    traces = [
+        *(dict(type="scatter", x=distances, y=buckets, mode="lines", line_shape="hv",
+               name=plain(name), line_color=color)
+          for name, buckets, color in zip(names, (bidirectional, causal), T5_COLORS,
+                                          strict=True)),
+        dict(type="scatter", x=[-max_distance, -max_distance, None, max_distance, max_distance],
+             y=[0, top, None, 0, top], mode="lines", name=plain(max_label), hoverinfo="skip",
+             line=dict(color="gray", dash="dot")),
+        *_head_lines(distances, lines, heads, line_name, xaxis="x2", yaxis="y2"),
+        _legend_swatch(hidden_label, HIDDEN_COLOR, xaxis="x2", yaxis="y2"),
+    ]
+    hidden = dict(type="rect", xref="x2", yref="y2 domain", x0=0, x1=float(distances[-1]), y0=0,
+                  y1=1, fillcolor=HIDDEN_COLOR, line_width=0, layer="below")
+    return go.Figure(traces, layout(
+        title, 520, shapes=[hidden], legend=LEGEND_BELOW,
+        annotations=[_panel_title(t, d, 1.0) for t, d in zip(titles, PAIR, strict=True)],
+        margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
+        xaxis=axis(x_title, domain=PAIR[0], showgrid=True),
+        yaxis=axis(y_titles[0], showgrid=True),
+        xaxis2=axis(x_title, domain=PAIR[1], anchor="y2", showgrid=True),
+        yaxis2=axis(y_titles[1], anchor="x2", showgrid=True)))

@@ -1,58 +1,122 @@
 """Figures of the attention lesson: attention maps per head, per scheme, and for two word orders.
 
 Rows are queries, columns keys, both labelled by position and token; cells a query may not see
-(causal mask) are grey, apart from a real weight of 0.
+(causal mask) are grey, apart from a real weight of 0. Every figure is built in one go from
+plain dicts, each panel on its own pair of axes with an explicit domain, so the gaps between
+panel rows are sized in pixels for the key labels and the panel titles they must not touch.
 """
 
 from __future__ import annotations
 
+import unicodedata
+
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from posviz.figures.common import base_layout, plain, thinned, token_heatmap
+from posviz.figures.common import axis, layout, masked_layer, plain, thinned
 
 WEIGHT_COLORS = "Blues"
 DIFFERENCE_COLORS = "RdBu_r"
 DIFFERENCE_FLOOR = 1e-6
 """The difference scale never shrinks below this, so float rounding (~1e-16) is drawn white."""
 MAX_KEY_TICKS = 16
-"""Key labels stand upright under panels a third of the page wide: fewer fit than query rows."""
+"""Key labels stand under panels a third of the page wide: fewer fit than query rows."""
+UPRIGHT_KEYS = 12
+"""Up to this many keys, labels stand upright (position over token), so Chinese reads normally."""
+NARROWEST_ROW = 690
+"""Pixels the panels of one row share on a narrow screen: upright labels must fit in them."""
+TICK_SIZE = 11
+LINE, LABEL_OFFSET = 1.3, 24  # line height in font sizes; pixels from a panel to its labels
+TITLE_ROOM, PANEL_TITLE_ROOM, AXIS_TITLE_ROOM = 52, 28, 30  # pixels
 
 
-def _finish(fig: go.Figure, title: str, n_rows: int, seq_len: int) -> go.Figure:
-    """Shared layout, with room for the title above the panel titles and rows tall enough
-    that thinned query labels do not collide (but short enough to fit a screen)."""
-    panel = int(np.clip(140 + 7 * seq_len, 280, 560))
-    return base_layout(fig, title, height=110 + n_rows * panel).update_layout(margin_t=80)
+def _label_width(label: str) -> float:
+    """Rough width in pixels of one line of tick text: a wide (CJK) character is a full em."""
+    return TICK_SIZE * sum(1.0 if unicodedata.east_asian_width(c) in "WF" else 0.62
+                           for c in label)
 
 
-def _add_map(fig: go.Figure, z: np.ndarray, mask: np.ndarray, labels: list[str], row: int,
-             col: int, coloraxis: str, x_title: str, y_title: str, value_name: str) -> None:
-    """One token-labelled heatmap (from token_heatmap) placed in a subplot, on a shared scale.
+def _key_ticks(labels: list[str], n_cols: int) -> tuple[dict, int]:
+    """Key axis ticks for panels n_cols to a row, and the pixels they take below a panel.
 
-    Cells outside mask are NaN in the map, which token_heatmap paints grey.
+    Labels stand upright on two lines ("3" over "dog") when there are at most UPRIGHT_KEYS and
+    they fit side by side; otherwise every n-th label is turned on its side (-90 degrees).
     """
-    *hidden, trace = token_heatmap(np.where(mask, z, np.nan), labels, labels, title="",
-                                   x_title=x_title, y_title=y_title, value_name=value_name).data
-    for layer in hidden:
-        fig.add_trace(layer, row=row, col=col)
-    fig.add_trace(trace.update(coloraxis=coloraxis), row=row, col=col)
+    lines = [label.split(" ", 1) for label in labels]  # token_labels: "3 dog"
+    widths = [max(map(_label_width, parts)) + 6 for parts in lines]
+    if len(labels) <= UPRIGHT_KEYS and sum(widths) <= NARROWEST_ROW / n_cols:
+        return dict(tickvals=labels, ticktext=["<br>".join(parts) for parts in lines],
+                    tickangle=0), int(2 * LINE * TICK_SIZE) + LABEL_OFFSET
+    shown = thinned(labels, MAX_KEY_TICKS)
+    return dict(tickvals=shown, tickangle=-90), int(max(map(_label_width, shown))) + LABEL_OFFSET
 
 
-def _label_axes(fig: go.Figure, labels: list[str], x_title: str, y_title: str,
-                bottom_row: int) -> None:
-    """Thinned token ticks, row 0 on top; row labels and axis titles on the outer panels only."""
-    escaped = [plain(label) for label in labels]
-    edge = len(labels) - 0.5  # ranges end at the outer cells: grey is left for masked cells only
-    fig.update_xaxes(type="category", tickvals=thinned(escaped, MAX_KEY_TICKS),
-                     range=[-0.5, edge], showgrid=False, zeroline=False, tickangle=-90,
-                     tickfont=dict(size=11))
-    fig.update_yaxes(type="category", tickvals=thinned(escaped), range=[edge, -0.5],
-                     showgrid=False, zeroline=False, tickfont=dict(size=11))
-    fig.update_xaxes(title=plain(x_title), row=bottom_row)
-    fig.update_yaxes(showticklabels=False)  # every panel has the same rows: label them once
-    fig.update_yaxes(title=plain(y_title), showticklabels=True, col=1)
+def _suffix(n: int) -> str:
+    """Plotly names the first axes x and y, the n-th ones xn and yn."""
+    return "" if n == 1 else str(n)
+
+
+def _map_traces(z: np.ndarray, mask: np.ndarray, labels: list[str], n: int, coloraxis: str,
+                hover: str) -> list[dict]:
+    """One map on axes number n: the grey layer under its masked cells, then its values."""
+    z = np.where(mask, z, np.nan).astype(np.float32)  # (T, T)
+    place = dict(xaxis=f"x{_suffix(n)}", yaxis=f"y{_suffix(n)}")
+    grey = [masked_layer(z, labels, labels, **place)] if not mask.all() else []
+    return [*grey, dict(type="heatmap", z=z, x=labels, y=labels, coloraxis=coloraxis,
+                        hoverongaps=False, hovertemplate=hover, **place)]
+
+
+def _hover(x_title: str, y_title: str, value_name: str) -> str:
+    return (f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}<br>"
+            f"{plain(value_name)}: %{{z:.4f}}<extra></extra>")
+
+
+def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[float, float]],
+            *, title: str, x_title: str, y_title: str, **extra: object) -> dict:
+    """The layout of panels filling rows left to right over the given column domains.
+
+    Each panel gets its own axes (x1/y1, x2/y2, ...), row 0 on top; query labels and the query
+    axis title on the first column only, the key axis title under each column's lowest panel.
+    Rows are as tall as the token count asks, and the gap between rows holds the key labels of
+    the row above plus the next row's panel titles. Margins are sized here rather than by
+    plotly's automargin, which redraws every axis until the margins settle (half the drawing
+    time of a nine-panel grid).
+    """
+    n_cols, seq_len = len(columns), len(labels)
+    n_rows = -(-len(panel_titles) // n_cols)
+    keys, key_room = _key_ticks(labels, n_cols)
+    panel = int(np.clip(140 + 7 * seq_len, 280, 560))
+    gap = key_room + PANEL_TITLE_ROOM + 8
+    queries = thinned(labels)
+    top, bottom = TITLE_ROOM + PANEL_TITLE_ROOM, key_room + AXIS_TITLE_ROOM
+    left = int(max(map(_label_width, queries))) + AXIS_TITLE_ROOM + 8
+    plot = n_rows * panel + (n_rows - 1) * gap  # pixels between the margins
+    edge = seq_len - 0.5  # ranges end at the outer cells: grey is left for masked cells only
+    axes, notes = {}, []
+    for p, name in enumerate(panel_titles):
+        row, col = divmod(p, n_cols)
+        n = _suffix(p + 1)
+        y1 = 1 - row * (panel + gap) / plot
+        y0 = y1 - panel / plot
+        lowest = p + n_cols >= len(panel_titles)
+        axes[f"xaxis{n}"] = axis(x_title if lowest else "", type="category", anchor=f"y{n}",
+                                 domain=columns[col], range=[-0.5, edge], automargin=False,
+                                 ticks="", tickfont=dict(size=TICK_SIZE), **keys)
+        axes[f"yaxis{n}"] = axis(y_title if col == 0 else "", type="category", anchor=f"x{n}",
+                                 domain=[max(y0, 0.0), y1], range=[edge, -0.5],
+                                 automargin=False, tickvals=queries, showticklabels=col == 0,
+                                 ticks="", tickfont=dict(size=TICK_SIZE))
+        notes.append(dict(text=plain(name), x=sum(columns[col]) / 2, y=y1, xref="paper",
+                          yref="paper", xanchor="center", yanchor="bottom", yshift=4,
+                          showarrow=False, font=dict(size=15)))
+    return layout(title, top + plot + bottom, margin=dict(l=left, r=10, t=top, b=bottom),
+                  annotations=notes, **axes, **extra)
+
+
+def _columns(n_cols: int, gap: float) -> list[tuple[float, float]]:
+    """n_cols equal column domains separated by gap (fractions of the plot width)."""
+    width = (1 - (n_cols - 1) * gap) / n_cols
+    return [(c * (width + gap), c * (width + gap) + width) for c in range(n_cols)]
 
 
 def map_grid(maps: np.ndarray, masks: np.ndarray, labels: list[str], panel_titles: list[str],
@@ -61,23 +125,21 @@ def map_grid(maps: np.ndarray, masks: np.ndarray, labels: list[str], panel_title
     """Attention maps (P, T, T) in a grid, sharing one colour scale from 0 to the largest weight.
 
     masks broadcasts to (P, T, T): True where the query may see the key; other cells are NaN and
-    show grey. Panels fill rows left to right; values go out as float32.
+    show grey. labels are unique, as `token_labels` makes them ("3 dog"). Panels fill rows left
+    to right; values go out as float32.
     """
     maps = np.asarray(maps, dtype=float)
     masks = np.broadcast_to(masks, maps.shape)                          # (P, T, T)
-    n_cols = min(n_cols, len(maps))
-    n_rows = -(-len(maps) // n_cols)
-    fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.06,
-                        vertical_spacing=0.3 / n_rows,
-                        subplot_titles=[plain(t) for t in panel_titles])
-    for p, (z, mask) in enumerate(zip(maps, masks, strict=True)):
-        _add_map(fig, z, mask, labels, p // n_cols + 1, p % n_cols + 1, "coloraxis", x_title,
-                 y_title, value_name)
-    _label_axes(fig, labels, x_title, y_title, n_rows)
-    fig.update_layout(coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0,
-                                     cmax=float(maps[masks].max(initial=0.0)) or 1.0,
-                                     colorbar=dict(title=plain(value_name))))
-    return _finish(fig, title, n_rows, len(labels))
+    names = [plain(label) for label in labels]
+    hover = _hover(x_title, y_title, value_name)
+    traces = [trace for p, (z, mask) in enumerate(zip(maps, masks, strict=True))
+              for trace in _map_traces(z, mask, names, p + 1, "coloraxis", hover)]
+    top = float(maps[masks].max(initial=0.0)) or 1.0
+    return go.Figure(traces, _panels(
+        names, panel_titles, _columns(min(n_cols, len(maps)), 0.06), title=title,
+        x_title=x_title, y_title=y_title,
+        coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
+                       colorbar=dict(title=dict(text=plain(value_name))))))
 
 
 def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarray,
@@ -91,19 +153,21 @@ def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarr
     both maps are grey in the difference; a cell seen in one order only keeps its weight there.
     """
     seen = original_mask | aligned_mask  # (T, T)
-    fig = make_subplots(rows=1, cols=3, horizontal_spacing=0.1,
-                        subplot_titles=[plain(t) for t in panel_titles])
-    _add_map(fig, original, original_mask, labels, 1, 1, "coloraxis", x_title, y_title,
-             value_name)
-    _add_map(fig, aligned, aligned_mask, labels, 1, 2, "coloraxis", x_title, y_title, value_name)
-    _add_map(fig, difference, seen, labels, 1, 3, "coloraxis2", x_title, y_title,
-             difference_name)
-    _label_axes(fig, labels, x_title, y_title, 1)
+    names = [plain(label) for label in labels]
+    hover = _hover(x_title, y_title, value_name)
+    traces = [*_map_traces(original, original_mask, names, 1, "coloraxis", hover),
+              *_map_traces(aligned, aligned_mask, names, 2, "coloraxis", hover),
+              *_map_traces(difference, seen, names, 3, "coloraxis2",
+                           _hover(x_title, y_title, difference_name))]
     top = max(original[original_mask].max(initial=0.0), aligned[aligned_mask].max(initial=0.0))
     bound = max(float(np.abs(difference[seen]).max(initial=0.0)), DIFFERENCE_FLOOR)
-    fig.update_layout(
+    # the weight colour bar stands in the wide gap between the second and third panel
+    columns = [(0.0, 0.27), (0.32, 0.59), (0.73, 1.0)]
+    return go.Figure(traces, _panels(
+        names, panel_titles, columns, title=title, x_title=x_title, y_title=y_title,
         coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=float(top) or 1.0,
-                       colorbar=dict(title=plain(value_name), x=0.64, len=0.9)),
+                       colorbar=dict(title=dict(text=plain(value_name)), x=0.6,
+                                     xanchor="left", len=0.9)),
         coloraxis2=dict(colorscale=DIFFERENCE_COLORS, cmin=-bound, cmax=bound,
-                        colorbar=dict(title=plain(difference_name), x=1.0, len=0.9)))
-    return _finish(fig, title, 1, len(labels))
+                        colorbar=dict(title=dict(text=plain(difference_name)), x=1.01,
+                                      xanchor="left", len=0.9, exponentformat="e"))))

@@ -54,10 +54,11 @@ def masked_layer(z: np.ndarray, x: list[str], y: list[str], **placement: object)
     """A grey heatmap trace painting exactly the NaN cells of z, to draw beneath z's own trace.
 
     The plot background cannot do this: a theme pads the axes, and the padding would show as
-    a grey frame around every map. placement (xaxis=, yaxis=) puts it in a subplot.
+    a grey frame around every map. Sent as one byte per cell (1 = grey, 0 = transparent).
+    placement (xaxis=, yaxis=) puts it in a subplot.
     """
-    return dict(type="heatmap", z=np.where(np.isnan(z), 0.0, np.nan).astype(np.float32), x=x,
-                y=y, colorscale=[[0, MASKED_COLOR], [1, MASKED_COLOR]], showscale=False,
+    return dict(type="heatmap", z=np.isnan(z).astype(np.int8), x=x, y=y, zmin=0, zmax=1,
+                colorscale=[[0, "rgba(0, 0, 0, 0)"], [1, MASKED_COLOR]], showscale=False,
                 hoverinfo="skip", **placement)
 
 

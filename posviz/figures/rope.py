@@ -1,78 +1,158 @@
 """Figures of the RoPE lesson: arrows in a pair's plane, the clock-hand ladder, line charts.
 
-Figures are built from one dict each: plotly validates a whole spec far faster than a chain of
-update calls, which keeps the page quick on every rerun.
+Figures are built in one go from plain dicts (see posviz.figures.common): plotly validates a
+whole spec far faster than a chain of update calls, which keeps the page quick on every rerun.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 
-from posviz.figures.common import base_layout, plain
+from posviz.figures.common import LEGEND_ON_TOP, axis, layout, plain
 
 MAX_TIP_LABELS = 16
-"""Arrow tips carry their token's label up to this many arrows; beyond, hover names them."""
+"""Arrows carry their token's label up to this many tokens; beyond, hover names them."""
+TOKEN_SCALE, TOKEN_SCALE_END = "Plasma", 0.75
+"""Token colours run along this colour scale with position, stopping before its pale end."""
+KEY_COLOR = "#444444"
+"""Legend keys that explain a line style rather than one token."""
 ROTATED_COLOR = "#d62728"
 PLAIN_COLOR = "rgba(120, 120, 120, 0.7)"
 TRAIL_COLOR = "rgba(31, 119, 180, 0.5)"
+BEFORE_OPACITY = 0.45
+LABEL_SIZE = 18
 DIAL_SPACING = 2.4
 """Distance between the centres of neighbouring dials, in dial radii."""
-LEGEND_ON_TOP = dict(orientation="h", yanchor="bottom", y=1.02, x=0)
+ARC_POINTS = 64
 LEGEND_MARGIN = 95
 """Top margin in pixels: the title, then a one-line legend above the plot."""
+MARK_MARGIN = 170
+"""Right margin in pixels for the labels of marked horizontal lines, clear of every curve."""
+
+
+def _margin(top: int = LEGEND_MARGIN, right: int = 10) -> dict:
+    """Margins with room above the plot for a legend under the title."""
+    return dict(l=10, r=right, t=top, b=10)
 
 
 def _arrows(tips: np.ndarray, labels: list[str], *, name: str, color: str,
-            tails: np.ndarray | None = None, dash: str = "solid",
-            tip_colors: np.ndarray | None = None) -> dict:
-    """A scatter trace of arrows from tails (default: the origin) to tips, both (K, 2):
-    segments tail -> tip separated by gaps, an arrow head on every tip, hover naming each."""
+            tails: np.ndarray, dash: str = "solid") -> dict:
+    """A scatter trace of arrows from tails to tips, both (K, 2), in one colour: segments
+    tail -> tip separated by gaps, an arrow head on every tip, hover naming each."""
     k = len(tips)
     xy = np.full((k, 3, 2), np.nan, dtype=np.float32)  # (K, tail/tip/gap, 2)
-    xy[:, 0], xy[:, 1] = 0.0 if tails is None else tails, tips
+    xy[:, 0], xy[:, 1] = tails, tips
     return dict(
         type="scatter", x=xy[..., 0].ravel(), y=xy[..., 1].ravel(), mode="lines+markers",
         name=plain(name), line=dict(color=color, width=2, dash=dash),
         customdata=np.repeat(np.array([plain(label) for label in labels], dtype=object), 3),
-        marker=dict(symbol="arrow", angleref="previous", colorscale="Viridis",
-                    size=np.tile(np.array([0, 13, 0], dtype=np.float32), k),
-                    color=color if tip_colors is None else np.repeat(tip_colors, 3)),
+        marker=dict(symbol="arrow", angleref="previous", color=color,
+                    size=np.tile(np.array([0, 13, 0], dtype=np.float32), k)),
         hovertemplate="%{customdata}<extra></extra>")
 
 
-def _finish(fig: go.Figure, title: str, height: int) -> go.Figure:
-    """The shared title and font, with room above the plot for a legend under the title."""
-    base_layout(fig, title, height)
-    fig.layout.margin.t = LEGEND_MARGIN
-    return fig
+def _legend_key(name: str, **line: object) -> dict:
+    """A legend entry that explains a line style; it draws nothing in the plot."""
+    return dict(type="scatter", x=[None], y=[None], mode="lines", name=plain(name),
+                line=dict(color=KEY_COLOR, width=3, **line))
 
 
-def _square_axis(radius: float, **axis: object) -> dict:
-    """An axis reaching +-radius with a line through 0."""
-    return dict(range=[-radius, radius], zeroline=True, zerolinecolor="gray", **axis)
+def token_colors(n: int) -> list[str]:
+    """n colours that run with position, all dark enough to read on white from afar."""
+    return sample_colorscale(TOKEN_SCALE, list(np.linspace(0.0, TOKEN_SCALE_END, n)))
+
+
+def _by_position(positions: np.ndarray, n: int) -> dict:
+    """Marker colours as numbers on the token colour scale: position t gets token_colors(n)[t].
+    (A number per marker is far cheaper for plotly to check than a colour string.)"""
+    return dict(color=np.asarray(positions, dtype=np.float32), colorscale=TOKEN_SCALE, cmin=0,
+                cmax=max(n - 1, 1) / TOKEN_SCALE_END)
+
+
+def _shafts(tips: np.ndarray, colors: list[str], **line: object) -> list[dict]:
+    """A line shape from the origin to each tip (K, 2), in that arrow's colour: shapes take one
+    colour each at a fraction of the cost of a trace per arrow."""
+    return [dict(type="line", x0=0, y0=0, x1=float(x), y1=float(y), layer="below",
+                 line=dict(color=color, **line))
+            for (x, y), color in zip(tips, colors, strict=True)]
+
+
+def _heads(tips: np.ndarray, labels: list[str], *, name: str, size: float,
+           **trace: object) -> dict:
+    """An arrow head on each tip (K, 2), pointing away from the origin; hover names the token
+    and the trace."""
+    direction = np.degrees(np.arctan2(tips[:, 1], tips[:, 0]))  # (K,) counter-clockwise from x
+    return dict(type="scatter", x=tips[:, 0].astype(np.float32),
+                y=tips[:, 1].astype(np.float32), mode="markers", name=plain(name),
+                marker=dict(symbol="arrow", size=size, angle=(90 - direction).astype(np.float32),
+                            **_by_position(np.arange(len(tips)), len(tips))),
+                customdata=[plain(label) for label in labels], showlegend=False,
+                hovertemplate="%{customdata}<extra>%{fullData.name}</extra>", **trace)
+
+
+def _turn_arcs(before: np.ndarray, after: np.ndarray) -> dict:
+    """Dotted arcs along which each tip turned, counter-clockwise from before to after (the net
+    turn, modulo full turns), as one trace of dots in each token's colour."""
+    start = np.arctan2(before[:, 1], before[:, 0])                                   # (T,)
+    turn = np.mod(np.arctan2(after[:, 1], after[:, 0]) - start, 2 * np.pi)           # (T,)
+    angle = start[:, None] + turn[:, None] * np.linspace(0, 1, ARC_POINTS)           # (T, A)
+    radius = np.hypot(before[:, 0], before[:, 1])[:, None]                           # (T, 1)
+    return dict(type="scatter", x=(radius * np.cos(angle)).astype(np.float32).ravel(),
+                y=(radius * np.sin(angle)).astype(np.float32).ravel(), mode="markers",
+                marker=dict(size=3.5, **_by_position(
+                    np.repeat(np.arange(len(before)), ARC_POINTS), len(before))),
+                showlegend=False, hoverinfo="skip")
+
+
+def _tip_labels(tips: np.ndarray, labels: list[str], colors: list[str], radius: float,
+                **trace: object) -> dict:
+    """Each label just beyond its arrow's tip, in the arrow's colour."""
+    length = np.hypot(tips[:, 0], tips[:, 1])[:, None]                            # (T, 1)
+    direction = np.divide(tips, length, out=np.zeros_like(tips), where=length > 0)
+    placed = (tips + 0.09 * radius * direction).astype(np.float32)                # (T, 2)
+    return dict(type="scatter", x=placed[:, 0], y=placed[:, 1], mode="text",
+                text=[plain(label) for label in labels],
+                textfont=dict(size=LABEL_SIZE, color=colors), showlegend=False,
+                hoverinfo="skip", **trace)
 
 
 def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, title: str,
-               before_name: str, after_name: str, x_title: str, y_title: str) -> go.Figure:
+               before_name: str, after_name: str, arc_name: str, x_title: str,
+               y_title: str) -> go.Figure:
     """One channel pair of every token, (T, 2) before and after rotation, as arrows from the
-    origin on equal axes; rotated tips are coloured by position and, for short sentences,
-    labelled."""
-    data = [_arrows(before, labels, name=before_name, color=PLAIN_COLOR, dash="dot"),
-            _arrows(after, labels, name=after_name, color=ROTATED_COLOR,
-                    tip_colors=np.arange(len(after), dtype=np.float32))]
-    if len(labels) <= MAX_TIP_LABELS:
-        data.append(dict(type="scatter", x=after[:, 0].astype(np.float32),
-                         y=after[:, 1].astype(np.float32), mode="text",
-                         text=[plain(label) for label in labels], textposition="top center",
-                         showlegend=False, hoverinfo="skip"))
-    radius = 1.15 * max(float(np.abs(before).max(initial=0.0)),
-                        float(np.abs(after).max(initial=0.0)), 1e-9)
-    fig = go.Figure(dict(data=data, layout=dict(
-        xaxis=_square_axis(radius, title=dict(text=plain(x_title))),
-        yaxis=_square_axis(radius, title=dict(text=plain(y_title)), scaleanchor="x"),
-        legend=LEGEND_ON_TOP)))
-    return _finish(fig, title, height=580)
+    origin on equal axes. Each token has one colour (running with position): its arrow before
+    rotation dashed and faded, after rotation solid. Up to MAX_TIP_LABELS tokens, a dotted arc
+    along the turn joins the two tips and both tips carry the token's label; beyond, hover
+    names each arrow.
+
+    Traces: legend keys (before, after, and arc for short sentences), the heads before, the
+    heads after, then for short sentences the arcs and the labels before and after. Shafts
+    are layout shapes, before rotation first.
+    """
+    before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
+    colors = token_colors(len(labels))
+    short = len(labels) <= MAX_TIP_LABELS
+    data = [_legend_key(before_name, dash="dash"), _legend_key(after_name),
+            *([_legend_key(arc_name, dash="dot")] if short else []),
+            _heads(before, labels, name=before_name, size=13, opacity=BEFORE_OPACITY),
+            _heads(after, labels, name=after_name, size=18)]
+    radius = 1.2 * max(float(np.abs(before).max(initial=0.0)),
+                       float(np.abs(after).max(initial=0.0)), 1e-9)
+    if short:
+        moved = np.flatnonzero(~np.isclose(before, after).all(axis=-1))  # others: one label
+        data += [_turn_arcs(before, after),
+                 _tip_labels(before[moved], [labels[t] for t in moved],
+                             [colors[t] for t in moved], radius, opacity=BEFORE_OPACITY + 0.2),
+                 _tip_labels(after, labels, colors, radius)]
+    shafts = [dict(shape, opacity=BEFORE_OPACITY)
+              for shape in _shafts(before, colors, width=3, dash="dash")]
+    square = dict(range=[-radius, radius], zeroline=True, zerolinecolor="gray")
+    return go.Figure(data, layout(
+        title, 620, margin=_margin(), legend=LEGEND_ON_TOP,
+        shapes=shafts + _shafts(after, colors, width=4.5),
+        xaxis=axis(x_title, **square), yaxis=axis(y_title, scaleanchor="x", **square)))
 
 
 def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, hand_name: str,
@@ -104,21 +184,27 @@ def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, han
                   showarrow=False, font=dict(size=13))
              for t, cx in zip(panel_titles, centres[:, 0, 0], strict=True)]
     hidden = dict(visible=False)
-    fig = go.Figure(dict(data=data, layout=dict(
+    return go.Figure(data, layout(
+        title, 380, margin=_margin(), legend=LEGEND_ON_TOP, shapes=dials, annotations=names,
         xaxis=dict(hidden, range=[-1.15, centres[-1, 0, 0] + 1.15]),
-        yaxis=dict(hidden, range=[-1.15, 1.4], scaleanchor="x"),
-        shapes=dials, annotations=names, legend=LEGEND_ON_TOP)))
-    return _finish(fig, title, height=380)
+        yaxis=dict(hidden, range=[-1.15, 1.4], scaleanchor="x")))
 
 
 def line_chart(x: np.ndarray, curves: dict[str, np.ndarray], *, title: str, x_title: str,
                y_title: str, log_y: bool = False, marked_x: float | None = None,
-               marked_y: dict[str, float] | None = None, height: int = 420) -> go.Figure:
-    """One line per named curve over x; an optional dotted vertical line at marked_x and
-    labelled dashed horizontal lines at the marked_y values."""
+               marked_y: dict[str, float] | None = None, dashed: tuple[str, ...] = (),
+               height: int = 420) -> go.Figure:
+    """One line per named curve over x (those named in dashed drawn dashed); an optional
+    dotted vertical line at marked_x and dashed horizontal lines at the marked_y values.
+
+    The horizontal lines' labels sit in the right margin, where no curve can cross them,
+    alternately below and above their lines: give close values in increasing order. A legend
+    (two or more curves) goes above the plot, wrapping onto more rows when it must.
+    """
     x = np.asarray(x, dtype=np.float32)
     data = [dict(type="scatter", x=x, y=np.asarray(y, dtype=np.float32), mode="lines",
-                 name=plain(name), line=dict(width=2.5)) for name, y in curves.items()]
+                 name=plain(name), line=dict(width=2.5, dash="dash" if name in dashed else
+                                             "solid")) for name, y in curves.items()]
     shapes, notes = [], []
     if marked_x is not None:
         shapes.append(dict(type="line", xref="x", yref="paper", x0=marked_x, x1=marked_x, y0=0,
@@ -126,11 +212,10 @@ def line_chart(x: np.ndarray, curves: dict[str, np.ndarray], *, title: str, x_ti
     for i, (label, value) in enumerate((marked_y or {}).items()):
         shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value,
                            line=dict(color="black", dash="dash", width=1)))
-        notes.append(dict(text=plain(label), xref="paper", yref="y", x=(0.01, 0.99)[i % 2],
-                          xanchor=("left", "right")[i % 2], y=np.log10(value) if log_y else value,
-                          yanchor="bottom", showarrow=False))
-    fig = go.Figure(dict(data=data, layout=dict(
-        xaxis=dict(title=dict(text=plain(x_title))),
-        yaxis=dict(title=dict(text=plain(y_title)), type="log" if log_y else "linear"),
-        shapes=shapes, annotations=notes, legend=LEGEND_ON_TOP)))
-    return _finish(fig, title, height=height)
+        notes.append(dict(text=plain(label), xref="paper", yref="y", x=1, xanchor="left",
+                          xshift=6, y=np.log10(value) if log_y else value,
+                          yanchor=("top", "bottom")[i % 2], showarrow=False))
+    return go.Figure(data, layout(
+        title, height, legend=LEGEND_ON_TOP, shapes=shapes, annotations=notes,
+        margin=_margin(LEGEND_MARGIN if len(data) > 1 else 50, MARK_MARGIN if notes else 10),
+        xaxis=axis(x_title), yaxis=axis(y_title, type="log" if log_y else "linear")))
