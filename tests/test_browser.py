@@ -6,6 +6,7 @@ import shutil
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import PAGES, ROOT
 from ui import page_name
@@ -34,12 +35,13 @@ def assert_healthy(page, where: str) -> None:
     assert page.locator("[data-testid=stException]").count() == 0, f"exception on {where}"
 
 
-def sentence(page) -> str:
-    return page.locator("[data-testid=stSidebar] input[type=text]").first.input_value()
-
-
-def position_on(page) -> bool:
-    return page.locator("[data-testid=stSidebar] input[type=checkbox]").first.is_checked()
+def shows(page, typed: str, position: bool, where: str) -> None:
+    """The sidebar shows this sentence and switch (waiting a little for a redraw)."""
+    box = page.locator("[data-testid=stSidebar] input[type=text]").first
+    switch = page.locator("[data-testid=stSidebar] input[type=checkbox]").first
+    expect(box, f"sentence on {where}").to_have_value(typed, timeout=10_000)
+    (expect(switch, f"switch on {where}").to_be_checked if position else
+     expect(switch, f"switch on {where}").not_to_be_checked)(timeout=10_000)
 
 
 def nav_click(page, label: str) -> None:
@@ -56,45 +58,43 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
     page.goto(f"{server}/{lesson}?text={quote(FIRST)}")
     settle(page)
     assert_healthy(page, "deep link")
-    assert sentence(page) == FIRST
+    shows(page, FIRST, True, "deep link")
     assert page.get_by_text(text(f"{lesson}.title", "en")).count() >= 1
 
     box = page.locator("[data-testid=stSidebar] input[type=text]").first
     box.fill(TYPED)
     box.press("Enter")
     settle(page)
-    assert sentence(page) == TYPED
+    shows(page, TYPED, True, "typing")
     assert page.locator("b", has_text="x").count() == 0, "typed markup must stay text"
     page.locator("[data-testid=stSidebar] [data-testid=stCheckbox]").first.click()
     settle(page)
-    assert not position_on(page)
+    shows(page, TYPED, False, "the switch")
 
     for name in ["home", *(page_name(ROOT / p) for p in PAGES)]:
         nav_click(page, text(f"{name}.nav", "en"))
         page.wait_for_timeout(1000)  # let plotly draw before the screenshot
         assert_healthy(page, name)
-        assert sentence(page) == TYPED, f"sentence lost on {name}"
-        assert not position_on(page), f"position switch lost on {name}"
+        shows(page, TYPED, False, name)
         page.screenshot(path=artifacts / f"{name}-en.png", full_page=True)
 
     page.reload()
     settle(page)
     assert_healthy(page, "reload")
-    assert sentence(page) == TYPED
-    assert not position_on(page)
+    shows(page, TYPED, False, "reload")
 
     page.locator("[data-testid=stSidebar] label", has_text="简体中文").click()
     settle(page)
     assert page.get_by_text(text("common.sentence", "zh"), exact=True).count() >= 1
     nav_click(page, text("home.nav", "zh"))
     assert_healthy(page, "home in Chinese")
-    assert sentence(page) == TYPED
+    shows(page, TYPED, False, "home in Chinese")
     assert page.get_by_text(text("home.lessons", "zh"), exact=True).count() >= 1
     for name in (page_name(ROOT / p) for p in PAGES):
         nav_click(page, text(f"{name}.nav", "zh"))
         page.wait_for_timeout(1000)
         assert_healthy(page, f"{name} in Chinese")
-        assert sentence(page) == TYPED
+        shows(page, TYPED, False, f"{name} in Chinese")
         page.screenshot(path=artifacts / f"{name}-zh.png", full_page=True)
     page.close()
 
@@ -122,9 +122,8 @@ def test_a_prepared_link_restores_the_view_and_keeps_it_on_the_next_page(server,
         settle(page)
         for where in (name, following):
             assert_healthy(page, f"{where} from a link to {name}")
-            assert page.locator("h1").first.inner_text() == text(f"{where}.title", "zh")
-            assert sentence(page) == "了到想刚"
-            assert not position_on(page)
+            expect(page.locator("h1").first).to_have_text(text(f"{where}.title", "zh"))
+            shows(page, "了到想刚", False, f"{where} from a link to {name}")
             assert "lang=zh" in page.url
             if where == name:
                 nav_click(page, text(f"{following}.nav", "zh"))
