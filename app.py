@@ -22,5 +22,7 @@ meaning.markdown(f"#### {s.t('home.meaning_head')}\n\n{s.t('home.meaning_body')}
 place.markdown(f"#### {s.t('home.place_head')}\n\n{s.t('home.place_body')}")
 
 st.subheader(s.t("home.lessons"))
-for name, path in ui.lesson_pages():
-    st.page_link(path, label=f"**{s.t(f'{name}.nav')}** — {s.t(f'{name}.blurb')}")
+for column, (name, path) in zip(st.columns(3) * 3, ui.lesson_pages(), strict=False):
+    card = column.container(border=True)
+    card.page_link(path, label=f"**{s.t(f'{name}.nav')}**", query_params=ui.shared_query(s))
+    card.caption(s.t(f"{name}.blurb"))

@@ -65,12 +65,17 @@ def _navigation(nav, s: Settings) -> None:
     """
     if Path(get_script_run_ctx().main_script_path).resolve() != ROOT / "app.py":
         return
-    shared = {key: value for key, value, default in [
+    nav.page_link("app.py", label=s.t("home.nav"), icon=":material/home:",
+                  query_params=shared_query(s))
+    for name, path in lesson_pages():
+        nav.page_link(path, label=s.t(f"{name}.nav"), query_params=shared_query(s))
+
+
+def shared_query(s: Settings) -> dict[str, str]:
+    """The shared settings that differ from their defaults, as a link's query parameters."""
+    return {key: value for key, value, default in [
         ("text", s.text, DEFAULT_TEXT), ("lang", s.lang, DEFAULT_LANG),
         ("pos", str(s.position).lower(), "true")] if value != default}
-    nav.page_link("app.py", label=s.t("home.nav"), icon=":material/home:", query_params=shared)
-    for name, path in lesson_pages():
-        nav.page_link(path, label=s.t(f"{name}.nav"), query_params=shared)
 
 
 def _remembered(key: str, default: object, parse) -> dict:
