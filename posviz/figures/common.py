@@ -40,11 +40,6 @@ def layout(title: str, height: int | None = None, **extra: object) -> dict:
                 height=height) | extra
 
 
-def base_layout(fig: go.Figure, title: str, height: int | None = None) -> go.Figure:
-    """Apply `layout` to an existing figure."""
-    return fig.update_layout(layout(title, height))
-
-
 def axis(title: str, **extra: object) -> dict:
     """An axis with an escaped title and no grid lines."""
     return dict(title=dict(text=plain(title)), showgrid=False, zeroline=False) | extra
