@@ -86,9 +86,7 @@ def attention_weights(q: np.ndarray, k: np.ndarray, bias: np.ndarray | None = No
     if bias is not None:
         scores = scores + bias
     if causal:
-        seq_len = scores.shape[-1]
-        upper = np.triu(np.ones((seq_len, seq_len), dtype=bool), k=1)
-        scores = np.where(upper, -np.inf, scores)
+        scores = np.where(causal_mask(scores.shape[-1]), scores, -np.inf)
     return softmax(scores)
 
 
