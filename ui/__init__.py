@@ -131,7 +131,7 @@ def page(name: str) -> Settings:
     lang = coded_radio(st.sidebar, "Language · 语言", list(LANGS), key="lang",
                        format_func=LANGS.get, horizontal=True)
     st.set_page_config(page_title=f"{text(f'{name}.nav', lang)} · posviz", layout="wide",
-                       page_icon=":material/timeline:")
+                       page_icon=str(ROOT / "assets" / "icon.png"))
     typed = controls.text_input(text("common.sentence", lang),
                                 help=text("common.sentence_help", lang, n=MAX_TOKENS),
                                 **_remembered("text", DEFAULT_TEXT, str))
