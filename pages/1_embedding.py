@@ -24,10 +24,10 @@ repeats = repeated(s.tokens)
 marked = sorted(t for ts in repeats.values() for t in ts)
 
 st.latex(r"x_t = E[\text{token}_t] + PE_t,\qquad " + FORMULA)
-st.plotly_chart(aligned_heatmaps(
+ui.chart(aligned_heatmaps(
     [E, P, E + P], [s.t("embedding.panel_e"), s.t("embedding.panel_p"), s.t("embedding.panel_x")],
     labels, title=s.t("embedding.fig_sum"), x_title=s.t("common.dimension_axis"),
-    y_title=s.t("common.token_axis"), marked_rows=marked), width="stretch")
+    y_title=s.t("common.token_axis"), marked_rows=marked), "sum")
 st.caption(s.t("embedding.sum_caption"))
 if not s.position:
     st.warning(s.t("embedding.bag"))
@@ -45,7 +45,7 @@ st.subheader(s.t("embedding.similarity_head"))
 st.caption(s.t("embedding.similarity_caption"))
 for col, (matrix, key) in zip(st.columns(3), [(E, "panel_e"), (P, "panel_p"), (E + P, "panel_x")],
                               strict=True):
-    col.plotly_chart(token_heatmap(
+    ui.chart(token_heatmap(
         cosine_similarity(matrix), labels, labels, title=s.t(f"embedding.{key}"),
         x_title=s.t("common.token_axis"), y_title=s.t("common.token_axis"),
-        value_name=s.t("embedding.cosine"), zmin=-1.0, zmax=1.0), width="stretch")
+        value_name=s.t("embedding.cosine"), zmin=-1.0, zmax=1.0), f"similarity_{key}", where=col)

@@ -48,11 +48,11 @@ def table(n: int, d: int, b: float, lay: str) -> np.ndarray:
 
 with ui.guard(s):
     values, rows, channels, stride = sinusoidal_sampled(n_pos, d_model, base, layout)
-    st.plotly_chart(pe_heatmap(
+    ui.chart(pe_heatmap(
         values, rows, channels, title=s.t("sinusoidal.fig_heatmap"),
         x_title=s.t("common.dimension_axis"), y_title=s.t("common.position_axis"),
         sentence_len=min(len(s.tokens), n_pos), sentence_label=s.t("sinusoidal.your_sentence")),
-        width="stretch")
+        "heatmap")
     st.caption(s.t("sinusoidal.heatmap_caption"))
     if stride > 1:
         st.caption(s.t("sinusoidal.thinned", stride=stride))
@@ -62,30 +62,29 @@ with ui.guard(s):
     chosen = st.multiselect(s.t("sinusoidal.channels"), range(d_model),
                             spread_channels(d_model, layout),  # a new size starts afresh
                             key=f"sinusoidal_channels_{d_model}_{layout}")
-    st.plotly_chart(waves(
+    ui.chart(waves(
         pe, chosen, base=base, layout_name=layout, title=s.t("sinusoidal.fig_waves"),
         x_title=s.t("common.position_axis"), y_title=s.t("common.value"),
-        name_format=s.t("sinusoidal.wave_name")), width="stretch")
+        name_format=s.t("sinusoidal.wave_name")), "waves")
     st.caption(s.t("sinusoidal.waves_caption"))
 
     st.subheader(s.t("sinusoidal.offset_head"))
     max_k = st.slider(s.t("sinusoidal.max_offset"), 1, 200, 40, key="sinusoidal_max_k",
                       bind="query-params", persist_state="session")
     offsets = np.arange(-max_k, max_k + 1)
-    st.plotly_chart(offset_curve(
+    ui.chart(offset_curve(
         offsets, dot_by_offset(offsets, d_model, base),
         {s.t("sinusoidal.from_start", p=p): v for p, v in dots_from_starts(pe, offsets).items()},
         title=s.t("sinusoidal.fig_offset"), x_title=s.t("sinusoidal.offset_axis"),
-        y_title=s.t("sinusoidal.dot_axis"), formula_name=s.t("sinusoidal.closed_form")),
-        width="stretch")
+        y_title=s.t("sinusoidal.dot_axis"), formula_name=s.t("sinusoidal.closed_form")), "offset")
     st.caption(s.t("sinusoidal.offset_caption"))
 
     shown = pe[:MAX_SIMILARITY]
-    st.plotly_chart(token_heatmap(
+    ui.chart(token_heatmap(
         similarity(shown), [str(p) for p in range(len(shown))],
         [str(p) for p in range(len(shown))], title=s.t("sinusoidal.fig_similarity"),
         x_title=s.t("common.position_axis"), y_title=s.t("common.position_axis"),
-        value_name=s.t("sinusoidal.dot_axis"), colorscale="Viridis", zmid=None), width="stretch")
+        value_name=s.t("sinusoidal.dot_axis"), colorscale="Viridis", zmid=None), "similarity")
     st.caption(s.t("sinusoidal.similarity_caption", n=len(shown)))
 
 
@@ -102,11 +101,11 @@ def linear_map() -> None:
                      bind="query-params", persist_state="session")
     d = min(d_model, 64)
     target, mapped, residual = offset_check(p, k, d, base)
-    st.plotly_chart(vector_pair(
+    ui.chart(vector_pair(
         target, mapped,
         names=(s.t("sinusoidal.pe_target", q=p + k), s.t("sinusoidal.mapped", k=k, p=p)),
         title=s.t("sinusoidal.fig_linear", d=d), x_title=s.t("common.dimension_axis"),
-        y_title=s.t("common.value")), width="stretch")
+        y_title=s.t("common.value")), "linear_map")
     st.metric(s.t("sinusoidal.residual"), f"{residual:.1e}")
     st.caption(s.t("sinusoidal.linear_caption"))
 

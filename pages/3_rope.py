@@ -56,13 +56,13 @@ kind = right.radio(s.t("rope.vectors"), ("q", "k"), key="rope_vectors", horizont
                    bind="query-params", persist_state="session")
 vectors = q if kind == "q" else k
 a, b = (channels[pair] for channels in rope.pair_index(D_MODEL, pairing))
-st.plotly_chart(plane_view(
+ui.chart(plane_view(
     rope.pair_coordinates(vectors, pair, pairing),
     rope.pair_coordinates(rope.apply_rope(vectors, positions, pairing=pairing), pair, pairing),
     labels, title=s.t("rope.plane_title", pair=pair, a=a, b=b, theta=theta[pair],
                       wavelength=wavelength[pair]),
     before_name=s.t("rope.before"), after_name=s.t("rope.after"), arc_name=s.t("rope.arc"),
-    x_title=s.t("rope.channel", c=a), y_title=s.t("rope.channel", c=b)), width="stretch")
+    x_title=s.t("rope.channel", c=a), y_title=s.t("rope.channel", c=b)), "plane")
 st.caption(s.t("rope.plane_caption"))
 
 
@@ -77,12 +77,12 @@ def clock_hands() -> None:
                       help=s.t("rope.ladder_at_help"), bind="query-params",
                       persist_state="session")
     hands = rope.ladder_pairs(D_MODEL)
-    st.plotly_chart(clock_ladder(
+    ui.chart(clock_ladder(
         rope.pair_trajectory(vectors[token], np.arange(at + 1), hands, pairing=pairing),
         [s.t("rope.hand_panel", pair=p, wavelength=wavelength[p]) for p in hands],
         title=s.t("rope.ladder_title", token=labels[token], at=at, n=len(hands)),
         hand_name=s.t("rope.hand"), trail_name=s.t("rope.trail"), start_name=s.t("rope.start")),
-        width="stretch")
+        "ladder")
     st.caption(s.t("rope.ladder_caption"))
 
 
@@ -92,11 +92,11 @@ if s.position:
 st.subheader(s.t("rope.scores_head"))
 st.latex(rope.SCORE_FORMULA)
 if pairs_of_tokens:
-    st.plotly_chart(token_heatmap(
+    ui.chart(token_heatmap(
         rope.rope_scores(q, k, positions, pairing=pairing), labels, labels,
         title=s.t("rope.scores_title" if s.position else "rope.scores_title_off"),
         x_title=s.t("common.key_axis"), y_title=s.t("common.query_axis"),
-        value_name=s.t("rope.score"), height=560), width="stretch")
+        value_name=s.t("rope.score"), height=560), "scores")
 else:
     st.info(s.t("rope.need_two"))
 if s.position and pairs_of_tokens:
@@ -130,10 +130,10 @@ def shift_both() -> None:
               f"{rotated[o] - rotated[0]:+.1e}", delta_color="off", help=s.t("rope.metric_help"))
     c2.metric(s.t("rope.metric_added", o=o), f"{added[o]:.12f}",
               f"{added[o] - added[0]:+.1e}", delta_color="off", help=s.t("rope.metric_help"))
-    st.plotly_chart(line_chart(
+    ui.chart(line_chart(
         offsets, {s.t("rope.curve_rope"): rotated, s.t("rope.curve_added"): added},
         title=s.t("rope.shift_title", query=labels[m], key_token=labels[n]),
-        x_title=s.t("rope.offset_axis"), y_title=s.t("rope.score"), marked_x=o), width="stretch")
+        x_title=s.t("rope.offset_axis"), y_title=s.t("rope.score"), marked_x=o), "shift")
     st.caption(s.t("rope.shift_caption"))
 
 
@@ -150,10 +150,10 @@ base = right.select_slider(s.t("rope.base"), BASES, 10_000, key="rope_base",
 st.caption(s.t("rope.long_controls"))
 st.latex(rope.DECAY_FORMULA)
 distances = np.arange(MAX_DISTANCE + 1)
-st.plotly_chart(line_chart(
+ui.chart(line_chart(
     distances, {s.t("rope.decay_name"): rope.decay_bound(distances, dim, base)},
     title=s.t("rope.decay_title", d=dim, base=base), x_title=s.t("rope.distance_axis"),
-    y_title=s.t("rope.decay_axis"), height=380), width="stretch")
+    y_title=s.t("rope.decay_axis"), height=380), "decay")
 st.caption(s.t("rope.decay_caption"))
 
 st.subheader(s.t("rope.context_head"))
@@ -175,12 +175,12 @@ curves = {s.t(f"rope.methods.{method}"): rope.wavelengths(
     rope.context_frequencies(method, dim, scale, trained, base)) for method in rope.METHODS}
 curves[s.t("rope.yarn_code")] = rope.wavelengths(
     rope.context_frequencies("yarn", dim, scale, trained, base, ramp="code"))
-st.plotly_chart(line_chart(
+ui.chart(line_chart(
     np.arange(dim // 2), curves, title=s.t("rope.context_title", d=dim, base=base, scale=scale),
     x_title=s.t("rope.pair_axis"), y_title=s.t("rope.wavelength_axis"), log_y=True,
     marked_y={s.t("rope.trained_line", n=trained): trained,
               s.t("rope.target_line", n=scale * trained): scale * trained},
-    dashed=(s.t("rope.yarn_code"),)), width="stretch")
+    dashed=(s.t("rope.yarn_code"),)), "context")
 st.caption(s.t("rope.ramp_note"))
 if scale > 1:
     gap_pair, gap = rope.yarn_ramp_gap(dim, scale, trained, base)

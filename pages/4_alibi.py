@@ -149,14 +149,14 @@ if not s.position:
 exponents = slope_exponents(n_heads)
 
 st.subheader(s.t("alibi.slopes_head"))
-st.plotly_chart(slopes_figure(n_heads, s.lang), width="stretch")
+ui.chart(slopes_figure(n_heads, s.lang), "slopes")
 st.caption(s.t("alibi.slopes_caption"))
 
 ui.need_tokens(s)
 seq = tuple(s.tokens)
 
 st.subheader(s.t("alibi.grid_head"))
-st.plotly_chart(grid_figure(seq, n_heads, s.position, s.lang), width="stretch")
+ui.chart(grid_figure(seq, n_heads, s.position, s.lang), "grid")
 st.caption(s.t("alibi.grid_caption"))
 if len(shown := heads_shown(n_heads)) < n_heads:
     st.caption(s.t("alibi.grid_subset", k=len(shown), n=n_heads, heads=", ".join(map(str, shown))))
@@ -168,14 +168,14 @@ def effect() -> None:
     head = st.number_input(s.t("alibi.head_choice", n=n_heads), 1, n_heads, 1, key="alibi_head",
                            bind="query-params", persist_state="session")
     left, right = st.columns(2)
-    left.plotly_chart(weights_figure(seq, n_heads, head, "none",
-                                     s.t("alibi.fig_without", h=head), s.lang), width="stretch")
-    right.plotly_chart(weights_figure(
+    ui.chart(weights_figure(seq, n_heads, head, "none", s.t("alibi.fig_without", h=head), s.lang),
+             "weights_none", where=left)
+    ui.chart(weights_figure(
         seq, n_heads, head, "paper" if s.position else "none",
         s.t("alibi.fig_with" if s.position else "alibi.fig_with_off", h=head,
-            m=slope_text(exponents[head - 1])), s.lang), width="stretch")
+            m=slope_text(exponents[head - 1])), s.lang), "weights_alibi", where=right)
     st.caption(s.t("alibi.effect_caption", d=HEAD_DIM, n=n_heads, width=HEAD_DIM * n_heads))
-    st.plotly_chart(distance_figure(seq, n_heads, s.position, s.lang), width="stretch")
+    ui.chart(distance_figure(seq, n_heads, s.position, s.lang), "distance")
 
     st.subheader(s.t("alibi.forms_head"))
     st.markdown(s.prose("alibi_forms"))
@@ -184,8 +184,8 @@ def effect() -> None:
         st.caption(s.t("alibi.forms_off"))
         return
     left, right = st.columns(2)
-    left.plotly_chart(form_figure(seq, n_heads, head, "paper", s.lang), width="stretch")
-    right.plotly_chart(form_figure(seq, n_heads, head, "reference", s.lang), width="stretch")
+    ui.chart(form_figure(seq, n_heads, head, "paper", s.lang), "form_paper", where=left)
+    ui.chart(form_figure(seq, n_heads, head, "reference", s.lang), "form_reference", where=right)
     raw, gap = form_gap(seq, n_heads)
     left.metric(s.t("alibi.raw_gap"), f"{raw:.3g}")
     right.metric(s.t("alibi.weight_gap"), f"{gap:.1e}")
@@ -199,8 +199,7 @@ def longer() -> None:
                           bind="query-params", persist_state="session")
     test = right.slider(s.t("alibi.test_len"), 8, 1024, 128, key="alibi_test",
                         bind="query-params", persist_state="session")
-    st.plotly_chart(extrapolation_figure(n_heads, trained, test, s.position, s.lang),
-                    width="stretch")
+    ui.chart(extrapolation_figure(n_heads, trained, test, s.position, s.lang), "extrapolation")
     st.caption(s.t("alibi.extra_caption"))
 
 
@@ -220,8 +219,7 @@ def relatives() -> None:
     if max_distance < (least := smallest_max_distance(n_buckets, bidirectional=False)):
         st.error(s.t("alibi.t5_too_short", n=n_buckets, least=least))
         return
-    st.plotly_chart(buckets_figure(n_heads, n_buckets, max_distance, s.position, s.lang),
-                    width="stretch")
+    ui.chart(buckets_figure(n_heads, n_buckets, max_distance, s.position, s.lang), "buckets")
     if len(lines := heads_shown(n_heads, LINES)) == n_heads:
         drawn = s.t("alibi.lines_one") if n_heads == 1 else s.t("alibi.lines_all", n=n_heads)
     else:

@@ -137,7 +137,7 @@ elif scheme == "alibi" and not causal:
 tokens = tuple(s.tokens)
 
 st.subheader(s.t("attention.maps_head"))
-st.plotly_chart(head_figure(tokens, n_layers, n_heads, scheme, causal, s.lang), width="stretch")
+ui.chart(head_figure(tokens, n_layers, n_heads, scheme, causal, s.lang), "head")
 st.caption(s.t("attention.maps_caption"))
 
 st.subheader(s.t("attention.twin_head"))
@@ -207,8 +207,7 @@ elif order is not None:
                        readable(gap))
         st.caption(s.t("attention.scheme_gaps_caption"))
 
-        st.plotly_chart(twin_figure(tokens, order, n_layers, n_heads, scheme, causal, s.lang),
-                        width="stretch")
+        ui.chart(twin_figure(tokens, order, n_layers, n_heads, scheme, causal, s.lang), "twin")
         st.caption(s.t("attention.twin_caption"))
         st.markdown(f"**{s.t('attention.gaps_head')}**")
         numbers = st.column_config.TextColumn
@@ -220,5 +219,5 @@ elif order is not None:
         st.caption(s.t("attention.gaps_caption"))
 
 st.subheader(s.t("attention.grid_head"))
-st.plotly_chart(scheme_figure(tokens, n_layers, n_heads, causal, s.lang), width="stretch")
+ui.chart(scheme_figure(tokens, n_layers, n_heads, causal, s.lang), "scheme")
 st.caption(s.t("attention.grid_caption"))

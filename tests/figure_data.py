@@ -17,9 +17,14 @@ def array(value) -> np.ndarray:
     return np.asarray(value)
 
 
+def chart_payloads(at) -> list[dict]:
+    """What each chart an AppTest run drew sends to the browser: {"figure": JSON, "name": ...}."""
+    return [json.loads(chart.proto.json) for chart in at.get("bidi_component")]
+
+
 def chart_specs(at) -> list[dict]:
     """The plotly figures an AppTest run drew, as the JSON the browser receives."""
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return [json.loads(payload["figure"]) for payload in chart_payloads(at)]
 
 
 def figure_json(fig) -> dict:

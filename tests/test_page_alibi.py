@@ -103,4 +103,4 @@ def test_caption_says_a_new_head_count_is_a_new_model(at):
 def test_empty_sentence_keeps_the_slopes_and_asks_for_text(at):
     at.text_input(key="text").set_value("   ").run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 1 and at.info
+    assert len(chart_specs(at)) == 1 and at.info

@@ -1,6 +1,5 @@
 """The attention page: what the position switch and the causal mask do to the headline number."""
 
-import json
 import re
 
 import pytest
@@ -77,7 +76,7 @@ def test_an_order_that_moves_nothing_says_so_instead_of_comparing(typed):
     at.text_input(key="attention_typed").set_value(typed).run()
     assert not at.exception
     assert "Nothing moved" in messages(at)
-    assert not at.metric and len(at.get("plotly_chart")) == 2  # no twin maps, no numbers
+    assert not at.metric and len(chart_specs(at)) == 2  # no twin maps, no numbers
     assert "different outputs" not in messages(at)
 
 
@@ -121,7 +120,7 @@ def test_numbers_are_decimals_unless_tiny_everywhere_on_the_page():
 def test_position_off_draws_the_maps_without_position():
     at = AppTest.from_file(PAGE, default_timeout=30).run()
     at.toggle(key="pos").set_value(False).run()
-    title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
+    title = chart_specs(at)[0]["layout"]["title"]["text"]
     assert "no position" in title
 
 

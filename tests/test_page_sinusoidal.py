@@ -3,7 +3,7 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.figure_data import chart_specs
+from tests.figure_data import chart_payloads, chart_specs
 from ui.i18n import text
 
 
@@ -18,7 +18,7 @@ def test_extreme_settings_render_within_budget(d_model, n_pos, base, layout):
     at.number_input(key="sinusoidal_base").set_value(base)
     at.radio(key="sinusoidal_layout").set_value(layout).run()
     assert not at.exception
-    sizes = [len(chart.proto.spec) for chart in at.get("plotly_chart")]
+    sizes = [len(payload["figure"]) for payload in chart_payloads(at)]
     assert max(sizes) < 1_500_000
 
 

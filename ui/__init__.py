@@ -18,6 +18,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
+from ui.chart import chart as chart
 from ui.i18n import LANGS, prose, text
 
 ROOT = Path(__file__).resolve().parent.parent
