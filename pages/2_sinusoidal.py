@@ -28,9 +28,16 @@ if not s.position:
 if not s.tokens:
     st.info(s.t("common.empty"))
 
+
+def fresh_waves() -> None:
+    """A new d_model starts the wave plot afresh: channels spread from fastest to slowest."""
+    st.session_state.sinusoidal_channels = spread_channels(
+        st.session_state.sinusoidal_d, st.session_state.get("sinusoidal_layout", LAYOUTS[0]))
+
+
 c1, c2, c3, c4 = st.columns(4)
 d_model = c1.number_input(s.t("sinusoidal.d_model"), 2, 1024, 128, step=2, key="sinusoidal_d",
-                          bind="query-params", persist_state="session")
+                          on_change=fresh_waves, bind="query-params", persist_state="session")
 n_pos = c2.number_input(s.t("sinusoidal.n_pos"), 1, 4096, 128, key="sinusoidal_n",
                         bind="query-params", persist_state="session")
 base = c3.number_input(s.t("sinusoidal.base"), 2.0, 1e6, 10_000.0, step=1000.0,
@@ -59,9 +66,11 @@ with ui.guard(s):
 
     st.subheader(s.t("sinusoidal.waves_head"))
     pe = table(n_pos, d_model, base, layout)
-    chosen = st.multiselect(s.t("sinusoidal.channels"), range(d_model),
-                            spread_channels(d_model, layout),  # a new size starts afresh
-                            key=f"sinusoidal_channels_{d_model}_{layout}")
+    if ("sinusoidal_channels" not in st.session_state
+            and "sinusoidal_channels" not in st.query_params):  # a first visit: spread waves
+        fresh_waves()
+    chosen = st.multiselect(s.t("sinusoidal.channels"), range(d_model), key="sinusoidal_channels",
+                            bind="query-params", persist_state="session")
     ui.chart(waves(
         pe, chosen, base=base, layout_name=layout, title=s.t("sinusoidal.fig_waves"),
         x_title=s.t("common.position_axis"), y_title=s.t("common.value"),

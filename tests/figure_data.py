@@ -19,7 +19,8 @@ def array(value) -> np.ndarray:
 
 def chart_payloads(at) -> list[dict]:
     """What each chart an AppTest run drew sends to the browser: {"figure": JSON, "name": ...}."""
-    return [json.loads(chart.proto.json) for chart in at.get("bidi_component")]
+    payloads = (json.loads(element.proto.json) for element in at.get("bidi_component"))
+    return [payload for payload in payloads if "figure" in payload]  # not the sidebar's tools
 
 
 def chart_specs(at) -> list[dict]:

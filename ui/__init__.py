@@ -19,11 +19,17 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
 from ui.chart import chart as chart
+from ui.chart import tools
 from ui.i18n import LANGS, prose, text
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
 DEFAULT_LANG = "en"  # the first of LANGS
+ROOM_CSS = """<style>
+html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
+[data-testid=stMainBlockContainer] {max-width: none; padding: 2rem 2.5rem}
+</style>"""
+"""Presentation mode for the page itself; the charts are enlarged by ui.chart."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,7 @@ class Settings:
     tokens: list[str]
     n_typed: int  # tokens in the text before it was cut to MAX_TOKENS
     position: bool
+    present: bool  # presentation mode: large text, tucked-away sidebar
 
     def t(self, key: str, **values: object) -> str:
         """The UI text for key in the current language."""
@@ -76,7 +83,8 @@ def shared_query(s: Settings) -> dict[str, str]:
     """The shared settings that differ from their defaults, as a link's query parameters."""
     return {key: value for key, value, default in [
         ("text", s.text, DEFAULT_TEXT), ("lang", s.lang, DEFAULT_LANG),
-        ("pos", str(s.position).lower(), "true")] if value != default}
+        ("pos", str(s.position).lower(), "true"),
+        ("present", str(s.present).lower(), "false")] if value != default}
 
 
 def _remembered(key: str, default: object, parse) -> dict:
@@ -93,6 +101,11 @@ def _remembered(key: str, default: object, parse) -> dict:
         st.session_state[kept] = default if raw is None else parse(raw)
     st.session_state[key] = st.session_state[kept]
     return dict(key=key, on_change=_remember, args=(key,))
+
+
+def _flag(raw: str) -> bool:
+    """A switch's value from the URL: anything but false/0/off/no is on."""
+    return raw.lower() not in ("false", "0", "off", "no")
 
 
 def _remember(key: str) -> None:
@@ -131,21 +144,29 @@ def page(name: str) -> Settings:
     nav, controls = st.sidebar.container(), st.sidebar.container()
     lang = coded_radio(st.sidebar, "Language · 语言", list(LANGS), key="lang",
                        format_func=LANGS.get, horizontal=True)
+    room = _remembered("present", False, _flag)
     st.set_page_config(page_title=f"{text(f'{name}.nav', lang)} · posviz", layout="wide",
-                       page_icon=str(ROOT / "assets" / "icon.png"))
+                       page_icon=str(ROOT / "assets" / "icon.png"),
+                       initial_sidebar_state="collapsed" if st.session_state.present else "auto")
     typed = controls.text_input(text("common.sentence", lang),
                                 help=text("common.sentence_help", lang, n=MAX_TOKENS),
                                 **_remembered("text", DEFAULT_TEXT, str))
     _to_url("text", typed, DEFAULT_TEXT, typed)
     position = controls.toggle(text("common.position", lang),
                                help=text("common.position_help", lang),
-                               **_remembered("pos", True, lambda raw: raw.lower() not in (
-                                   "false", "0", "off", "no")))
+                               **_remembered("pos", True, _flag))
     _to_url("pos", position, True, "false")
+    present = st.sidebar.toggle(text("common.present", lang),
+                                help=text("common.present_help", lang), **room)
+    _to_url("present", present, False, "true")
     tokens, n_typed = clip_tokens(tokenize(typed or ""))
-    s = Settings(lang, typed or "", tokens, n_typed, position)
+    s = Settings(lang, typed or "", tokens, n_typed, position, present)
     _navigation(nav, s)
     controls.caption(s.t("common.n_tokens", n=len(tokens)))
+    with st.sidebar:
+        tools(name)
+    if present:
+        st.html(ROOM_CSS)
     st.title(s.t(f"{name}.title"))
     if n_typed > len(tokens):
         st.warning(s.t("common.clipped", kept=len(tokens), total=n_typed))

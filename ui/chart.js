@@ -1,6 +1,8 @@
-// Draws one posviz figure with the small plotly.js bundle served from static/.
+// Draws one posviz figure with the small plotly.js bundle served from static/, and exports it.
 // The bundle loads once per browser tab; later figures, page switches and reruns reuse it, and
 // a rerun updates the chart in place (Plotly.react) instead of drawing it anew.
+// The same module draws the sidebar's tools (data.tools): copy a link to this view, and export
+// every chart on the page as one zip of PNG, SVG, CSV and .npy files.
 
 const BUNDLE = "app/static/plotly-posviz.min.js";
 
@@ -29,8 +31,169 @@ function themed(layout, host) {
            plot_bgcolor: "rgba(0,0,0,0)" };
 }
 
-export default function (component) {
-  const { data, parentElement } = component;
+// ---- the numbers behind a chart -------------------------------------------------------------
+
+const shown = (trace) => trace.hoverinfo !== "skip";  // grey layers under masked cells are not
+const plain = (text) => new DOMParser().parseFromString(String(text), "text/html")
+  .documentElement.textContent;  // labels are HTML-escaped for plotly; files get the text
+
+// A heatmap's values as rows of numbers (NaN for a masked cell), however plotly stores them.
+function matrix(trace) {
+  const z = trace.z;
+  if (z.bdata !== undefined) {
+    const [rows, cols] = String(z.shape).split(",").map(Number);
+    const bytes = Uint8Array.from(atob(z.bdata), (c) => c.charCodeAt(0));
+    const flat = new { f4: Float32Array, f8: Float64Array, i1: Int8Array }[z.dtype](bytes.buffer);
+    return Array.from({ length: rows }, (_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
+  }
+  return Array.from(z, (row) => Array.from(row, (v) => (v === null ? NaN : Number(v))));
+}
+
+function values(trace) {
+  const v = trace.y;
+  return v === undefined ? [] : Array.from(v);
+}
+
+const quoted = (cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
+const csvLine = (cells) => cells.map((c) => quoted(String(c))).join(",");
+const number = (v) => (Number.isNaN(v) ? "" : String(v));
+
+// One CSV per matrix (row label, then one column per column label), or one CSV of all lines.
+function tables(gd) {
+  const maps = gd.data.filter((t) => t.type === "heatmap" && shown(t));
+  if (maps.length) {
+    return maps.map((t) => {
+      const z = matrix(t);
+      const cols = t.x ? Array.from(t.x, plain) : z[0].map((_, c) => c);
+      const rows = t.y ? Array.from(t.y, plain) : z.map((_, r) => r);
+      return [csvLine(["", ...cols]),
+              ...z.map((row, r) => csvLine([rows[r], ...row.map(number)]))].join("\n") + "\n";
+    });
+  }
+  const lines = gd.data.filter((t) => (t.type === "scatter" || t.type === "bar") && shown(t));
+  const out = [csvLine(["trace", "x", "y"])];
+  lines.forEach((t, i) => {
+    const xs = t.x ? Array.from(t.x) : [];
+    values(t).forEach((y, j) => out.push(csvLine([plain(t.name ?? `trace ${i}`),
+                                                  plain(xs[j] ?? j), number(Number(y))])));
+  });
+  return [out.join("\n") + "\n"];
+}
+
+// NumPy's .npy format (version 1.0): float32 little endian, C order; all matrices stacked when
+// they share a shape.
+function npy(matrices) {
+  const shape = matrices.length === 1
+    ? [matrices[0].length, matrices[0][0].length]
+    : [matrices.length, matrices[0].length, matrices[0][0].length];
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(", ")}${
+    shape.length === 1 ? "," : ""}), }`;
+  header += " ".repeat(63 - ((10 + header.length) % 64)) + "\n";
+  const data = new Float32Array(matrices.flat(2));
+  const out = new Uint8Array(10 + header.length + data.byteLength);
+  out.set([0x93, ..."NUMPY"].map((c) => (typeof c === "string" ? c.charCodeAt(0) : c)), 0);
+  out.set([1, 0, header.length & 0xff, header.length >> 8], 6);
+  out.set(new TextEncoder().encode(header), 10);
+  out.set(new Uint8Array(data.buffer), 10 + header.length);
+  return out;
+}
+
+function arrays(gd) {
+  const maps = gd.data.filter((t) => t.type === "heatmap" && shown(t)).map(matrix);
+  if (!maps.length) return [];
+  const same = maps.every((m) => m.length === maps[0].length && m[0].length === maps[0][0].length);
+  return same ? [npy(maps)] : maps.map((m) => npy([m]));
+}
+
+// ---- files ----------------------------------------------------------------------------------
+
+function save(name, bytes, type) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([bytes], { type }));
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+const encode = (text) => new TextEncoder().encode(text);
+const numbered = (name, i, n, ext) => (n === 1 ? `${name}.${ext}` : `${name}-${i + 1}.${ext}`);
+
+async function image(gd, format) {
+  const url = await window.Plotly.toImage(gd, { format, scale: format === "png" ? 2 : 1 });
+  if (format === "svg") return encode(decodeURIComponent(url.slice(url.indexOf(",") + 1)));
+  return Uint8Array.from(atob(url.slice(url.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+}
+
+// A zip archive without compression (PNG is compressed already): local headers, the central
+// directory, the end record; names in UTF-8.
+const CRC = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(bytes) {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+// Little-endian fields [offset, value, bytes] into a new record of the given length.
+function record(length, fields) {
+  const view = new DataView(new ArrayBuffer(length));
+  fields.forEach(([at, value, size]) => (size === 2 ? view.setUint16(at, value, true)
+                                                    : view.setUint32(at, value, true)));
+  return new Uint8Array(view.buffer);
+}
+
+function zip(files) {
+  const parts = [], central = [];
+  let offset = 0;
+  for (const [name, data] of files) {
+    const path = encode(name), crc = crc32(data);
+    // version 2.0, UTF-8 names, stored, dated 1980-01-01
+    const common = [[0x0800, 2], [0, 2], [0, 2], [0x21, 2], [crc, 4], [data.length, 4],
+                    [data.length, 4], [path.length, 2], [0, 2]];
+    parts.push(record(30, [[0, 0x04034b50, 4], [4, 20, 2],
+                           ...common.map(([v, size], i) => [6 + offsetOf(common, i), v, size])]),
+               path, data);
+    central.push(record(46, [[0, 0x02014b50, 4], [4, 20, 2], [6, 20, 2],
+                             ...common.map(([v, size], i) => [8 + offsetOf(common, i), v, size]),
+                             [42, offset, 4]]), path);
+    offset += 30 + path.length + data.length;
+  }
+  const size = central.reduce((n, part) => n + part.length, 0);
+  const end = record(22, [[0, 0x06054b50, 4], [8, files.length, 2], [10, files.length, 2],
+                          [12, size, 4], [16, offset, 4]]);
+  return new Blob([...parts, ...central, end], { type: "application/zip" });
+}
+
+// Where the i-th of a run of consecutive fields starts, counted from the first.
+const offsetOf = (fields, i) => fields.slice(0, i).reduce((n, [, size]) => n + size, 0);
+
+async function chartFiles(gd) {
+  const name = gd.dataset.name;
+  const csvs = tables(gd), npys = arrays(gd);
+  return [
+    [`${name}.png`, await image(gd, "png")],
+    [`${name}.svg`, await image(gd, "svg")],
+    ...csvs.map((csv, i) => [numbered(name, i, csvs.length, "csv"), encode(csv)]),
+    ...npys.map((bytes, i) => [numbered(name, i, npys.length, "npy"), bytes]),
+  ];
+}
+
+// ---- the two components ---------------------------------------------------------------------
+
+const ICON = (path) => ({ width: 24, height: 24, path });
+const ICONS = {
+  svg: ICON("M3 3h18v18H3zM6 15l3-4 3 3 3-5 3 6z"),
+  csv: ICON("M4 4h16v16H4zM4 9h16M4 14h16M9 4v16M14 4v16"),
+  npy: ICON("M5 3h10l4 4v14H5zM8 12h8M8 16h8"),
+};
+
+function drawChart(data, parentElement) {
   let div = parentElement.querySelector(".posviz-chart");
   if (!div) {
     div = document.createElement("div");
@@ -41,15 +204,62 @@ export default function (component) {
   div.style.height = `${figure.layout.height || 450}px`;
   div.dataset.name = data.name;
   plotly().then((Plotly) => {
+    const file = `posviz-${data.name}`;
+    const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
     const config = {
       responsive: true, displaylogo: false,
-      modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
-      toImageButtonOptions: { filename: `posviz-${data.name}`, scale: 2 },
+      modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
+      toImageButtonOptions: { filename: file, scale: 2 },
+      modeBarButtonsToAdd: [
+        button("svg", (gd) => Plotly.downloadImage(gd, { format: "svg", filename: file })),
+        button("csv", (gd) => tables(gd).forEach((csv, i, all) => save(
+          numbered(file, i, all.length, "csv"), "\ufeff" + csv, "text/csv"))),
+        ...(figure.data.some((t) => t.type === "heatmap") ? [button("npy", (gd) => arrays(gd)
+          .forEach((bytes, i, all) => save(numbered(file, i, all.length, "npy"), bytes,
+                                           "application/octet-stream")))] : []),
+      ],
     };
     Plotly.react(div, figure.data, themed(figure.layout, parentElement), config);
     if (!div.posvizResize) {  // the sidebar opening changes the width without a window resize
       div.posvizResize = new ResizeObserver(() => Plotly.Plots.resize(div));
       div.posvizResize.observe(div);
     }
-  });
+  }).catch((err) => { div.textContent = err.message; });
+}
+
+function drawTools(data, parentElement) {
+  let box = parentElement.querySelector(".posviz-tools");
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "posviz-tools";
+    box.innerHTML = `<button type="button" data-tool="link"></button>
+      <button type="button" data-tool="zip"></button><div class="posviz-tools-note"></div>`;
+    parentElement.appendChild(box);
+  }
+  const [link, pack] = box.querySelectorAll("button");
+  const note = box.querySelector(".posviz-tools-note");
+  link.textContent = data.labels.link;
+  pack.textContent = data.labels.zip;
+  link.onclick = async () => {
+    const url = window.location.href;
+    try {
+      await navigator.clipboard.writeText(url);
+      note.textContent = data.labels.copied;
+    } catch {  // no clipboard over plain http: show the link to copy by hand
+      note.textContent = url;
+    }
+  };
+  pack.onclick = async () => {
+    const charts = [...document.querySelectorAll(".posviz-chart.js-plotly-plot")];
+    note.textContent = data.labels.packing;
+    await plotly();
+    const files = (await Promise.all(charts.map(chartFiles))).flat();
+    save(`posviz-${data.page}.zip`, zip(files), "application/zip");
+    note.textContent = data.labels.packed.replace("{n}", charts.length);
+  };
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  (data.tools ? drawTools : drawChart)(data, parentElement);
 }

@@ -1,29 +1,64 @@
-"""Charts drawn by posviz's own plotly.js bundle instead of st.plotly_chart.
+"""Charts drawn by posviz's own plotly.js bundle instead of st.plotly_chart, and their export.
 
 st.plotly_chart loads a 4.7 MB script before its first chart; a page that draws one chart then
 takes twice as long to show as a page without. posviz serves a 1.2 MB plotly.js build with only
 the traces it draws (static/plotly-posviz.min.js, recipe in assets/plotly/) through a small
 component (ui/chart.js) that loads it once per browser tab and updates charts in place.
+
+Export happens in the browser, from the figure it already holds: each chart's toolbar saves PNG,
+SVG, CSV (every matrix, or every line) and .npy, and the sidebar's tools pack all of a page's
+charts into one zip. Nothing is computed on the server for it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
 
 import plotly.graph_objects as go
 import streamlit as st
 
+from posviz.figures.common import for_the_room
+from ui.i18n import text
+
 _COMPONENT = st.components.v2.component(
     "posviz_chart", js=(Path(__file__).parent / "chart.js").read_text("utf-8"),
+    css=""".posviz-tools button {width: 100%; margin: 0 0 .4rem; padding: .3rem .75rem;
+        font: inherit; color: inherit; background: transparent; cursor: pointer;
+        border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem}
+        .posviz-tools button:hover {border-color: currentColor}
+        .posviz-tools-note {font-size: .8rem; opacity: .7; overflow-wrap: anywhere}""",
     isolate_styles=False)
 
 
-def chart(figure: go.Figure | str, name: str, where=None) -> None:
-    """Draw a figure (or its JSON) full width, in where (a column, ...) or the current container.
+def presenting() -> bool:
+    """Whether presentation mode is on for this session (the sidebar switch)."""
+    return bool(st.session_state.get("kept_present", False))
 
-    name keys the chart on its page and names its PNG download (`posviz-<name>.png`).
+
+def _lang() -> str:
+    return st.session_state.get("kept_lang", "en")
+
+
+def chart(figure: go.Figure, name: str, where=None) -> None:
+    """Draw a figure full width, in where (a column, ...) or the current container.
+
+    name keys the chart on its page and names its files (`posviz-<name>.png`, ...). In
+    presentation mode the figure is enlarged for the room (`for_the_room`).
     """
-    spec = figure if isinstance(figure, str) else figure.to_json()
+    spec = figure.to_json()
+    if presenting():
+        spec = json.dumps(for_the_room(json.loads(spec)))
+    labels = {key: text(f"common.export.{key}", _lang()) for key in ("svg", "csv", "npy")}
     with where if where is not None else contextlib.nullcontext():
-        _COMPONENT(data={"figure": spec, "name": name}, key=f"chart_{name}", width="stretch")
+        _COMPONENT(data={"figure": spec, "name": name, "labels": labels}, key=f"chart_{name}",
+                   width="stretch")
+
+
+def tools(page: str) -> None:
+    """Sidebar buttons: copy a link to this exact view; export every chart of the page (zip)."""
+    labels = {key: text(f"common.export.{key}", _lang())
+              for key in ("link", "copied", "zip", "packing", "packed")}
+    _COMPONENT(data={"tools": True, "page": page, "labels": labels}, key="posviz_tools",
+               width="stretch")

@@ -1,0 +1,115 @@
+"""Export, links and presentation mode in the real app: the files a lecturer takes away."""
+
+import csv
+import io
+import zipfile
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from posviz.embedding import cosine_similarity, token_embeddings
+from posviz.tokens import token_labels, tokenize
+from tests.test_browser import charts_drawn, settle
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+SENTENCE = "刚想到了刚"
+
+
+@pytest.fixture
+def page(server, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000},
+                                  accept_downloads=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def download(page, click) -> tuple[str, bytes]:
+    with page.expect_download() as info:
+        click()
+    return info.value.suggested_filename, open(info.value.path(), "rb").read()
+
+
+def test_a_chart_saves_its_matrix_as_csv_and_npy_and_its_picture_as_svg_and_png(server, page):
+    """The similarity matrix of E comes back from the CSV and the .npy exactly as computed."""
+    page.goto(f"{server}/embedding?text={SENTENCE}")
+    settle(page)
+    charts_drawn(page)
+    tokens = tokenize(SENTENCE)
+    expected = cosine_similarity(token_embeddings(tokens, 16)).astype(np.float32)
+    chart = page.locator(".posviz-chart[data-name=similarity_panel_e]")
+    chart.hover()
+
+    def button(key):
+        return lambda: chart.locator(
+            f".modebar-btn[data-title='{text(f'common.export.{key}', 'en')}']").click()
+
+    name, data = download(page, button("csv"))
+    rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+    assert name == "posviz-similarity_panel_e.csv"
+    assert rows[0][1:] == token_labels(tokens) and [r[0] for r in rows[1:]] == token_labels(tokens)
+    np.testing.assert_array_equal(np.array([r[1:] for r in rows[1:]], dtype=np.float32), expected)
+
+    name, data = download(page, button("npy"))
+    assert name.endswith(".npy")
+    np.testing.assert_array_equal(np.load(io.BytesIO(data)), expected)
+
+    name, data = download(page, button("svg"))
+    assert name.endswith(".svg") and data.startswith(b"<svg") and "刚".encode() in data
+
+    name, data = download(page, lambda: chart.locator(".modebar-btn[data-title*='PNG']").click())
+    assert name.endswith(".png") and data.startswith(b"\x89PNG") and len(data) > 5_000
+
+
+def test_one_click_packs_every_chart_of_the_page_into_a_zip(server, page):
+    page.goto(f"{server}/attention?lang=zh&text={SENTENCE}")
+    settle(page)
+    n = charts_drawn(page)
+    name, data = download(page, lambda: page.get_by_role(
+        "button", name=text("common.export.zip", "zh")).click())
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert name == "posviz-attention.zip" and archive.testzip() is None
+    names = archive.namelist()
+    for ext in ("png", "svg"):
+        assert len([f for f in names if f.endswith(f".{ext}")]) == n
+    assert all(archive.read(f) for f in names)
+    first_map = next(f for f in names if f.endswith(".csv"))
+    table = list(csv.reader(io.StringIO(archive.read(first_map).decode())))
+    assert [r[0] for r in table[1:]] == token_labels(tokenize(SENTENCE))
+
+
+def test_copy_link_copies_a_link_that_restores_the_exact_view(server, page, browser):
+    """Page-local controls, the sentence, the language and both switches survive the link."""
+    page.goto(f"{server}/alibi?text=dog%20bites%20man&lang=zh&pos=false&alibi_heads=16"
+              "&alibi_trained=64")
+    settle(page)
+    page.get_by_role("button", name=text("common.export.link", "zh")).click()
+    expect(page.get_by_text(text("common.export.copied", "zh"))).to_be_visible()
+    link = page.evaluate("navigator.clipboard.readText()")
+
+    fresh = browser.new_page(viewport={"width": 1400, "height": 1000})
+    fresh.goto(link)
+    settle(fresh)
+    expect(fresh.locator("h1").first).to_have_text(text("alibi.title", "zh"))
+    expect(fresh.locator("[data-testid=stSidebar] input[type=text]").first).to_have_value(
+        "dog bites man")
+    assert not fresh.locator("[data-testid=stSidebar] input[type=checkbox]").first.is_checked()
+    for label, value in ((text("alibi.n_heads", "zh"), "16"),
+                         (text("alibi.trained_len", "zh"), "64")):
+        slider = fresh.locator("[data-testid=stSlider]", has_text=label).first
+        expect(slider.get_by_role("slider")).to_have_value(value)
+    fresh.close()
+
+
+def test_presentation_mode_enlarges_the_page_and_tucks_the_sidebar_away(server, page):
+    page.goto(f"{server}/sinusoidal?present=true")
+    settle(page)
+    charts_drawn(page)
+    assert page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 20
+    expect(page.locator("[data-testid=stSidebar]")).to_have_attribute("data-collapsed", "true")
+    tick = page.locator(".posviz-chart .xtick text").first
+    assert float(tick.evaluate("t => parseFloat(t.style.fontSize)")) >= 20
