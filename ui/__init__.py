@@ -63,6 +63,12 @@ def lesson_pages() -> list[tuple[str, str]]:
     return [(page_name(p), f"pages/{p.name}") for p in paths]
 
 
+def in_app() -> bool:
+    """Whether the page runs inside the app: links to other pages resolve against app.py, so
+    a page run on its own (`streamlit run pages/x.py`, AppTest.from_file) has none to draw."""
+    return Path(get_script_run_ctx().main_script_path).resolve() == ROOT / "app.py"
+
+
 def _navigation(nav, s: Settings) -> None:
     """Links to home and every lesson, labelled in the UI language.
 
@@ -71,7 +77,7 @@ def _navigation(nav, s: Settings) -> None:
     Skipped when a page is run on its own (`streamlit run pages/x.py`): links resolve against
     the entry script, and then there is no app around the page to link to.
     """
-    if Path(get_script_run_ctx().main_script_path).resolve() != ROOT / "app.py":
+    if not in_app():
         return
     nav.page_link("app.py", label=s.t("home.nav"), icon=":material/home:",
                   query_params=shared_query(s))

@@ -1,0 +1,55 @@
+"""The guided lesson in headless Chromium: a lecturer clicks through every scene and back."""
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.test_browser import assert_healthy, charts_drawn, settle
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+SCENES = ["meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak"]
+
+
+def shows_scene(page, n: int, lang: str) -> None:
+    """Scene n is on the page, its charts drawn, with no exception."""
+    expect(page.locator("[data-testid=stMain] h2").first).to_have_text(
+        f"{n}. {text(f'lesson.{SCENES[n - 1]}.head', lang)}", timeout=30_000)
+    settle(page)
+    assert charts_drawn(page) >= 1, f"scene {n} drew no chart"
+    assert_healthy(page, f"scene {n} in {lang}")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_next_and_previous_step_through_every_scene(server, browser, lang):
+    """From a link to scene 1, the next button reaches every scene in order (each in the URL)
+    and the previous button comes back; a revealed answer is hidden again on return."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/lesson?scene=1&lang={lang}")
+    shows_scene(page, 1, lang)
+    page.locator("[data-testid=stMain] [data-testid=stCheckbox]").first.click()
+    expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
+    for n in range(2, len(SCENES) + 1):
+        page.locator(".st-key-lesson_next button").click()
+        shows_scene(page, n, lang)
+        assert f"scene={n}" in page.url
+    assert page.locator(".st-key-lesson_next").count() == 0
+    for n in range(len(SCENES) - 1, 0, -1):
+        page.locator(".st-key-lesson_prev button").click()
+        shows_scene(page, n, lang)
+    expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
+    page.close()
+
+
+def test_a_link_to_a_scene_opens_it_and_its_full_lesson_link_keeps_the_sentence(server, browser):
+    """?scene=6 opens RoPE on a fresh page; the link to the full lesson carries the sentence."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/lesson?scene=6&text=dog%20bites%20man&lang=zh")
+    shows_scene(page, 6, "zh")
+    page.locator("[data-testid=stMain] [data-testid=stPageLink] a").click()
+    settle(page)
+    expect(page.locator("h1").first).to_have_text(text("rope.title", "zh"))
+    expect(page.locator("[data-testid=stSidebar] input[type=text]").first).to_have_value(
+        "dog bites man")
+    assert_healthy(page, "the full RoPE lesson")
+    page.close()

@@ -1,0 +1,197 @@
+"""The guided lesson: nine scenes in order, kept in the URL, each answering with live numbers."""
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from posviz.attention import HEAD_DIM, init_layers, queries_keys
+from posviz.embedding import token_embeddings
+from posviz.permutation import permutation_check, readable, reversal
+from posviz.rope import shifted_added_scores, shifted_rope_scores
+from posviz.sinusoidal import dot_by_offset
+from tests.figure_data import chart_payloads
+from ui.i18n import text
+
+PAGE = "../pages/0_lesson.py"
+SCENES = ["meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak"]
+
+
+def lesson(scene: str | None = None, lang: str = "en", sentence: str = "刚想到了",
+           position: bool = True) -> AppTest:
+    """The lesson page opened from a link with these query parameters."""
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params.update({"lang": lang, "text": sentence, "pos": str(position).lower()})
+    if scene is not None:
+        at.query_params["scene"] = scene
+    at.run()
+    assert not at.exception
+    return at
+
+
+def heading(at: AppTest) -> str:
+    return at.header[0].value
+
+
+def expected_heading(n: int, lang: str = "en") -> str:
+    return f"{n}. {text(f'lesson.{SCENES[n - 1]}.head', lang)}"
+
+
+def charts(at: AppTest) -> list[dict]:
+    """What the page's charts send to the browser (the sidebar's tools left out)."""
+    return [payload for payload in chart_payloads(at) if "figure" in payload]
+
+
+def buttons(at: AppTest) -> set[str]:
+    return {button.key for button in at.button}
+
+
+def reveal(at: AppTest, n: int) -> str:
+    """Reveal scene n's answer; return it."""
+    at.toggle(key=f"lesson_reveal_{SCENES[n - 1]}").set_value(True).run()
+    assert not at.exception
+    return at.success[0].value
+
+
+@pytest.mark.parametrize(("sentence", "position"), [
+    ("刚想到了", True), ("the dog chased the dog", True), ("x", True), ("刚想到了", False)])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_next_and_previous_walk_every_scene_in_order(lang, sentence, position):
+    """Forward through every scene revealing each answer, then back to the first."""
+    at = lesson(lang=lang, sentence=sentence, position=position)
+    for n in range(1, len(SCENES) + 1):
+        assert heading(at) == expected_heading(n, lang)
+        assert at.pagination(key="scene").value == n
+        assert charts(at) or sentence == "x" and n in (4, 9), f"no chart in scene {n}"
+        assert (n > 1) == ("lesson_prev" in buttons(at))
+        if sentence != "x" or n not in (4, 9):
+            assert not at.success, "the answer waits for the reveal"
+            assert reveal(at, n)
+        if n < len(SCENES):
+            at.button(key="lesson_next").click().run()
+            assert not at.exception
+    assert "lesson_next" not in buttons(at)
+    for n in range(len(SCENES), 1, -1):
+        assert heading(at) == expected_heading(n, lang)
+        at.button(key="lesson_prev").click().run()
+        assert not at.exception
+    assert heading(at) == expected_heading(1, lang)
+
+
+def test_every_scene_takes_the_longest_sentence():
+    """64 tokens, the most a page draws, with a repeat: every scene and answer still works."""
+    words = [f"w{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(62)]
+    at = lesson(sentence=" ".join(["刚", *words, "刚"]))
+    assert any(c.value == text("common.n_tokens", "en", n=64) for c in at.caption)
+    assert not at.warning
+    for n in range(1, len(SCENES) + 1):
+        at.pagination(key="scene").set_value(n).run()
+        assert not at.exception
+        assert charts(at)
+        assert reveal(at, n)
+
+
+def test_the_scene_in_the_link_is_the_scene_shown():
+    for n in range(1, len(SCENES) + 1):
+        assert heading(lesson(str(n))) == expected_heading(n)
+
+
+@pytest.mark.parametrize("raw", ["0", "10", "99", "-2", "abc", "", "3.5", "1e3", "scene"])
+def test_a_scene_that_does_not_exist_falls_back_to_the_first(raw):
+    at = lesson(raw)
+    assert heading(at) == expected_heading(1)
+    assert at.pagination(key="scene").value == 1
+
+
+def test_the_picker_jumps_to_any_scene():
+    at = lesson()
+    at.pagination(key="scene").set_value(7).run()
+    assert heading(at) == expected_heading(7)
+    at.button(key="lesson_next").click().run()
+    assert heading(at) == expected_heading(8)
+
+
+def test_a_revealed_answer_is_hidden_again_after_a_scene_change():
+    at = lesson()
+    reveal(at, 1)
+    at.button(key="lesson_next").click().run()
+    assert not at.success
+    at.button(key="lesson_prev").click().run()
+    assert not at.toggle(key="lesson_reveal_meaning").value
+    assert not at.success
+
+
+def test_empty_sentence_gets_the_friendly_prompt_in_every_scene():
+    at = lesson(sentence="")
+    for n in range(1, len(SCENES) + 1):
+        at.pagination(key="scene").set_value(n).run()
+        assert not at.exception
+        assert heading(at) == expected_heading(n)
+        assert [info.value for info in at.info] == [text("common.empty", "en")]
+        assert not charts(at)
+
+
+def test_one_token_explains_why_the_order_scenes_need_more():
+    at = lesson("4", sentence="x")
+    assert any(info.value == text("lesson.need_two", "en") for info in at.info)
+    for sentence in ("x", "x y"):
+        at = lesson("9", sentence=sentence)
+        assert any(info.value == text("lesson.need_three", "en") for info in at.info)
+
+
+def test_embedding_answers_report_the_copy_distances():
+    at = lesson("1")
+    reveal(at, 1)
+    table = at.dataframe[0].value
+    assert table["embedding_distance"].tolist() == [0.0]
+    at = lesson("3")
+    reveal(at, 3)
+    assert at.dataframe[0].value["input_distance"].iloc[0] > 0.1
+    at = lesson("3", position=False)
+    assert reveal(at, 3) == text("lesson.sum.answer_off", "en")
+    assert at.dataframe[0].value["input_distance"].tolist() == [0.0]
+
+
+def test_order_answers_quote_the_stack_run_on_both_orders():
+    tokens = list("刚想到了")
+    x = token_embeddings(tokens, HEAD_DIM * 4)
+    bag = permutation_check(x, reversal(4), 2, 4, "none", causal=False).gap
+    placed = permutation_check(x, reversal(4), 2, 4, "sinusoidal", causal=False).gap
+    assert bag < 1e-12 < 0.1 < placed
+    said = reveal(lesson("4"), 4)
+    assert readable(bag) in said and readable(placed) in said
+
+    first, second = permutation_check(x, reversal(4, keep_last=True), 2, 4, "none").last_gaps
+    assert first < 1e-12 < 0.1 < second
+    said = reveal(lesson("9"), 9)
+    assert said.startswith("**Not after layer 1")
+    assert readable(first) in said and readable(second) in said
+
+
+def test_a_reordering_that_reads_the_same_says_so():
+    assert reveal(lesson("9", sentence="a b a c"), 9).startswith("**Here it changes in neither")
+
+
+def test_rope_answer_shows_the_score_unmoved_and_the_added_one_moved():
+    layer = init_layers(1, 64)[0]
+    x = token_embeddings(list("刚想到了"), 64)
+    q, k = (heads[0] for heads in queries_keys(x, layer, n_heads=1))
+    moved = np.array([0, 100])
+    rope_before, rope_after = shifted_rope_scores(q, k, 3, 0, moved)
+    added_before, added_after = shifted_added_scores(x, layer.wq, layer.wk, 3, 0, moved)
+    said = reveal(lesson("6"), 6)
+    assert f"{rope_before:.6f} before the move, {rope_after:.6f} after" in said
+    assert f"{rope_before:.6f}" == f"{rope_after:.6f}"
+    assert f"from {added_before:.3f} to {added_after:.3f}" in said
+    assert abs(added_after - added_before) > 0.1
+
+
+def test_causal_answer_gives_the_first_token_all_its_attention():
+    assert "its weight on itself is 1.0000" in reveal(lesson("8"), 8)
+
+
+def test_position_answer_compares_real_dot_products():
+    same, near, far = dot_by_offset(np.array([0, 1, 10]), 16)
+    assert near > far
+    said = reveal(lesson("2"), 2)
+    assert f"row 0 is {near:.2f}; row 10 gets only {far:.2f} (row 0 with itself: {same:.2f})" \
+        in said
