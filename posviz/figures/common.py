@@ -85,6 +85,8 @@ def for_the_room(figure: dict, scale: float = ROOM_SCALE) -> dict:
     if isinstance(layout.get("title"), dict):
         layout["title"]["font"] = {**layout["title"].get("font", {}),
                                    "size": FONT_SIZE * scale * 1.25}
+    for key in [k for k in layout if k[1:5] == "axis"]:  # room for the larger tick labels
+        layout[key] = {**layout[key], "automargin": True}
     for trace in room.get("data", []):
         if trace.get("type", "scatter") == "scatter" and "width" not in trace.get("line", {}):
             trace["line"] = {**trace.get("line", {}), "width": 4}
