@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import PAGES
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -19,3 +21,15 @@ def test_importing_posviz_does_not_import_streamlit():
 def test_no_posviz_source_mentions_streamlit():
     for path in (ROOT / "posviz").rglob("*.py"):
         assert "import streamlit" not in path.read_text("utf-8"), path
+
+
+def test_only_the_trained_models_page_imports_torch():
+    """torch takes seconds to import: app start-up and every other page stay without it."""
+    others = [p for p in PAGES if "models" not in p]
+    code = ("import sys\nfrom streamlit.testing.v1 import AppTest\nimport posviz\n"
+            "assert 'torch' not in sys.modules, 'import posviz pulled in torch'\n"
+            f"for page in ['app.py', *{others!r}]:\n"
+            "    at = AppTest.from_file(page, default_timeout=120).run()\n"
+            "    assert not at.exception, page\n"
+            "    assert 'torch' not in sys.modules, page + ' imported torch'\n")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
