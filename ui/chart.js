@@ -221,7 +221,9 @@ function drawChart(data, parentElement) {
     };
     Plotly.react(div, figure.data, themed(figure.layout, parentElement), config);
     if (!div.posvizResize) {  // the sidebar opening changes the width without a window resize
-      div.posvizResize = new ResizeObserver(() => Plotly.Plots.resize(div));
+      div.posvizResize = new ResizeObserver(() => {  // not for a chart a page switch hid
+        if (div.isConnected && div.offsetParent !== null) Plotly.Plots.resize(div);
+      });
       div.posvizResize.observe(div);
     }
   }).catch((err) => { div.textContent = err.message; });
