@@ -1,10 +1,9 @@
-"""A real server of our own and what the browser sees of it: shared by the load and hostile-input
-browser tests and by the benchmark (`python -m tests.benchmark`)."""
+"""A real server of our own and what the browser sees of it: shared by the hostile-input browser
+test and by the benchmark (`python -m tests.benchmark`)."""
 
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import subprocess
 import sys
@@ -14,10 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
 
-from streamlit.testing.v1 import AppTest
-
 from tests.conftest import ROOT
-from tests.figure_data import chart_specs
 from ui import page_name
 
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -96,24 +92,6 @@ def serving(script: str = "app.py", cwd: Path = ROOT) -> Iterator[tuple[subproce
         stop_server(proc)
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of a process in MB (VmRSS)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for process {pid}")
-
-
-def cpu_seconds(pid: int | None = None) -> float:
-    """CPU time used so far by a process (user + system), or by the whole machine (pid None)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    if pid is None:
-        busy = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-        return (sum(map(int, busy)) - int(busy[3]) - int(busy[4])) / ticks  # minus idle, iowait
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
-
-
 def charts(page) -> list[str]:
     """The text of every chart drawn on the page."""
     return page.evaluate(CHARTS_JS)
@@ -127,16 +105,6 @@ def route_name(route: str | None) -> str:
 def page_url(base: str, route: str | None, query: dict[str, str] | None = None) -> str:
     path = "" if route is None else route_name(route)
     return f"{base}/{path}" + (f"?{urlencode(query)}" if query else "")
-
-
-def chart_count(route: str | None, text: str) -> int:
-    """How many charts the page draws for this sentence at default settings (from AppTest)."""
-    at = AppTest.from_file("../app.py", default_timeout=120).run()
-    at.text_input(key="text").set_value(text).run()
-    if route:
-        at.switch_page(route).run()
-    assert not at.exception
-    return len(chart_specs(at))
 
 
 def letters(n: int) -> str:
