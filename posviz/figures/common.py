@@ -59,8 +59,8 @@ def for_the_room(figure: dict, scale: float = ROOM_SCALE) -> dict:
     """A figure (as its JSON dict) readable from the back of a room: larger text, thicker lines.
 
     Every font size (titles, ticks, hover, annotations, colour bars) is multiplied by scale,
-    including the default ones (and none stays under 0.8 of the enlarged default), line widths double (3 px at least), the chart grows by a
-    quarter to make room; values are untouched.
+    including the default ones, and none stays under 0.8 of the enlarged default; line widths
+    double (3 px at least); the chart grows by a quarter to make room; values are untouched.
     """
     def walk(node: object, key: str = "") -> object:
         if isinstance(node, list):
