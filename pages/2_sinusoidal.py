@@ -13,10 +13,10 @@ from posviz.sinusoidal import (
     dots_from_starts,
     offset_check,
     similarity,
-    sinusoidal,
     sinusoidal_sampled,
     spread_channels,
 )
+from ui.cached import sinusoidal as cached
 
 MAX_SIMILARITY = 256  # positions in the similarity matrix
 
@@ -48,11 +48,6 @@ layout = ui.coded_radio(c4, s.t("sinusoidal.layout"), list(LAYOUTS), key="sinuso
                         help=s.t("sinusoidal.layout_help"))
 
 
-@st.cache_data(max_entries=8)
-def table(n: int, d: int, b: float, lay: str) -> np.ndarray:
-    return sinusoidal(n, d, b, lay)
-
-
 with ui.guard(s):
     values, rows, channels, stride = sinusoidal_sampled(n_pos, d_model, base, layout)
     ui.chart(pe_heatmap(
@@ -65,7 +60,7 @@ with ui.guard(s):
         st.caption(s.t("sinusoidal.thinned", stride=stride))
 
     st.subheader(s.t("sinusoidal.waves_head"))
-    pe = table(n_pos, d_model, base, layout)
+    pe = cached.table(n_pos, d_model, base, layout)
     if ("sinusoidal_channels" not in st.session_state
             and "sinusoidal_channels" not in st.query_params):  # a first visit: spread waves
         fresh_waves()

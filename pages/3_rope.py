@@ -7,21 +7,14 @@ import ui
 from posviz import rope
 from posviz.attention import init_layers, queries_keys
 from posviz.embedding import token_embeddings
-from posviz.figures import common
-from posviz.figures import rope as figures
 from posviz.tokens import token_labels
+from ui.cached import rope as cached
 
 D_MODEL = 64        # one head of this size: 32 channel pairs
 MAX_PLACE = 128     # furthest position the clock-hand token can be moved to
 MAX_SHIFT = 512     # largest shift of the whole sentence
 MAX_DISTANCE = 512  # x range of the decay bound
 BASES = [100, 1_000, 10_000, 100_000, 500_000, 1_000_000]
-
-# Building a plotly figure takes milliseconds; on a rerun, unchanged figures (same small arrays
-# and texts) come back from the cache instead. Nothing mutates a figure once built.
-plane_view, clock_ladder, line_chart, token_heatmap = (
-    st.cache_resource(max_entries=32, show_spinner=False)(build) for build in (
-        figures.plane_view, figures.clock_ladder, figures.line_chart, common.token_heatmap))
 
 s = ui.page("rope")
 ui.need_tokens(s)
@@ -56,7 +49,7 @@ kind = right.radio(s.t("rope.vectors"), ("q", "k"), key="rope_vectors", horizont
                    bind="query-params", persist_state="session")
 vectors = q if kind == "q" else k
 a, b = (channels[pair] for channels in rope.pair_index(D_MODEL, pairing))
-ui.chart(plane_view(
+ui.chart(cached.plane_view(
     rope.pair_coordinates(vectors, pair, pairing),
     rope.pair_coordinates(rope.apply_rope(vectors, positions, pairing=pairing), pair, pairing),
     labels, title=s.t("rope.plane_title", pair=pair, a=a, b=b, theta=theta[pair],
@@ -77,7 +70,7 @@ def clock_hands() -> None:
                       help=s.t("rope.ladder_at_help"), bind="query-params",
                       persist_state="session")
     hands = rope.ladder_pairs(D_MODEL)
-    ui.chart(clock_ladder(
+    ui.chart(cached.clock_ladder(
         rope.pair_trajectory(vectors[token], np.arange(at + 1), hands, pairing=pairing),
         [s.t("rope.hand_panel", pair=p, wavelength=wavelength[p]) for p in hands],
         title=s.t("rope.ladder_title", token=labels[token], at=at, n=len(hands)),
@@ -92,7 +85,7 @@ if s.position:
 st.subheader(s.t("rope.scores_head"))
 st.latex(rope.SCORE_FORMULA)
 if pairs_of_tokens:
-    ui.chart(token_heatmap(
+    ui.chart(cached.token_heatmap(
         rope.rope_scores(q, k, positions, pairing=pairing), labels, labels,
         title=s.t("rope.scores_title" if s.position else "rope.scores_title_off"),
         x_title=s.t("common.key_axis"), y_title=s.t("common.query_axis"),
@@ -130,7 +123,7 @@ def shift_both() -> None:
               f"{rotated[o] - rotated[0]:+.1e}", delta_color="off", help=s.t("rope.metric_help"))
     c2.metric(s.t("rope.metric_added", o=o), f"{added[o]:.12f}",
               f"{added[o] - added[0]:+.1e}", delta_color="off", help=s.t("rope.metric_help"))
-    ui.chart(line_chart(
+    ui.chart(cached.line_chart(
         offsets, {s.t("rope.curve_rope"): rotated, s.t("rope.curve_added"): added},
         title=s.t("rope.shift_title", query=labels[m], key_token=labels[n]),
         x_title=s.t("rope.offset_axis"), y_title=s.t("rope.score"), marked_x=o), "shift")
@@ -150,7 +143,7 @@ base = right.select_slider(s.t("rope.base"), BASES, 10_000, key="rope_base",
 st.caption(s.t("rope.long_controls"))
 st.latex(rope.DECAY_FORMULA)
 distances = np.arange(MAX_DISTANCE + 1)
-ui.chart(line_chart(
+ui.chart(cached.line_chart(
     distances, {s.t("rope.decay_name"): rope.decay_bound(distances, dim, base)},
     title=s.t("rope.decay_title", d=dim, base=base), x_title=s.t("rope.distance_axis"),
     y_title=s.t("rope.decay_axis"), height=380), "decay")
@@ -175,7 +168,7 @@ curves = {s.t(f"rope.methods.{method}"): rope.wavelengths(
     rope.context_frequencies(method, dim, scale, trained, base)) for method in rope.METHODS}
 curves[s.t("rope.yarn_code")] = rope.wavelengths(
     rope.context_frequencies("yarn", dim, scale, trained, base, ramp="code"))
-ui.chart(line_chart(
+ui.chart(cached.line_chart(
     np.arange(dim // 2), curves, title=s.t("rope.context_title", d=dim, base=base, scale=scale),
     x_title=s.t("rope.pair_axis"), y_title=s.t("rope.wavelength_axis"), log_y=True,
     marked_y={s.t("rope.trained_line", n=trained): trained,

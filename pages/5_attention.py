@@ -1,23 +1,11 @@
 """Attention: maps per head and per scheme, the position switch, and the twin-order check."""
 
-import plotly.graph_objects as go
 import streamlit as st
 
 import ui
-from posviz.attention import (
-    FORMULA,
-    HEAD_DIM,
-    LAYER_FORMULA,
-    SCHEMES,
-    AttentionRun,
-    attention_stack,
-)
-from posviz.embedding import token_embeddings
-from posviz.figures.attention import map_grid, twin_maps
+from posviz.attention import FORMULA, HEAD_DIM, LAYER_FORMULA, SCHEMES
 from posviz.permutation import (
     OrderError,
-    PermutationCheck,
-    compare_runs,
     is_identity,
     is_reversal,
     parse_order,
@@ -27,88 +15,11 @@ from posviz.permutation import (
     reversal,
     shuffle,
 )
-from posviz.tokens import token_labels
-from ui.i18n import text
+from ui.cached import attention as cached
 
 HEADS = (1, 2, 4, 8)
 ORDERS = ("reverse", "shuffle", "typed")
 WIDGET = dict(bind="query-params", persist_state="session")
-
-
-# A reordered sentence is just another sentence: both runs of a comparison come from here.
-@st.cache_data(max_entries=32, show_spinner=False)
-def stack(tokens: tuple[str, ...], n_layers: int, n_heads: int, scheme: str,
-          causal: bool) -> AttentionRun:
-    """The sentence through the seeded stack."""
-    x = token_embeddings(list(tokens), HEAD_DIM * n_heads)
-    return attention_stack(x, n_layers, n_heads, scheme, causal)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def check(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
-          scheme: str, causal: bool) -> PermutationCheck:
-    """The sentence and its reordering through the same seeded stack, compared by token."""
-    moved = tuple(reordered(list(tokens), order))
-    return compare_runs(stack(tokens, n_layers, n_heads, scheme, causal),
-                        stack(moved, n_layers, n_heads, scheme, causal), order)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def scheme_gaps(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
-                causal: bool) -> list[float]:
-    """The headline difference under each of the four schemes."""
-    return [check(tokens, order, n_layers, n_heads, name, causal).gap for name in SCHEMES]
-
-
-def scheme_name(name: str, causal: bool, lang: str) -> str:
-    """A scheme's label; without a causal mask ALiBi is named as the symmetric variant it is."""
-    symmetric = name == "alibi" and not causal
-    return text(f"attention.schemes.{'alibi_symmetric' if symmetric else name}", lang)
-
-
-# Figures are cached whole: building a plotly figure costs more than the attention itself.
-@st.cache_resource(max_entries=32, show_spinner=False)
-def head_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, scheme: str, causal: bool,
-                lang: str) -> go.Figure:
-    """Every head of the top layer, then their mean."""
-    run = stack(tokens, n_layers, n_heads, scheme, causal)
-    titles = [text("attention.head_panel", lang, h=h + 1) for h in range(n_heads)]
-    return map_grid(run.head_maps(-1), run.mask, token_labels(list(tokens)),
-                    [*titles, text("attention.mean_panel", lang)],
-                    title=text("attention.maps_title", lang, layer=n_layers,
-                               scheme=scheme_name(scheme, causal, lang)),
-                    **axis_titles(lang))
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def scheme_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, causal: bool,
-                  lang: str) -> go.Figure:
-    """The head-mean map of the top layer under each of the four schemes."""
-    runs = [stack(tokens, n_layers, n_heads, name, causal) for name in SCHEMES]
-    return map_grid([run.mean_weights(-1) for run in runs], runs[0].mask,
-                    token_labels(list(tokens)),
-                    [scheme_name(name, causal, lang) for name in SCHEMES], n_cols=2,
-                    title=text("attention.grid_title", lang, layer=n_layers), **axis_titles(lang))
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def twin_figure(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
-                scheme: str, causal: bool, lang: str) -> go.Figure:
-    """Top-layer head-mean maps of both orders, lined up by token, and their difference."""
-    c = check(tokens, order, n_layers, n_heads, scheme, causal)
-    return twin_maps(c.original.mean_weights(-1), c.aligned.mean_weights(-1), c.original.mask,
-                     c.aligned.mask, c.weight_difference(-1), token_labels(list(tokens)),
-                     [text(f"attention.panel_{key}", lang)
-                      for key in ("original", "aligned", "difference")],
-                     title=text("attention.twin_title", lang, layer=n_layers),
-                     difference_name=text("attention.difference", lang), **axis_titles(lang))
-
-
-def axis_titles(lang: str) -> dict[str, str]:
-    """Query rows, key columns, attention weight values."""
-    return dict(x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
-                value_name=text("attention.weight", lang))
-
 
 s = ui.page("attention")
 ui.need_tokens(s)
@@ -122,7 +33,7 @@ causal = causal_col.toggle(s.t("attention.causal"), True, key="attention_causal"
                            help=s.t("attention.causal_help"), **WIDGET)
 picked = ui.coded_radio(scheme_col, s.t("attention.scheme"), list(SCHEMES[1:]),
                         key="attention_scheme",
-                        format_func=lambda name: scheme_name(name, causal, s.lang),
+                        format_func=lambda name: cached.scheme_name(name, causal, s.lang),
                         horizontal=True, disabled=not s.position,
                         help=s.t("attention.scheme_help"))
 n_heads = heads_col.select_slider(s.t("attention.heads"), HEADS, 4, key="attention_heads",
@@ -137,7 +48,7 @@ elif scheme == "alibi" and not causal:
 tokens = tuple(s.tokens)
 
 st.subheader(s.t("attention.maps_head"))
-ui.chart(head_figure(tokens, n_layers, n_heads, scheme, causal, s.lang), "head")
+ui.chart(cached.head_figure(tokens, n_layers, n_heads, scheme, causal, s.lang), "head")
 st.caption(s.t("attention.maps_caption"))
 
 st.subheader(s.t("attention.twin_head"))
@@ -180,7 +91,7 @@ if order is not None and is_identity(order):
     st.info(s.t("attention.nothing_moved"))
 elif order is not None:
     with ui.guard(s):
-        c = check(tokens, order, n_layers, n_heads, scheme, causal)
+        c = cached.check(tokens, order, n_layers, n_heads, scheme, causal)
         st.metric(s.t("attention.headline"), readable(c.gap), help=s.t("attention.headline_help"),
                   border=True)
         if scheme == "alibi" and not causal and is_reversal(order):
@@ -201,13 +112,14 @@ elif order is not None:
             st.warning(s.t("attention.case.causal_many", layers=n_layers,
                            first=readable(c.last_gaps[0]), last=readable(c.last_gaps[-1])))
 
-        gaps = scheme_gaps(tokens, order, n_layers, n_heads, causal)
+        gaps = cached.scheme_gaps(tokens, order, n_layers, n_heads, causal)
         for col, name, gap in zip(st.columns(len(SCHEMES)), SCHEMES, gaps, strict=True):
-            col.metric(s.t("attention.scheme_gap", scheme=scheme_name(name, causal, s.lang)),
+            col.metric(s.t("attention.scheme_gap", scheme=cached.scheme_name(name, causal, s.lang)),
                        readable(gap))
         st.caption(s.t("attention.scheme_gaps_caption"))
 
-        ui.chart(twin_figure(tokens, order, n_layers, n_heads, scheme, causal, s.lang), "twin")
+        ui.chart(cached.twin_figure(tokens, order, n_layers, n_heads, scheme, causal, s.lang),
+                 "twin")
         st.caption(s.t("attention.twin_caption"))
         st.markdown(f"**{s.t('attention.gaps_head')}**")
         numbers = st.column_config.TextColumn
@@ -219,5 +131,5 @@ elif order is not None:
         st.caption(s.t("attention.gaps_caption"))
 
 st.subheader(s.t("attention.grid_head"))
-ui.chart(scheme_figure(tokens, n_layers, n_heads, causal, s.lang), "scheme")
+ui.chart(cached.scheme_figure(tokens, n_layers, n_heads, causal, s.lang), "scheme")
 st.caption(s.t("attention.grid_caption"))

@@ -1,106 +1,21 @@
 """Trained models: learned attention, next-token guesses, learned positions, extrapolation, and
 a live experiment on telling order without position."""
 
-import json
-
 import plotly.graph_objects as go
 import streamlit as st
 
 import ui
 from posviz import classifier
-from posviz.alibi import causal_mask
 from posviz.corpus import UNKNOWN, vocabulary
-from posviz.embedding import cosine_similarity
 from posviz.figures import models as figures
-from posviz.figures.attention import map_grid
-from posviz.figures.common import token_heatmap
-from posviz.model import (
-    SCHEMES,
-    attention_maps,
-    learned_table,
-    load_checkpoint,
-    next_token_probabilities,
-    top_predictions,
-)
-from posviz.sinusoidal import sinusoidal
-from posviz.tokens import token_labels
-from posviz.train import MODELS
+from posviz.model import SCHEMES
+from ui.cached import models as cached
 from ui.i18n import text
-
-TOP_K = 5
-
-
-@st.cache_resource(show_spinner=False)
-def trained(scheme: str):
-    """A committed checkpoint, loaded once per server."""
-    return load_checkpoint(MODELS / f"{scheme}.pt")
-
-
-@st.cache_data(show_spinner=False)
-def report() -> dict:
-    return json.loads((MODELS / "report.json").read_text("utf-8"))
-
-
-@st.cache_resource(show_spinner=False)
-def experiments() -> dict:
-    """Finished live runs of this server, by (scheme, seed): curves and trained classifier."""
-    return {}
-
-
-def names(lang: str) -> dict[str, str]:
-    return {name: text(f"models.schemes.{name}", lang) for name in SCHEMES}
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def sentence_figures(scheme: str, tokens: tuple[str, ...], lang: str) -> tuple[go.Figure, ...]:
-    """The attention maps of every layer and head, and the top-5 guesses at each position."""
-    model, vocab = trained(scheme)
-    ids = vocab.encode(list(tokens))
-    labels = token_labels(vocab.seen(list(tokens)))
-    maps = attention_maps(model, ids)                                   # (L, H, T, T)
-    n_layers, n_heads = maps.shape[:2]
-    titles = [text("models.head_panel", lang, layer=layer + 1, head=head + 1)
-              for layer in range(n_layers) for head in range(n_heads)]
-    attention = map_grid(maps.reshape(n_layers * n_heads, len(ids), len(ids)),
-                         causal_mask(len(ids)), labels, titles, n_cols=n_heads,
-                         title=text("models.maps_title", lang, scheme=names(lang)[scheme]),
-                         x_title=text("common.key_axis", lang),
-                         y_title=text("common.query_axis", lang),
-                         value_name=text("models.weight", lang))
-    top, probabilities = top_predictions(next_token_probabilities(model, ids), TOP_K)
-    guesses = figures.top_predictions(
-        probabilities, [vocab.decode(row) for row in top], labels,
-        title=text("models.top_title", lang, scheme=names(lang)[scheme]),
-        x_title=text("models.rank", lang), y_title=text("models.after_axis", lang),
-        value_name=text("models.probability", lang))
-    return attention, guesses
-
-
-@st.cache_resource(show_spinner=False)
-def position_figures(lang: str) -> tuple[go.Figure, ...]:
-    """The learned table beside the sinusoidal one, and each one's cosine similarities."""
-    table = learned_table(trained("learned")[0])                        # (max_len, D)
-    wave = sinusoidal(*table.shape)
-    rows = [str(t) for t in range(table.shape[0])]
-    channels = [str(c) for c in range(table.shape[1])]
-    out = []
-    for kind, matrix in (("learned", table), ("sinusoidal", wave)):
-        out.append(token_heatmap(matrix, rows, channels, title=text(f"models.table_{kind}", lang),
-                                 x_title=text("common.dimension_axis", lang),
-                                 y_title=text("common.position_axis", lang),
-                                 value_name=text("common.value", lang)))
-    for kind, matrix in (("learned", table), ("sinusoidal", wave)):
-        out.append(token_heatmap(cosine_similarity(matrix), rows, rows,
-                                 title=text(f"models.similarity_{kind}", lang),
-                                 x_title=text("common.position_axis", lang),
-                                 y_title=text("common.position_axis", lang),
-                                 value_name=text("models.cosine", lang), zmin=-1.0, zmax=1.0))
-    return tuple(out)
 
 
 def curves_figure(histories: dict, lang: str) -> go.Figure:
     return figures.training_curves(
-        histories, names(lang), title=text("models.live_title", lang),
+        histories, cached.names(lang), title=text("models.live_title", lang),
         step_title=text("models.step", lang), loss_title=text("models.loss", lang),
         accuracy_title=text("models.accuracy", lang), chance_name=text("models.chance", lang))
 
@@ -110,12 +25,12 @@ ui.need_tokens(s)
 st.markdown(s.prose("models"))
 
 picked = ui.coded_radio(st, s.t("models.scheme"), list(SCHEMES), key="models_scheme",
-                        format_func=names(s.lang).get, horizontal=True,
+                        format_func=cached.names(s.lang).get, horizontal=True,
                         disabled=not s.position, help=s.t("models.scheme_help"))
 scheme = picked if s.position else "none"
 if not s.position:
     st.info(s.t("models.position_off"))
-model, vocab = trained(scheme)
+model, vocab = cached.trained(scheme)
 tokens = s.tokens
 if scheme == "learned" and len(tokens) > model.config.max_len:
     st.warning(s.t("models.learned_cut", rows=model.config.max_len, n=len(tokens)))
@@ -128,7 +43,7 @@ if unknown := seen.count(UNKNOWN):
 if len(tokens) > model.config.max_len:
     st.caption(s.t("models.beyond", trained=model.config.max_len))
 
-attention, guesses = sentence_figures(scheme, tuple(tokens), s.lang)
+attention, guesses = cached.sentence_figures(scheme, tuple(tokens), s.lang)
 st.subheader(s.t("models.maps_head"))
 ui.chart(attention, "models_attention")
 st.caption(s.t("models.maps_caption"))
@@ -137,7 +52,7 @@ ui.chart(guesses, "models_top5")
 st.caption(s.t("models.top_caption"))
 
 st.subheader(s.t("models.positions_head"))
-learned_fig, wave_fig, learned_sim, wave_sim = position_figures(s.lang)
+learned_fig, wave_fig, learned_sim, wave_sim = cached.position_figures(s.lang)
 left, right = st.columns(2)
 ui.chart(learned_fig, "models_learned_table", where=left)
 ui.chart(wave_fig, "models_sinusoidal_table", where=right)
@@ -146,16 +61,16 @@ ui.chart(wave_sim, "models_sinusoidal_similarity", where=right)
 st.caption(s.t("models.positions_caption"))
 
 st.subheader(s.t("models.extrapolation_head"))
-r = report()
+r = cached.report()
 train_len = r["settings"]["train_len"]
 ui.chart(figures.extrapolation(
-    {name: r["models"][name]["position_loss"] for name in SCHEMES}, names(s.lang), train_len,
+    {name: r["models"][name]["position_loss"] for name in SCHEMES}, cached.names(s.lang), train_len,
     title=s.t("models.extrapolation_title", eval_len=r["settings"]["eval_len"]),
     x_title=s.t("common.position_axis"), y_title=s.t("models.loss"),
     trained_name=s.t("models.trained_length", n=train_len)), "models_extrapolation")
 st.caption(s.t("models.extrapolation_caption", n=train_len))
 st.dataframe([{
-    s.t("models.col.scheme"): names(s.lang)[name],
+    s.t("models.col.scheme"): cached.names(s.lang)[name],
     s.t("models.col.eval_loss", n=train_len): m["eval_loss"],
     s.t("models.col.p_gang"): m["probes"][0]["p_target"],
     s.t("models.col.p_le"): m["probes"][1]["p_target"],
@@ -170,14 +85,14 @@ st.markdown(s.prose("models_experiment"))
 seed = st.number_input(s.t("models.seed"), 0, 99, 0, key="models_seed",
                        help=s.t("models.seed_help"), bind="query-params",
                        persist_state="session")
-runs = experiments()
+runs = cached.experiments()
 done = all((name, seed) in runs for name in classifier.SCHEMES)
 start = not done and st.button(s.t("models.train"), key="models_train", type="primary")
 chart = st.empty()
 if start:
     histories = {}
     for name in classifier.SCHEMES:
-        label = s.t("models.training", scheme=names(s.lang)[name])
+        label = s.t("models.training", scheme=cached.names(s.lang)[name])
         bar = st.progress(0.0, text=label)
         for p in classifier.train_classifier(name, seed):
             histories[name] = p.history
@@ -194,7 +109,7 @@ if done:
     words = vocabulary()
     typed_ids, reversed_ids = words.encode(s.tokens), words.encode(s.tokens[::-1])
     st.dataframe([{
-        s.t("models.col.classifier"): names(s.lang)[name],
+        s.t("models.col.classifier"): cached.names(s.lang)[name],
         s.t("models.col.typed"): classifier.in_order_probability(runs[(name, seed)][1], typed_ids),
         s.t("models.col.reversed"): classifier.in_order_probability(runs[(name, seed)][1],
                                                                     reversed_ids),

@@ -1,0 +1,147 @@
+"""The guided lesson's own cached numbers and figures: those no lesson page draws the same way.
+
+Figures are cached whole, keyed on primitives (building one costs more than the page may take);
+nothing mutates a figure once built. Where a scene shows exactly a lesson page's figure or run,
+it calls that page's wrapper (ui.cached.alibi, ui.cached.attention) instead.
+"""
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from posviz import rope
+from posviz.alibi import hide_masked
+from posviz.attention import init_layers, queries_keys
+from posviz.embedding import repeat_distances, token_embeddings
+from posviz.figures.attention import twin_maps
+from posviz.figures.common import token_heatmap
+from posviz.figures.embedding import aligned_heatmaps
+from posviz.figures.rope import plane_view
+from posviz.figures.sinusoidal import offset_curve, pe_heatmap
+from posviz.sinusoidal import dot_by_offset, dots_from_starts, sinusoidal, sinusoidal_sampled
+from posviz.tokens import MAX_TOKENS, repeated, token_labels
+from ui.cached import attention
+from ui.i18n import text
+
+# Each lesson page's default settings, so a scene looks like the page its link opens.
+EMBED_D = 16                    # embedding lesson width (scenes 1-3)
+SINE_D, SINE_N, MAX_OFFSET = 128, 128, 40
+ROPE_D = 64                     # one RoPE head
+HEADS, LAYERS = 4, 2            # the attention lesson's seeded stack
+ALIBI_HEADS = 8
+Tokens = tuple[str, ...]
+figure_cache = st.cache_resource(max_entries=64, show_spinner=False)
+number_cache = st.cache_data(max_entries=64, show_spinner=False)
+
+
+@number_cache
+def inputs(tokens: Tokens, position: bool) -> tuple[np.ndarray, np.ndarray]:
+    """E and P of the embedding lesson: P is zero when position is switched off. (T, D) each."""
+    e = token_embeddings(list(tokens), EMBED_D)
+    return e, sinusoidal(len(tokens), EMBED_D) if position else np.zeros_like(e)
+
+
+@figure_cache
+def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool,
+                     lang: str) -> go.Figure:
+    """Some of E, P and E + P side by side, one row per token (the embedding lesson's chart)."""
+    e, p = inputs(tokens, position)
+    matrices = dict(panel_e=e, panel_p=p, panel_x=e + p)
+    return aligned_heatmaps(
+        [matrices[name] for name in panels], [text(f"embedding.{name}", lang) for name in panels],
+        token_labels(list(tokens)), title=text("embedding.fig_sum", lang),
+        x_title=text("common.dimension_axis", lang), y_title=text("common.token_axis", lang),
+        marked_rows=sorted(t for ts in repeated(list(tokens)).values() for t in ts))
+
+
+@number_cache
+def copy_distances(tokens: Tokens, position: bool) -> list[dict[str, object]]:
+    """The sentence with its first token copied to the end: every repeated pair's distances."""
+    copied = (*tokens, tokens[0])
+    e, p = inputs(copied, position)
+    return repeat_distances(list(copied), e, e + p)
+
+
+@figure_cache
+def position_figure(seq_len: int, lang: str) -> go.Figure:
+    """The sinusoidal table of positions 0 .. MAX_TOKENS-1, the sentence's rows framed."""
+    values, rows, channels, _ = sinusoidal_sampled(MAX_TOKENS, EMBED_D)
+    return pe_heatmap(
+        values, rows, channels, title=text("lesson.position.fig", lang, last=MAX_TOKENS - 1,
+                                           d=EMBED_D),
+        x_title=text("common.dimension_axis", lang), y_title=text("common.position_axis", lang),
+        sentence_len=seq_len, sentence_label=text("sinusoidal.your_sentence", lang))
+
+
+@figure_cache
+def twin_figure(tokens: Tokens, order: tuple[int, ...], scheme: str, causal: bool,
+                title_key: str, lang: str) -> go.Figure:
+    """Top-layer head-mean maps of both orders lined up by token, and their difference."""
+    c = attention.check(tokens, order, LAYERS, HEADS, scheme, causal)
+    return twin_maps(
+        c.original.mean_weights(-1), c.aligned.mean_weights(-1), c.original.mask, c.aligned.mask,
+        c.weight_difference(-1), token_labels(list(tokens)),
+        [text(f"attention.panel_{key}", lang) for key in ("original", "aligned", "difference")],
+        title=text(title_key, lang, layer=LAYERS, scheme=text(f"attention.schemes.{scheme}", lang)),
+        x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
+        value_name=text("attention.weight", lang),
+        difference_name=text("attention.difference", lang))
+
+
+@figure_cache
+def sinusoidal_figures(seq_len: int, lang: str) -> tuple[go.Figure, go.Figure]:
+    """The sinusoidal lesson's heatmap (sentence framed) and its dot product by offset."""
+    values, rows, channels, _ = sinusoidal_sampled(SINE_N, SINE_D)
+    offsets = np.arange(-MAX_OFFSET, MAX_OFFSET + 1)
+    heatmap = pe_heatmap(
+        values, rows, channels, title=text("sinusoidal.fig_heatmap", lang),
+        x_title=text("common.dimension_axis", lang), y_title=text("common.position_axis", lang),
+        sentence_len=min(seq_len, SINE_N), sentence_label=text("sinusoidal.your_sentence", lang))
+    curve = offset_curve(
+        offsets, dot_by_offset(offsets, SINE_D),
+        {text("sinusoidal.from_start", lang, p=p): v
+         for p, v in dots_from_starts(sinusoidal(SINE_N, SINE_D), offsets).items()},
+        title=text("sinusoidal.fig_offset", lang), x_title=text("sinusoidal.offset_axis", lang),
+        y_title=text("sinusoidal.dot_axis", lang),
+        formula_name=text("sinusoidal.closed_form", lang))
+    return heatmap, curve
+
+
+@number_cache
+def rope_head(tokens: Tokens) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                       np.ndarray]:
+    """The RoPE lesson's single head: embeddings x, queries q, keys k and W_q, W_k."""
+    layer = init_layers(1, ROPE_D)[0]
+    x = token_embeddings(list(tokens), ROPE_D)                     # (T, D)
+    q, k = (heads[0] for heads in queries_keys(x, layer, n_heads=1))    # (T, D) each
+    return x, q, k, layer.wq, layer.wk
+
+
+@figure_cache
+def rope_figure(tokens: Tokens, position: bool, lang: str) -> go.Figure:
+    """Pair 0 of every query before and after its rotation (the RoPE lesson's first chart)."""
+    _, q, _, _, _ = rope_head(tokens)
+    positions = np.arange(len(tokens)) if position else np.zeros(len(tokens))
+    theta = rope.rope_frequencies(ROPE_D)
+    a, b = (channels[0] for channels in rope.pair_index(ROPE_D))
+    return plane_view(
+        rope.pair_coordinates(q, 0), rope.pair_coordinates(rope.apply_rope(q, positions), 0),
+        token_labels(list(tokens)),
+        title=text("rope.plane_title", lang, pair=0, a=a, b=b, theta=theta[0],
+                   wavelength=rope.wavelengths(theta)[0]),
+        before_name=text("rope.before", lang), after_name=text("rope.after", lang),
+        arc_name=text("rope.arc", lang), x_title=text("rope.channel", lang, c=a),
+        y_title=text("rope.channel", lang, c=b))
+
+
+@figure_cache
+def causal_figure(tokens: Tokens, scheme: str, lang: str) -> go.Figure:
+    """Head-mean weights of layer 1, the cells the mask hides grey."""
+    labels = token_labels(list(tokens))
+    return token_heatmap(
+        hide_masked(attention.stack(tokens, 1, HEADS, scheme, True).mean_weights(0)), labels,
+        labels, title=text("lesson.causal.fig", lang, heads=HEADS,
+                           scheme=text(f"attention.schemes.{scheme}", lang)),
+        x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
+        value_name=text("attention.weight", lang), colorscale="Blues", zmid=None, zmin=0.0,
+        zmax=1.0, height=520)

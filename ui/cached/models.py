@@ -1,0 +1,95 @@
+"""The trained-models page's checkpoints, report and figures, cached; only that page imports
+this module, as it pulls in torch."""
+
+import json
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from posviz.alibi import causal_mask
+from posviz.embedding import cosine_similarity
+from posviz.figures import models as figures
+from posviz.figures.attention import map_grid
+from posviz.figures.common import token_heatmap
+from posviz.model import (
+    SCHEMES,
+    attention_maps,
+    learned_table,
+    load_checkpoint,
+    next_token_probabilities,
+    top_predictions,
+)
+from posviz.sinusoidal import sinusoidal
+from posviz.tokens import token_labels
+from posviz.train import MODELS
+from ui.i18n import text
+
+TOP_K = 5
+
+
+@st.cache_resource(show_spinner=False)
+def trained(scheme: str):
+    """A committed checkpoint, loaded once per server."""
+    return load_checkpoint(MODELS / f"{scheme}.pt")
+
+
+@st.cache_data(show_spinner=False)
+def report() -> dict:
+    return json.loads((MODELS / "report.json").read_text("utf-8"))
+
+
+@st.cache_resource(show_spinner=False)
+def experiments() -> dict:
+    """Finished live runs of this server, by (scheme, seed): curves and trained classifier."""
+    return {}
+
+
+def names(lang: str) -> dict[str, str]:
+    return {name: text(f"models.schemes.{name}", lang) for name in SCHEMES}
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def sentence_figures(scheme: str, tokens: tuple[str, ...], lang: str) -> tuple[go.Figure, ...]:
+    """The attention maps of every layer and head, and the top-5 guesses at each position."""
+    model, vocab = trained(scheme)
+    ids = vocab.encode(list(tokens))
+    labels = token_labels(vocab.seen(list(tokens)))
+    maps = attention_maps(model, ids)                                   # (L, H, T, T)
+    n_layers, n_heads = maps.shape[:2]
+    titles = [text("models.head_panel", lang, layer=layer + 1, head=head + 1)
+              for layer in range(n_layers) for head in range(n_heads)]
+    attention = map_grid(maps.reshape(n_layers * n_heads, len(ids), len(ids)),
+                         causal_mask(len(ids)), labels, titles, n_cols=n_heads,
+                         title=text("models.maps_title", lang, scheme=names(lang)[scheme]),
+                         x_title=text("common.key_axis", lang),
+                         y_title=text("common.query_axis", lang),
+                         value_name=text("models.weight", lang))
+    top, probabilities = top_predictions(next_token_probabilities(model, ids), TOP_K)
+    guesses = figures.top_predictions(
+        probabilities, [vocab.decode(row) for row in top], labels,
+        title=text("models.top_title", lang, scheme=names(lang)[scheme]),
+        x_title=text("models.rank", lang), y_title=text("models.after_axis", lang),
+        value_name=text("models.probability", lang))
+    return attention, guesses
+
+
+@st.cache_resource(show_spinner=False)
+def position_figures(lang: str) -> tuple[go.Figure, ...]:
+    """The learned table beside the sinusoidal one, and each one's cosine similarities."""
+    table = learned_table(trained("learned")[0])                        # (max_len, D)
+    wave = sinusoidal(*table.shape)
+    rows = [str(t) for t in range(table.shape[0])]
+    channels = [str(c) for c in range(table.shape[1])]
+    out = []
+    for kind, matrix in (("learned", table), ("sinusoidal", wave)):
+        out.append(token_heatmap(matrix, rows, channels, title=text(f"models.table_{kind}", lang),
+                                 x_title=text("common.dimension_axis", lang),
+                                 y_title=text("common.position_axis", lang),
+                                 value_name=text("common.value", lang)))
+    for kind, matrix in (("learned", table), ("sinusoidal", wave)):
+        out.append(token_heatmap(cosine_similarity(matrix), rows, rows,
+                                 title=text(f"models.similarity_{kind}", lang),
+                                 x_title=text("common.position_axis", lang),
+                                 y_title=text("common.position_axis", lang),
+                                 value_name=text("models.cosine", lang), zmin=-1.0, zmax=1.0))
+    return tuple(out)
