@@ -32,9 +32,14 @@ def settle(page) -> None:
 
 
 def charts_drawn(page) -> int:
-    """Wait until every chart on the page is drawn by plotly; return how many there are."""
-    page.wait_for_function("""() => [...document.querySelectorAll('.posviz-chart')]
-        .every((chart) => chart.querySelector('.main-svg'))""", timeout=30_000)
+    """Scroll down the page as a reader does until plotly has drawn every chart (a chart draws
+    when it comes near the window); return how many there are."""
+    page.wait_for_function("""() => {
+        const waiting = [...document.querySelectorAll('.posviz-chart')]
+          .filter((chart) => !chart.querySelector('.main-svg'));
+        if (waiting.length) waiting[0].scrollIntoView();
+        return !waiting.length;
+    }""", timeout=30_000, polling=100)
     return page.locator(".posviz-chart").count()
 
 
@@ -153,4 +158,28 @@ def test_every_page_draws_its_charts_with_nothing_from_the_internet(server, brow
     assert page.evaluate("window.Plotly.version") == "4.1.1"
     assert not errors, errors
     assert not outside, outside
+    page.close()
+
+
+def test_a_chart_out_of_sight_draws_when_scrolled_to_and_redraws_then(server, browser):
+    """Charts below the window wait until the reader scrolls near them, both on opening the
+    page and after a rerun; what is in sight is drawn at once."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{server}/alibi")
+    settle(page)
+    below = page.locator(".posviz-chart[data-name=form_paper]")  # token labels on its axes
+    assert page.locator(".posviz-chart").first.locator(".main-svg").count() >= 1
+    assert below.locator(".main-svg").count() == 0, "a chart far below drew without a reader"
+    charts_drawn(page)
+    assert below.locator(".main-svg").count() >= 1
+
+    page.evaluate("window.scrollTo(0, 0); document.querySelector('[data-testid=stMain]')"
+                  ".scrollTo(0, 0)")
+    box = page.locator("[data-testid=stSidebar] input[type=text]").first
+    box.fill("later sentence here")
+    box.press("Enter")
+    settle(page)
+    assert "later" not in below.text_content(), "an out-of-sight chart redrew without a reader"
+    below.scroll_into_view_if_needed()
+    expect(below).to_contain_text("later", timeout=10_000)
     page.close()

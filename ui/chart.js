@@ -193,6 +193,28 @@ const ICONS = {
   npy: ICON("M5 3h10l4 4v14H5zM8 12h8M8 16h8"),
 };
 
+// Charts draw when they come near the view (one screen above or below it): a page opens with
+// the charts in sight drawn first, and a tab nobody scrolls never pays for the rest. A rerun's
+// update to a chart out of sight waits the same way; export draws whatever is still waiting.
+let watcher;
+
+function whenNear(div, draw) {
+  div.posvizPending = draw;
+  if (!watcher) {
+    watcher = new IntersectionObserver((entries) => entries.forEach(({ target, isIntersecting }) => {
+      if (isIntersecting) drawPending(target);
+    }), { rootMargin: "100% 0px" });
+  }
+  watcher.unobserve(div);  // observing anew reports the chart's position at once
+  watcher.observe(div);
+}
+
+function drawPending(div) {
+  const draw = div.posvizPending;
+  div.posvizPending = null;
+  return draw ? draw() : Promise.resolve();
+}
+
 function drawChart(data, parentElement) {
   let div = parentElement.querySelector(".posviz-chart");
   if (!div) {
@@ -203,7 +225,7 @@ function drawChart(data, parentElement) {
   const figure = JSON.parse(data.figure);
   div.style.height = `${figure.layout.height || 450}px`;
   div.dataset.name = data.name;
-  plotly().then((Plotly) => {
+  whenNear(div, () => plotly().then((Plotly) => {
     const file = `posviz-${data.name}`;
     const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
     const config = {
@@ -219,14 +241,15 @@ function drawChart(data, parentElement) {
                                            "application/octet-stream")))] : []),
       ],
     };
-    Plotly.react(div, figure.data, themed(figure.layout, parentElement), config);
     if (!div.posvizResize) {  // the sidebar opening changes the width without a window resize
       div.posvizResize = new ResizeObserver(() => {  // not for a chart a page switch hid
-        if (div.isConnected && div.offsetParent !== null) Plotly.Plots.resize(div);
+        if (div.isConnected && div.offsetParent !== null && !div.posvizPending
+            && div.classList.contains("js-plotly-plot")) Plotly.Plots.resize(div);
       });
       div.posvizResize.observe(div);
     }
-  }).catch((err) => { div.textContent = err.message; });
+    return Plotly.react(div, figure.data, themed(figure.layout, parentElement), config);
+  }).catch((err) => { div.textContent = err.message; }));
 }
 
 function drawTools(data, parentElement) {
@@ -252,9 +275,10 @@ function drawTools(data, parentElement) {
     }
   };
   pack.onclick = async () => {
-    const charts = [...document.querySelectorAll(".posviz-chart.js-plotly-plot")];
     note.textContent = data.labels.packing;
-    await plotly();
+    const waiting = [...document.querySelectorAll(".posviz-chart")];
+    await Promise.all(waiting.map(drawPending));
+    const charts = [...document.querySelectorAll(".posviz-chart.js-plotly-plot")];
     const files = (await Promise.all(charts.map(chartFiles))).flat();
     save(`posviz-${data.page}.zip`, zip(files), "application/zip");
     note.textContent = data.labels.packed.replace("{n}", charts.length);
