@@ -1,23 +1,33 @@
-"""A real server of our own and what the browser sees of it: shared by the hostile-input browser
-test and by the benchmark (`python -m tests.benchmark`)."""
+"""A real server of our own, what a browser sees of it, and sessions without a browser: shared by
+the load and hostile-input browser tests and by the benchmark (`python -m tests.benchmark`)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlencode
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from tests.conftest import ROOT
 from ui import page_name
 
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+T = TypeVar("T")
 
 FINISHED = "[data-testid=stApp][data-test-script-state=notRunning]"
 
@@ -39,6 +49,22 @@ DRAWN_JS = """([title, count, marker]) => {
   const charts = (CHARTS)();
   return charts.length >= count && charts.every(t => t.length > 0 && t.includes(marker));
 }""".replace("FINISHED", FINISHED).replace("CHARTS", CHARTS_JS)
+
+
+# True once the script has finished, the page title reads `title`, and every chart in the
+# window is drawn and shows `marker` (any text when empty). Charts out of sight draw when they
+# come near it (ui/chart.js), so a page is whole for its reader when those in sight are drawn.
+IN_VIEW_JS = """([title, marker]) => {
+  if (!document.querySelector('FINISHED')) return false;
+  const h1 = document.querySelector('[data-testid=stMain] h1');
+  if (!h1 || !h1.textContent.includes(title)) return false;
+  return [...document.querySelectorAll('[data-testid=stMain] .stBidiComponent')].every((box) => {
+    const { top, bottom } = box.getBoundingClientRect();
+    if (bottom < 0 || top > innerHeight) return true;
+    const chart = box.querySelector('.posviz-chart.js-plotly-plot');
+    return !!chart && chart.textContent.includes(marker);
+  });
+}""".replace("FINISHED", FINISHED)
 
 
 def free_port() -> int:
@@ -90,6 +116,100 @@ def serving(script: str = "app.py", cwd: Path = ROOT) -> Iterator[tuple[subproce
         yield proc, url
     finally:
         stop_server(proc)
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process in MB (VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """CPU time used so far by a process (user + system), or by the whole machine (pid None)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    if pid is None:
+        busy = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+        return (sum(map(int, busy)) - int(busy[3]) - int(busy[4])) / ticks  # minus idle, iowait
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+
+
+def lowly(executable: str, folder: Path) -> str:
+    """A launcher in folder that runs executable at the lowest CPU priority (nice 19)."""
+    launcher = folder / "lowly"
+    launcher.write_text(f'#!/bin/sh\nexec nice -n 19 "{executable}" "$@"\n')
+    launcher.chmod(0o755)
+    return str(launcher)
+
+
+class Session:
+    """A Streamlit session spoken to over its websocket, without a browser: each `run` asks for
+    one full run of a page, as the browser does, and waits for the script-finished message."""
+
+    def __init__(self, socket) -> None:
+        self.socket = socket
+
+    async def run(self, route: str | None, query: dict[str, str] | None = None,
+                  widgets: dict[str, str] | None = None) -> list[ForwardMsg]:
+        """The messages of one run of the page (home for None) with this query string and
+        these text widgets' values (by widget id); raises if the page shows an exception."""
+        message = BackMsg()
+        state = message.rerun_script
+        state.page_name = "" if route is None else route_name(route)
+        state.query_string = urlencode(query or {})
+        for widget, value in (widgets or {}).items():
+            added = state.widget_states.widgets.add()
+            added.id, added.string_value = widget, value
+        await self.socket.send(message.SerializeToString())
+        received = []
+        while True:
+            forward = ForwardMsg()
+            forward.ParseFromString(await self.socket.recv())
+            received.append(forward)
+            if forward.WhichOneof("type") == "script_finished":
+                break
+        if any(element(m) == "exception" for m in received):
+            raise RuntimeError(f"{route_name(route)} showed an exception")
+        return received
+
+
+def element(message: ForwardMsg) -> str | None:
+    """The kind of element a delta message adds (text_input, markdown, exception, ...)."""
+    if message.WhichOneof("type") == "delta" and message.delta.WhichOneof("type") == "new_element":
+        return message.delta.new_element.WhichOneof("type")
+    return None
+
+
+def run_apart(work: Coroutine[object, object, T]) -> T:
+    """Run a coroutine to its end on a thread of its own: Playwright's sync API keeps an event
+    loop running on the main thread, where asyncio.run is refused."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, work).result()
+
+
+@contextlib.asynccontextmanager
+async def session(url: str):
+    """A new session of the server at url (closed, and so ended, at the end of the block)."""
+    async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream",
+                                  subprotocols=["streamlit"], max_size=None) as socket:
+        yield Session(socket)
+
+
+async def sessions(url: str, visits: list[tuple[str | None, str]], at_once: int = 10) -> int:
+    """Sessions that come and go, at_once of them together: each opens one page (route) with a
+    sentence of its own (a deep link's ?text=) and closes. Returns how many of them finished
+    with their sentence somewhere in what the page sent."""
+    async def visit(route, sentence) -> int:
+        async with session(url) as s:
+            shown = await s.run(route, {"text": sentence})
+        return any(sentence in str(m.delta) for m in shown)
+
+    done = 0
+    for first in range(0, len(visits), at_once):
+        done += sum(await asyncio.gather(*(visit(*v) for v in visits[first:first + at_once])))
+    return done
 
 
 def charts(page) -> list[str]:
