@@ -122,12 +122,10 @@ elif order is not None:
                  "twin")
         st.caption(s.t("attention.twin_caption"))
         st.markdown(f"**{s.t('attention.gaps_head')}**")
-        numbers = st.column_config.TextColumn
-        st.dataframe({"layer": range(1, n_layers + 1), "all": list(map(readable, c.layer_gaps)),
-                      "last": list(map(readable, c.last_gaps))}, hide_index=True, column_config={
-                          "layer": st.column_config.NumberColumn(s.t("attention.col.layer")),
-                          "all": numbers(s.t("attention.col.all"), alignment="right"),
-                          "last": numbers(s.t("attention.col.last"), alignment="right")})
+        st.table({s.t("attention.col.layer"): range(1, n_layers + 1),
+                  s.t("attention.col.all"): list(map(readable, c.layer_gaps)),
+                  s.t("attention.col.last"): list(map(readable, c.last_gaps))},
+                 hide_index=True, hide_header=False)
         st.caption(s.t("attention.gaps_caption"))
 
 st.subheader(s.t("attention.grid_head"))

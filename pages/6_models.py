@@ -1,6 +1,7 @@
 """Trained models: learned attention, next-token guesses, learned positions, extrapolation, and
 a live experiment on telling order without position."""
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -69,14 +70,16 @@ ui.chart(figures.extrapolation(
     x_title=s.t("common.position_axis"), y_title=s.t("models.loss"),
     trained_name=s.t("models.trained_length", n=train_len)), "models_extrapolation")
 st.caption(s.t("models.extrapolation_caption", n=train_len))
-st.dataframe([{
+report_table = pd.DataFrame([{
     s.t("models.col.scheme"): cached.names(s.lang)[name],
     s.t("models.col.eval_loss", n=train_len): m["eval_loss"],
     s.t("models.col.p_gang"): m["probes"][0]["p_target"],
     s.t("models.col.p_le"): m["probes"][1]["p_target"],
-    s.t("models.col.size"): round(m["bytes"] / 1e6, 2),
+    s.t("models.col.size"): m["bytes"] / 1e6,
     s.t("models.col.seconds"): m["seconds"],
-} for name, m in ((name, r["models"][name]) for name in SCHEMES)], hide_index=True)
+} for name, m in ((name, r["models"][name]) for name in SCHEMES)])
+st.table(report_table.style.format(dict(zip(report_table.columns[1:], (
+    "{:.3f}", "{:.3g}", "{:.3g}", "{:.2f}", "{:.1f}"), strict=True))), hide_index=True)
 st.caption(s.t("models.table_caption", steps=r["settings"]["steps"], seconds=r["seconds"]))
 st.markdown(s.prose("models_scale"))
 
@@ -108,10 +111,11 @@ if done:
     st.markdown(f"**{s.t('models.verdict_head')}**")
     words = vocabulary()
     typed_ids, reversed_ids = words.encode(s.tokens), words.encode(s.tokens[::-1])
-    st.dataframe([{
+    verdicts = pd.DataFrame([{
         s.t("models.col.classifier"): cached.names(s.lang)[name],
         s.t("models.col.typed"): classifier.in_order_probability(runs[(name, seed)][1], typed_ids),
         s.t("models.col.reversed"): classifier.in_order_probability(runs[(name, seed)][1],
                                                                     reversed_ids),
-    } for name in classifier.SCHEMES], hide_index=True)
+    } for name in classifier.SCHEMES])
+    st.table(verdicts.style.format("{:.4f}", subset=verdicts.columns[1:]), hide_index=True)
     st.caption(s.t("models.verdict_caption"))

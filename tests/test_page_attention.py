@@ -109,11 +109,11 @@ def test_numbers_are_decimals_unless_tiny_everywhere_on_the_page():
     at.toggle(key="pos").set_value(False).run()
     at.toggle(key="attention_keep_last").set_value(True).run()
     at.slider(key="attention_layers").set_value(1).run()  # last token unchanged: rounding only
-    shown = [m.value for m in at.metric] + at.dataframe[0].value.iloc[:, 1:].stack().tolist()
+    shown = [m.value for m in at.metric] + at.table[0].value.iloc[:, 1:].stack().tolist()
     for number in shown:
         assert re.fullmatch(r"\d+\.\d{3}|\d\.\de[-+]\d\d|0", number), number
         assert ("e" in number) == (0 < float(number) < 1e-3)
-    last = at.dataframe[0].value.iloc[0, 2]
+    last = at.table[0].value.iloc[0, 2]
     assert f"({last})" in messages(at) and "e-" in last
 
 
@@ -129,7 +129,7 @@ def test_causal_mask_without_position_leaks_order_from_the_second_layer():
     at.toggle(key="pos").set_value(False).run()
     at.toggle(key="attention_keep_last").set_value(True).run()
     at.slider(key="attention_layers").set_value(2).run()
-    last = [float(v) for v in at.dataframe[0].value.iloc[:, 2]]  # the last token, per layer
+    last = [float(v) for v in at.table[0].value.iloc[:, 2]]  # the last token, per layer
     assert last[0] < 1e-9 < 0.01 < last[1]
     assert headline(at) > 0.01
 

@@ -71,7 +71,7 @@ def test_the_live_experiment_trains_three_classifiers_and_is_cached():
     at.number_input(key="models_seed").set_value(7).run()
     at.button(key="models_train").click().run()
     assert not at.exception
-    verdicts = at.dataframe[-1].value
+    verdicts = at.table[-1].value
     assert len(verdicts) == 3
     typed, reversed_ = verdicts.iloc[0, 1], verdicts.iloc[0, 2]
     assert typed == pytest.approx(reversed_, abs=1e-6), "no position: blind to order"
@@ -80,4 +80,4 @@ def test_the_live_experiment_trains_three_classifiers_and_is_cached():
     again.number_input(key="models_seed").set_value(7).run()
     assert not again.exception
     assert not [b for b in again.button if b.key == "models_train"]
-    assert len(again.dataframe[-1].value) == 3
+    assert len(again.table[-1].value) == 3
