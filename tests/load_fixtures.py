@@ -126,14 +126,10 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def cpu_seconds(pid: int | None = None) -> float:
-    """CPU time used so far by a process (user + system), or by the whole machine (pid None)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    if pid is None:
-        busy = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-        return (sum(map(int, busy)) - int(busy[3]) - int(busy[4])) / ticks  # minus idle, iowait
+def cpu_seconds(pid: int) -> float:
+    """CPU time a process has used so far (user + system)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def lowly(executable: str, folder: Path) -> str:
@@ -151,17 +147,13 @@ class Session:
     def __init__(self, socket) -> None:
         self.socket = socket
 
-    async def run(self, route: str | None, query: dict[str, str] | None = None,
-                  widgets: dict[str, str] | None = None) -> list[ForwardMsg]:
-        """The messages of one run of the page (home for None) with this query string and
-        these text widgets' values (by widget id); raises if the page shows an exception."""
+    async def run(self, route: str | None, query: dict[str, str] | None = None
+                  ) -> list[ForwardMsg]:
+        """The messages of one run of the page (home for None) with this query string, as a
+        link or a sidebar click asks for it; raises if the page shows an exception."""
         message = BackMsg()
-        state = message.rerun_script
-        state.page_name = "" if route is None else route_name(route)
-        state.query_string = urlencode(query or {})
-        for widget, value in (widgets or {}).items():
-            added = state.widget_states.widgets.add()
-            added.id, added.string_value = widget, value
+        message.rerun_script.page_name = "" if route is None else route_name(route)
+        message.rerun_script.query_string = urlencode(query or {})
         await self.socket.send(message.SerializeToString())
         received = []
         while True:
