@@ -48,3 +48,12 @@ def artifacts() -> Path:
     folder = ROOT / "test-artifacts"
     folder.mkdir(exist_ok=True)
     return folder
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory) -> str:
+    """A real redis-server started for this test run on 127.0.0.1; yields its URL."""
+    from tests.load_fixtures import redis_serving
+
+    with redis_serving(tmp_path_factory.mktemp("redis")) as url:
+        yield url

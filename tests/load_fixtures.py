@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -114,6 +115,47 @@ def serving(script: str = "app.py", cwd: Path = ROOT) -> Iterator[tuple[subproce
     try:
         wait_healthy(proc, url)
         yield proc, url
+    finally:
+        stop_server(proc)
+
+
+def redis_command() -> str:
+    """Debian's redis-server; a missing one fails under CI and skips elsewhere."""
+    import pytest
+
+    path = shutil.which("redis-server")
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("redis-server is not installed, and room tests may not skip under CI")
+        pytest.skip("no redis-server on this machine (apt-get install redis-server); CI runs "
+                    "these tests")
+    return path
+
+
+@contextlib.contextmanager
+def redis_serving(folder: Path, port: int | None = None) -> Iterator[str]:
+    """A real redis-server of our own on 127.0.0.1 (append-only file in folder, so a restart
+    of the server keeps what it held); yields its URL."""
+    port = port or free_port()
+    proc = subprocess.Popen(
+        [redis_command(), "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder),
+         "--appendonly", "yes", "--save", "", "--protected-mode", "yes"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+                sock.sendall(b"PING\r\n")
+                if sock.recv(16).startswith(b"+PONG"):
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise RuntimeError("redis-server did not start")
+        time.sleep(0.05)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
     finally:
         stop_server(proc)
 

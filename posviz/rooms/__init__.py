@@ -1,0 +1,407 @@
+"""Lecture rooms: a lecturer's view that a class follows, and the questions the class answers.
+
+A room has a six-digit code (read aloud in any language, typed on a phone's number pad), a
+secret key whose holder drives it, the lecturer's current view (a page and its query string,
+which holds every control of the page), polls, and a version number that grows whenever
+something a follower shows changes: the view, a poll put in front of the class or revealed, the
+room closing. Followers compare versions and redraw only when theirs is behind.
+
+Everything arriving here comes from a link, a form or the network and is untrusted: codes, keys,
+voter ids, poll ids, views and question texts are checked and bounded, and the number of rooms,
+polls and voters is capped, so a flood can fill neither memory nor disk.
+
+Two stores implement the same interface (`RoomStore`): SQLite in a data folder, for one server
+process with nothing installed, and Redis, for several server processes sharing the rooms.
+`open_store` picks one from a URL such as `POSVIZ_ROOM_STORE=redis://127.0.0.1:6379/0`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import re
+import secrets
+import time
+import unicodedata
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
+
+CODE_LENGTH = 6
+ROOM_SECONDS = 12 * 3600          # a room ends by itself this long after it was opened
+PRESENT_SECONDS = 15.0            # a follower counts as connected this long after its last check
+PERSONAL = ("lang", "present", "room", "key", "follow")
+"""Query parameters that belong to one reader, never to the view a room shares."""
+
+_CODE_DIGITS = re.compile(f"[0-9]{{{CODE_LENGTH}}}")
+_VOTER = re.compile(r"[A-Za-z0-9_-]{8,64}")
+_POLL = re.compile(r"scene-[a-z]{1,20}|q\d{1,3}")
+_PAGE = re.compile(r"[a-z0-9_]{0,40}")
+_PARAM = re.compile(r"[A-Za-z0-9_]{1,40}")
+
+
+class RoomError(ValueError):
+    """A request a room refuses; `reason` names it for the page's message."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps that keep a flood of rooms, polls, voters or text bounded in memory and on disk."""
+
+    rooms: int = 200          # rooms open at once in one store
+    polls: int = 40           # per room: nine lesson questions and the lecturer's own
+    voters: int = 1000        # per room: a lecture of 500 with room to spare
+    question: int = 300       # characters of a question
+    option: int = 100         # characters of one option
+    options: tuple[int, int] = (2, 6)
+    view: int = 8192          # characters of a view's query string
+
+
+@dataclass(frozen=True)
+class Room:
+    code: str
+    version: int
+    page: str          # the lecturer's page as its URL path ("" for home)
+    query: str         # the lecturer's query string, personal parameters removed
+    live: str          # the poll every member sees on any page, "" for none
+    closed: bool
+    created: float
+    expires: float
+
+
+@dataclass(frozen=True)
+class Poll:
+    id: str
+    question: str
+    options: tuple[str, ...]
+    revealed: bool
+    correct: int | None  # the option revealed as right, None when none is
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One student's vote, as the room's CSV lists it."""
+
+    poll: str
+    question: str
+    voter: str
+    option: int
+    option_text: str
+    correct: int | None
+    at: float
+
+
+def normal_code(raw: object) -> str | None:
+    """A room code as typed or linked (spaces, dashes, full-width digits allowed), or None."""
+    if not isinstance(raw, str) or len(raw) > 40:
+        return None
+    typed = re.sub(r"[\s\-_.·]", "", unicodedata.normalize("NFKC", raw))
+    digits = "".join(str(d) if (d := unicodedata.decimal(c, None)) is not None else c
+                     for c in typed)  # any script's digits: ٤٨٢ is 482
+    return digits if _CODE_DIGITS.fullmatch(digits) else None
+
+
+def spaced(code: str) -> str:
+    """A code as it is read aloud and shown: 482913 -> 482 913."""
+    return f"{code[:3]} {code[3:]}"
+
+
+def new_voter() -> str:
+    """A fresh anonymous voter id."""
+    return secrets.token_urlsafe(12)
+
+
+def valid_voter(raw: object) -> str | None:
+    return raw if isinstance(raw, str) and _VOTER.fullmatch(raw) else None
+
+
+def _digest(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def shared_query(query: str, limit: int = Limits.view) -> str:
+    """A query string with the personal parameters removed, checked and bounded."""
+    if not isinstance(query, str) or len(query) > limit:
+        raise RoomError("view_too_long", f"at most {limit} characters")
+    pairs = parse_qsl(query.lstrip("?"), keep_blank_values=True)
+    if any(not _PARAM.fullmatch(name) for name, _ in pairs):
+        raise RoomError("bad_view", "unexpected parameter name")
+    return urlencode([(name, value) for name, value in pairs if name not in PERSONAL])
+
+
+def _clean_text(raw: object, limit: int, what: str) -> str:
+    if not isinstance(raw, str):
+        raise RoomError(f"bad_{what}")
+    text = " ".join(raw.split())  # one line: no layout tricks in a shared text
+    if not text:
+        raise RoomError(f"empty_{what}")
+    if len(text) > limit:
+        raise RoomError(f"long_{what}", f"at most {limit} characters")
+    return text
+
+
+@dataclass
+class RoomStore(ABC):
+    """Rooms, their views and polls, behind one interface; backends store the plain records.
+
+    Public methods check their arguments and raise RoomError for anything a room refuses;
+    the `_` methods of a backend get only checked values. Every time is the store's clock
+    (seconds since the epoch), injectable for tests.
+    """
+
+    limits: Limits = field(default_factory=Limits)
+    clock: Callable[[], float] = time.time
+
+    # ---- rooms ----------------------------------------------------------------------------
+
+    def create(self) -> tuple[str, str]:
+        """Open a room; returns (code, key). The key is shown once and stored only hashed."""
+        key = secrets.token_urlsafe(18)
+        now = self.clock()
+        for _ in range(50):  # a million codes, at most `rooms` in use: a clash is rare
+            code = "".join(secrets.choice("0123456789") for _ in range(CODE_LENGTH))
+            if self._create(code, _digest(key), now, now + ROOM_SECONDS):
+                return code, key
+        raise RoomError("rooms_full", f"at most {self.limits.rooms} rooms at once")
+
+    def room(self, code: object) -> Room | None:
+        """The room, or None for a malformed, unknown, or expired code."""
+        code = normal_code(code)
+        if code is None:
+            return None
+        room = self._room(code)
+        return room if room is not None and room.expires > self.clock() else None
+
+    def holds_key(self, code: object, key: object) -> bool:
+        """Whether key drives the room (compared in constant time)."""
+        code = normal_code(code)
+        if code is None or not isinstance(key, str) or not 10 <= len(key) <= 100:
+            return False
+        stored = self._key_digest(code)
+        return stored is not None and hmac.compare_digest(stored, _digest(key))
+
+    def set_view(self, code: str, page: str, query: str) -> int:
+        """Show the class this page and query string; returns the room's version."""
+        room = self._open_room(code)
+        if not isinstance(page, str) or not _PAGE.fullmatch(page):
+            raise RoomError("bad_view", "unexpected page")
+        query = shared_query(query, self.limits.view)
+        if (page, query) == (room.page, room.query):
+            return room.version
+        return self._set_view(room.code, page, query)
+
+    def close(self, code: str) -> None:
+        """End the room for everyone (its answers stay readable until it expires)."""
+        room = self.room(code)
+        if room is not None and not room.closed:
+            self._close(room.code)
+
+    def versions(self, codes: Iterable[str]) -> dict[str, tuple[int, bool]]:
+        """(version, closed) of each known room among codes: what a waiting follower needs."""
+        now = self.clock()
+        return {code: (room.version, room.closed) for code in codes
+                if (room := self._room(code)) is not None and room.expires > now}
+
+    # ---- polls ----------------------------------------------------------------------------
+
+    def poll(self, code: str, poll_id: str) -> Poll | None:
+        room = self.room(code)
+        if room is None or not isinstance(poll_id, str) or not _POLL.fullmatch(poll_id):
+            return None
+        return self._poll(room.code, poll_id)
+
+    def lesson_poll(self, code: str, scene: str, question: str,
+                    options: list[str]) -> Poll:
+        """The poll of a lesson scene's question, opened on the lecturer's first visit."""
+        poll_id = f"scene-{scene}"
+        if not _POLL.fullmatch(poll_id):
+            raise RoomError("bad_poll")
+        room = self._open_room(code)
+        found = self._poll(room.code, poll_id)
+        if found is not None:
+            return found
+        return self._add_poll(room, poll_id, *self._checked(question, options), live=False)
+
+    def ask(self, code: str, question: object, options: object) -> Poll:
+        """The lecturer's own question (2-6 options), put in front of the whole class."""
+        room = self._open_room(code)
+        if not isinstance(options, list | tuple):
+            raise RoomError("bad_option")
+        text, clean = self._checked(question, options)
+        number = sum(poll_id.startswith("q") for poll_id in self._poll_ids(room.code)) + 1
+        return self._add_poll(room, f"q{number}", text, clean, live=True)
+
+    def put_away(self, code: str) -> None:
+        """Take the lecturer's question off every screen."""
+        room = self._open_room(code)
+        if room.live:
+            self._set_live(room.code, "")
+
+    def vote(self, code: str, poll_id: str, voter: object, option: object) -> None:
+        """One vote per voter per poll (a second one replaces the first), while it is open."""
+        room = self._open_room(code)
+        voter = valid_voter(voter)
+        if voter is None:
+            raise RoomError("bad_voter")
+        poll = self.poll(room.code, poll_id)
+        if poll is None:
+            raise RoomError("no_poll")
+        if poll.revealed:
+            raise RoomError("poll_closed")
+        if not isinstance(option, int) or isinstance(option, bool) or not (
+                0 <= option < len(poll.options)):
+            raise RoomError("bad_option")
+        if not self._vote(room.code, poll.id, voter, option, self.clock()):
+            raise RoomError("room_full", f"at most {self.limits.voters} students")
+
+    def my_vote(self, code: str, poll_id: str, voter: object) -> int | None:
+        room, voter = self.room(code), valid_voter(voter)
+        if room is None or voter is None or not _POLL.fullmatch(str(poll_id)):
+            return None
+        return self._my_vote(room.code, poll_id, voter)
+
+    def counts(self, code: str, poll_id: str) -> list[int]:
+        """Votes per option, in option order."""
+        poll = self.poll(code, poll_id)
+        if poll is None:
+            return []
+        tally = [0] * len(poll.options)
+        for option in self._options_voted(normal_code(code), poll.id):
+            tally[option] += 1
+        return tally
+
+    def reveal(self, code: str, poll_id: str, correct: int | None = None) -> None:
+        """Close the poll and show every member the answer and the class's distribution."""
+        room = self._open_room(code)
+        poll = self.poll(room.code, poll_id)
+        if poll is None:
+            raise RoomError("no_poll")
+        if correct is not None and not 0 <= correct < len(poll.options):
+            raise RoomError("bad_option")
+        if not poll.revealed:
+            self._reveal(room.code, poll.id, correct)
+
+    def answers(self, code: str) -> list[Answer]:
+        """Every vote of the room, poll by poll, for the lecturer's CSV."""
+        room = self.room(code)
+        return [] if room is None else self._answers(room.code)
+
+    # ---- who is here ----------------------------------------------------------------------
+
+    def seen(self, code: str, voters: Iterable[str]) -> None:
+        """Mark voters as connected now (a server process reports its waiting followers)."""
+        voters = [v for v in voters if valid_voter(v)][: self.limits.voters]
+        if voters and normal_code(code):
+            self._seen(code, voters, self.clock())
+
+    def headcount(self, code: str) -> int:
+        """Students connected within the last PRESENT_SECONDS."""
+        room = self.room(code)
+        return 0 if room is None else self._headcount(room.code,
+                                                      self.clock() - PRESENT_SECONDS)
+
+    # ---- shared checks ----------------------------------------------------------------------
+
+    def _open_room(self, code: str) -> Room:
+        room = self.room(code)
+        if room is None:
+            raise RoomError("no_room")
+        if room.closed:
+            raise RoomError("room_closed")
+        return room
+
+    def _checked(self, question: object, options: object) -> tuple[str, list[str]]:
+        text = _clean_text(question, self.limits.question, "question")
+        clean = [_clean_text(o, self.limits.option, "option") for o in options]
+        low, high = self.limits.options
+        if not low <= len(clean) <= high:
+            raise RoomError("option_count", f"{low} to {high} options")
+        return text, clean
+
+    def _add_poll(self, room: Room, poll_id: str, question: str, options: list[str],
+                  live: bool) -> Poll:
+        if len(self._poll_ids(room.code)) >= self.limits.polls:
+            raise RoomError("polls_full", f"at most {self.limits.polls} questions a room")
+        self._store_poll(room.code, poll_id, question, options, live)
+        return Poll(poll_id, question, tuple(options), False, None)
+
+    # ---- what a backend stores ----------------------------------------------------------------
+
+    @abstractmethod
+    def _create(self, code: str, digest: str, now: float, expires: float) -> bool:
+        """Store a new room unless the code is taken or `limits.rooms` are open."""
+
+    @abstractmethod
+    def _room(self, code: str) -> Room | None: ...
+
+    @abstractmethod
+    def _key_digest(self, code: str) -> str | None: ...
+
+    @abstractmethod
+    def _set_view(self, code: str, page: str, query: str) -> int: ...
+
+    @abstractmethod
+    def _close(self, code: str) -> None: ...
+
+    @abstractmethod
+    def _poll(self, code: str, poll_id: str) -> Poll | None: ...
+
+    @abstractmethod
+    def _poll_ids(self, code: str) -> list[str]:
+        """The room's polls in the order they were opened."""
+
+    @abstractmethod
+    def _store_poll(self, code: str, poll_id: str, question: str, options: list[str],
+                    live: bool) -> None:
+        """Add the poll; a live one is shown to every member (the version grows)."""
+
+    @abstractmethod
+    def _set_live(self, code: str, poll_id: str) -> None: ...
+
+    @abstractmethod
+    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float) -> bool:
+        """Record the vote; False when the voter is new and the room has `limits.voters`.
+        Atomic with respect to the poll's reveal."""
+
+    @abstractmethod
+    def _my_vote(self, code: str, poll_id: str, voter: str) -> int | None: ...
+
+    @abstractmethod
+    def _options_voted(self, code: str, poll_id: str) -> list[int]: ...
+
+    @abstractmethod
+    def _reveal(self, code: str, poll_id: str, correct: int | None) -> None: ...
+
+    @abstractmethod
+    def _answers(self, code: str) -> list[Answer]: ...
+
+    @abstractmethod
+    def _seen(self, code: str, voters: list[str], now: float) -> None: ...
+
+    @abstractmethod
+    def _headcount(self, code: str, since: float) -> int: ...
+
+
+DEFAULT_STORE = "sqlite:///data/rooms.sqlite3"
+
+
+def open_store(url: str | None = None, root: Path | None = None, **options) -> RoomStore:
+    """The store a URL names: `sqlite:///relative/path`, `sqlite:////absolute/path`, or
+    `redis://host:port/db`. None reads POSVIZ_ROOM_STORE, then the SQLite default under root."""
+    url = url or os.environ.get("POSVIZ_ROOM_STORE") or DEFAULT_STORE
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        from posviz.rooms.redis_store import RedisStore
+        return RedisStore.from_url(url, **options)
+    if url.startswith("sqlite:///"):
+        from posviz.rooms.sqlite_store import SQLiteStore
+        path = Path(url.removeprefix("sqlite:///"))
+        return SQLiteStore(path=path if path.is_absolute() else (root or Path.cwd()) / path,
+                           **options)
+    raise ValueError(f"POSVIZ_ROOM_STORE must start with sqlite:/// or redis://, got {url!r}")

@@ -1,0 +1,344 @@
+"""The room store, against both backends: SQLite in a temporary folder and a real redis-server."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+import redis
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from posviz.rooms import (
+    PRESENT_SECONDS,
+    ROOM_SECONDS,
+    Limits,
+    RoomError,
+    new_voter,
+    normal_code,
+    open_store,
+    shared_query,
+    spaced,
+)
+from tests.hostile import HOSTILE
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def backend(request, tmp_path):
+    """A function making stores of one backend, all on the same fresh data."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
+    else:
+        url = request.getfixturevalue("redis_url")
+        redis.Redis.from_url(url).flushdb()
+    return lambda **options: open_store(url, **options)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(backend, clock):
+    return backend(clock=clock)
+
+
+def test_a_new_room_has_a_six_digit_code_a_key_and_version_one(store):
+    code, key = store.create()
+    assert len(code) == 6 and code.isdigit()
+    room = store.room(code)
+    assert room.version == 1 and not room.closed and room.live == ""
+    assert store.holds_key(code, key)
+    assert not store.holds_key(code, key + "x") and not store.holds_key(code, "")
+    assert not store.holds_key("123", key) and not store.holds_key(code, None)
+
+
+def test_codes_are_read_as_typed():
+    assert normal_code(" 482-913 ") == "482913"
+    assert normal_code("４８２ ９１３") == "482913"  # full-width digits from a Chinese keyboard
+    assert normal_code("482.913") == "482913"
+    assert normal_code("٤٨٢٩١٣") == "482913"
+    for bad in ("48291", "4829133", "abcdef", "", None, 482913, "482913" * 10, "٤٨٢٩١٣x"):
+        assert normal_code(bad) is None, bad
+    assert spaced("482913") == "482 913"
+
+
+@pytest.mark.parametrize("raw", HOSTILE)
+def test_hostile_codes_are_refused_or_clean(raw):
+    code = normal_code(raw)
+    assert code is None or (len(code) == 6 and code.isascii() and code.isdigit())
+
+
+def test_unknown_and_malformed_codes_find_no_room(store):
+    store.create()
+    assert store.room("000000") is None or store.room("000000").code == "000000"
+    for raw in HOSTILE:
+        assert store.room(raw) is None or store.room(raw).code == normal_code(raw)
+
+
+def test_the_view_drops_personal_parameters_and_bumps_the_version_only_on_change(store):
+    code, _ = store.create()
+    assert store.set_view(code, "rope", "rope_pair=3&lang=zh&key=abc&room=1&text=%E5%88%9A") == 2
+    room = store.room(code)
+    assert (room.page, room.query) == ("rope", "rope_pair=3&text=%E5%88%9A")
+    assert store.set_view(code, "rope", "text=%E5%88%9A&rope_pair=3&present=true") == 3
+    assert store.set_view(code, "rope", "text=%E5%88%9A&rope_pair=3&present=true") == 3
+
+
+@pytest.mark.parametrize(("page", "query", "reason"), [
+    ("../etc", "", "bad_view"), ("Rope", "", "bad_view"), ("rope", "a b=1", "bad_view"),
+    ("rope", "x=" + "y" * 9000, "view_too_long"), ("rope", "<script>=1", "bad_view")])
+def test_a_malformed_view_is_refused(store, page, query, reason):
+    code, _ = store.create()
+    with pytest.raises(RoomError) as refused:
+        store.set_view(code, page, query)
+    assert refused.value.reason == reason
+    assert store.room(code).version == 1
+
+
+def test_closing_ends_the_room_for_everyone(store):
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b"])
+    store.close(code)
+    room = store.room(code)
+    assert room.closed and room.version == 3  # opened 1, asked 2 (a live poll), closed 3
+    for refused in (lambda: store.set_view(code, "", ""),
+                    lambda: store.vote(code, poll.id, new_voter(), 0),
+                    lambda: store.ask(code, "Again?", ["a", "b"])):
+        with pytest.raises(RoomError, match="room_closed"):
+            refused()
+
+
+def test_a_room_ends_by_itself_after_twelve_hours(store, clock):
+    code, _ = store.create()
+    clock.now += ROOM_SECONDS - 1
+    assert store.room(code) is not None
+    clock.now += 2
+    assert store.room(code) is None
+    assert store.versions([code]) == {}
+    with pytest.raises(RoomError, match="no_room"):
+        store.set_view(code, "", "")
+
+
+def test_the_number_of_rooms_is_capped_and_expired_rooms_free_their_place(backend, clock):
+    store = backend(clock=clock, limits=Limits(rooms=3))
+    for _ in range(3):
+        store.create()
+    with pytest.raises(RoomError, match="rooms_full"):
+        store.create()
+    clock.now += ROOM_SECONDS + 1
+    store.create()
+
+
+def test_a_lesson_poll_opens_once(store):
+    code, _ = store.create()
+    first = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
+    again = store.lesson_poll(code, "order", "Something else?", ["x", "y", "z"])
+    assert first == again and first.options == ("yes", "no") and first.id == "scene-order"
+    assert store.room(code).version == 1  # a lesson poll shows within its scene: no bump
+
+
+def test_the_lecturers_question_goes_in_front_of_everyone(store):
+    code, _ = store.create()
+    poll = store.ask(code, "  Which   encoding\nextrapolates? ", ["RoPE", " ALiBi "])
+    assert poll.id == "q1" and poll.question == "Which encoding extrapolates?"
+    assert poll.options == ("RoPE", "ALiBi")
+    room = store.room(code)
+    assert room.live == "q1" and room.version == 2
+    assert store.ask(code, "Next?", ["a", "b"]).id == "q2"
+    store.put_away(code)
+    assert store.room(code).live == "" and store.room(code).version == 4
+
+
+@pytest.mark.parametrize(("question", "options", "reason"), [
+    ("", ["a", "b"], "empty_question"), ("   ", ["a", "b"], "empty_question"),
+    ("q" * 301, ["a", "b"], "long_question"), ("ok?", ["a"], "option_count"),
+    ("ok?", ["a"] * 7, "option_count"), ("ok?", ["a", ""], "empty_option"),
+    ("ok?", ["a", "b" * 101], "long_option"), ("ok?", "ab", "bad_option"),
+    (None, ["a", "b"], "bad_question"), ("ok?", ["a", 3], "bad_option")])
+def test_a_malformed_question_is_refused(store, question, options, reason):
+    code, _ = store.create()
+    with pytest.raises(RoomError) as refused:
+        store.ask(code, question, options)
+    assert refused.value.reason == reason
+
+
+def test_one_vote_per_student_a_second_replaces_the_first(store):
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b", "c"])
+    alice, bob = new_voter(), new_voter()
+    store.vote(code, poll.id, alice, 0)
+    store.vote(code, poll.id, bob, 0)
+    store.vote(code, poll.id, alice, 2)
+    assert store.counts(code, poll.id) == [1, 0, 1]
+    assert store.my_vote(code, poll.id, alice) == 2 and store.my_vote(code, poll.id, "x") is None
+
+
+@pytest.mark.parametrize(("voter", "option", "reason"), [
+    ("short", 0, "bad_voter"), ("<script>alert(1)</script>", 0, "bad_voter"),
+    (None, 0, "bad_voter"), ("a" * 65, 0, "bad_voter"), ("validvoter1", 3, "bad_option"),
+    ("validvoter1", -1, "bad_option"), ("validvoter1", True, "bad_option"),
+    ("validvoter1", "0", "bad_option"), ("validvoter1", 0.0, "bad_option")])
+def test_a_malformed_vote_is_refused(store, voter, option, reason):
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b", "c"])
+    with pytest.raises(RoomError) as refused:
+        store.vote(code, poll.id, voter, option)
+    assert refused.value.reason == reason
+    assert store.counts(code, poll.id) == [0, 0, 0]
+
+
+def test_no_vote_for_a_poll_that_does_not_exist(store):
+    code, _ = store.create()
+    for poll_id in ("q1", "scene-order", "q1; DROP TABLE votes", "../x", 3):
+        with pytest.raises(RoomError, match="no_poll"):
+            store.vote(code, poll_id, new_voter(), 0)
+
+
+def test_a_revealed_poll_takes_no_more_votes(store):
+    code, _ = store.create()
+    poll = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
+    voter = new_voter()
+    store.vote(code, poll.id, voter, 0)
+    store.reveal(code, poll.id, correct=1)
+    assert store.poll(code, poll.id).revealed and store.poll(code, poll.id).correct == 1
+    assert store.room(code).version == 2
+    with pytest.raises(RoomError, match="poll_closed"):
+        store.vote(code, poll.id, voter, 1)
+    assert store.counts(code, poll.id) == [1, 0]
+    with pytest.raises(RoomError, match="bad_option"):
+        store.reveal(code, poll.id, correct=2)
+
+
+def test_the_number_of_voters_in_a_room_is_capped(backend, clock):
+    store = backend(clock=clock, limits=Limits(voters=3))
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b"])
+    voters = [new_voter() for _ in range(4)]
+    for voter in voters[:3]:
+        store.vote(code, poll.id, voter, 0)
+    with pytest.raises(RoomError, match="room_full"):
+        store.vote(code, poll.id, voters[3], 0)
+    store.vote(code, poll.id, voters[0], 1)  # one already in may still change their mind
+    store.seen(code, voters)  # presence admits no one new either
+    assert store.headcount(code) == 3
+
+
+def test_the_number_of_polls_in_a_room_is_capped(backend, clock):
+    store = backend(clock=clock, limits=Limits(polls=2))
+    code, _ = store.create()
+    store.ask(code, "One?", ["a", "b"])
+    store.lesson_poll(code, "order", "Two?", ["a", "b"])
+    with pytest.raises(RoomError, match="polls_full"):
+        store.ask(code, "Three?", ["a", "b"])
+
+
+def test_two_hundred_students_voting_at_once_are_counted_exactly(store):
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b", "c", "d"])
+    voters = [new_voter() for _ in range(200)]
+    with ThreadPoolExecutor(16) as pool:
+        list(pool.map(lambda i: store.vote(code, poll.id, voters[i], i % 4), range(200)))
+    assert store.counts(code, poll.id) == [50, 50, 50, 50]
+
+
+def test_votes_racing_a_reveal_are_either_counted_before_it_or_refused(store):
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b"])
+    accepted, go = [], threading.Event()
+
+    def vote(voter):
+        go.wait()
+        try:
+            store.vote(code, poll.id, voter, 0)
+            accepted.append(voter)
+        except RoomError as refused:
+            assert refused.reason == "poll_closed"
+
+    with ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(vote, new_voter()) for _ in range(100)]
+        go.set()
+        store.reveal(code, poll.id)
+        [f.result() for f in futures]
+    assert store.counts(code, poll.id) == [len(accepted), 0]
+
+
+def test_everything_is_back_after_a_restart(backend, clock):
+    """A new store object on the same data (a server process started again) sees it all."""
+    store = backend(clock=clock)
+    code, key = store.create()
+    store.set_view(code, "lesson", "scene=4&text=abc")
+    poll = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
+    voter = new_voter()
+    store.vote(code, poll.id, voter, 1)
+    again = backend(clock=clock)
+    assert again.holds_key(code, key)
+    assert again.room(code) == store.room(code)
+    assert again.counts(code, poll.id) == [0, 1] and again.my_vote(code, poll.id, voter) == 1
+
+
+def test_answers_list_every_vote_with_its_texts(store):
+    code, _ = store.create()
+    first = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
+    second = store.ask(code, "Which <b>one</b>?", ["a, b", '"c"'])
+    alice, bob = new_voter(), new_voter()
+    store.vote(code, first.id, alice, 1)
+    store.vote(code, second.id, bob, 0)
+    store.vote(code, second.id, alice, 1)
+    store.reveal(code, first.id, correct=1)
+    rows = store.answers(code)
+    assert [(a.poll, a.voter, a.option, a.option_text, a.correct) for a in rows] == [
+        ("scene-order", alice, 1, "no", 1), ("q1", bob, 0, "a, b", None),
+        ("q1", alice, 1, '"c"', None)]
+    assert rows[1].question == "Which <b>one</b>?"
+
+
+def test_headcount_counts_students_seen_lately(store, clock):
+    code, _ = store.create()
+    store.seen(code, [new_voter() for _ in range(5)])
+    clock.now += PRESENT_SECONDS / 2
+    late = [new_voter() for _ in range(3)]
+    store.seen(code, late + ["bad id!", ""])
+    assert store.headcount(code) == 8
+    clock.now += PRESENT_SECONDS * 0.75
+    assert store.headcount(code) == 3
+
+
+def test_versions_reports_each_known_room(store):
+    code, _ = store.create()
+    other, _ = store.create()
+    store.close(other)
+    assert store.versions([code, other, "999999"]) == {code: (1, False), other: (2, True)}
+
+
+def test_shared_query_keeps_repeated_parameters_in_order():
+    assert shared_query("a=1&b=2&a=3&lang=zh") == "a=1&b=2&a=3"
+    assert shared_query("?text=%E5%88%9A+x") == "text=%E5%88%9A+x"
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(votes=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 2)), max_size=30))
+def test_counts_are_each_students_last_vote(backend, votes):
+    """Model check: whatever the order of votes, the tally is the tally of the last ones."""
+    store = backend()
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b", "c"])
+    voters = [f"student-{i:04d}" for i in range(6)]
+    last = {}
+    for who, option in votes:
+        store.vote(code, poll.id, voters[who], option)
+        last[who] = option
+    assert store.counts(code, poll.id) == [list(last.values()).count(o) for o in range(3)]
