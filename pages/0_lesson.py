@@ -11,6 +11,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 import ui
+from posviz import lesson as right_option
 from posviz import rope
 from posviz.alibi import mean_attention_distance
 from posviz.permutation import readable, reordered, reversal
@@ -28,13 +29,26 @@ OFFSET = 3                      # scene 5: k places after against k places befor
 SHIFT = 100                     # scene 6 moves the sentence this far
 
 
-def ask(name: str, answer: str | None = None, **numbers: object) -> DeltaGenerator | None:
-    """The scene's question in a box, with a toggle (its own per scene) that reveals the answer
-    filled with the live numbers. Returns the box once the answer is shown, for more of it."""
+def ask(name: str, right: int, answer: str | None = None,
+        **numbers: object) -> DeltaGenerator | None:
+    """The scene's question in a box with its lettered options (option `right` is right).
+
+    In a lecture room the question is a poll of the room (ui.room), and the answer shows once
+    the lecturer reveals it; elsewhere a toggle (its own per scene) reveals it. The answer is
+    filled with the live numbers. Returns the box once the answer is shown, for more of it.
+    """
     box = st.container(border=True)
-    box.markdown(f"**{s.t('lesson.predict')}** {s.t(f'lesson.{name}.question', **numbers)}")
-    if box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{name}"):
-        box.success(s.t(answer or f"lesson.{name}.answer", **numbers))
+    question = s.t(f"lesson.{name}.question", **numbers)
+    box.markdown(f"**{s.t('lesson.predict')}** {question}")
+    labels = [s.t(f"lesson.{name}.options.{letter}", **numbers)
+              for letter in "abcdef"[:right_option.OPTIONS[name]]]
+    revealed = ui.room.lesson_poll(box, s, s.room, name, question, labels, right)
+    if revealed is None:
+        ui.room.options_list(box, labels)
+        revealed = box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{name}")
+    if revealed:
+        box.success(f"**{ui.room.LETTERS[right]}.** "
+                    + s.t(answer or f"lesson.{name}.answer", **numbers))
         return box
     return None
 
@@ -54,8 +68,10 @@ def meaning() -> None:
     ui.chart(cached.embedding_figure(seq, ("panel_e",), s.position, s.lang), "lesson_meaning")
     st.caption(s.t("lesson.copied"))
     ui.token_chips([*s.tokens, s.tokens[0]])
-    if answer := ask("meaning"):
-        distance_table(answer, cached.copy_distances(seq, s.position), ("embedding_distance",))
+    rows = cached.copy_distances(seq, s.position)
+    copy = right_option.copy_row(rows, len(seq))
+    if answer := ask("meaning", right_option.meaning(copy["embedding_distance"])):
+        distance_table(answer, rows, ("embedding_distance",))
 
 
 def position() -> None:
@@ -64,17 +80,19 @@ def position() -> None:
     ui.chart(cached.position_figure(len(seq), s.lang), "lesson_position")
     same_dot, near_dot, far_dot = dot_by_offset(np.array([0, NEAR - SAME, FAR - SAME]),
                                                 cached.EMBED_D)
-    ask("position", same=SAME, near=NEAR, far=FAR, same_dot=same_dot, near_dot=near_dot,
-        far_dot=far_dot)
+    ask("position", right_option.position(near_dot, far_dot), same=SAME, near=NEAR, far=FAR,
+        same_dot=same_dot, near_dot=near_dot, far_dot=far_dot)
 
 
 def total() -> None:
     ui.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position, s.lang),
              "lesson_sum")
     st.caption(s.t("embedding.sum_caption"))
-    if answer := ask("sum", None if s.position else "lesson.sum.answer_off"):
-        distance_table(answer, cached.copy_distances(seq, s.position),
-                       ("embedding_distance", "input_distance"))
+    rows = cached.copy_distances(seq, s.position)
+    copy = right_option.copy_row(rows, len(seq))
+    if answer := ask("sum", right_option.total(copy["input_distance"]),
+                     None if s.position else "lesson.sum.answer_off"):
+        distance_table(answer, rows, ("embedding_distance", "input_distance"))
 
 
 def order() -> None:
@@ -90,7 +108,8 @@ def order() -> None:
              "lesson_order")
     none, sinusoidal = (attention.check(seq, backwards, cached.LAYERS, cached.HEADS, name, False)
                         for name in ("none", "sinusoidal"))
-    ask("order", none=readable(none.gap), sinusoidal=readable(sinusoidal.gap))
+    ask("order", right_option.order(none.gap), none=readable(none.gap),
+        sinusoidal=readable(sinusoidal.gap))
 
 
 def sinusoid() -> None:
@@ -100,7 +119,8 @@ def sinusoid() -> None:
     heatmap, curve = cached.sinusoidal_figures(len(seq), s.lang)
     ui.chart(heatmap, "lesson_sinusoidal")
     after, before = dot_by_offset(np.array([OFFSET, -OFFSET]), cached.SINE_D)
-    if answer := ask("sinusoidal", k=OFFSET, after=after, before=before):
+    if answer := ask("sinusoidal", right_option.sinusoidal(after, before), k=OFFSET,
+                     after=after, before=before):
         ui.chart(curve, "lesson_offset", where=answer)
 
 
@@ -113,7 +133,8 @@ def rotation() -> None:
     last, moved = len(seq) - 1, np.array([0, SHIFT])
     rope_before, rope_after = rope.shifted_rope_scores(q, k, last, 0, moved)
     added_before, added_after = rope.shifted_added_scores(x, wq, wk, last, 0, moved)
-    ask("rope", shift=SHIFT, rope_before=rope_before, rope_after=rope_after,
+    ask("rope", right_option.rope(rope_before, rope_after, added_before, added_after),
+        shift=SHIFT, rope_before=rope_before, rope_after=rope_after,
         added_before=added_before, added_after=added_after)
 
 
@@ -123,7 +144,9 @@ def penalty() -> None:
     ui.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi")
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
     with_bias, without = (mean_attention_distance(w) for w in weights)
-    if answer := ask("alibi", last=cached.ALIBI_HEADS, first_with=with_bias[0],
+    if answer := ask("alibi", right_option.alibi(with_bias[0], without[0], with_bias[-1],
+                                                 without[-1]),
+                     last=cached.ALIBI_HEADS, first_with=with_bias[0],
                      first_without=without[0], last_with=with_bias[-1],
                      last_without=without[-1]):
         # with the bias and without, whatever the switch: the ALiBi page's bars with position on
@@ -135,7 +158,8 @@ def mask() -> None:
     scheme = "sinusoidal" if s.position else "none"
     ui.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal")
     run = attention.stack(seq, 1, cached.HEADS, scheme, True)
-    ask("causal", weight=run.mean_weights(0)[0, 0], n=len(seq))
+    weight = run.mean_weights(0)[0, 0]
+    ask("causal", right_option.causal(weight, len(seq)), weight=weight, n=len(seq))
 
 
 def leak() -> None:
@@ -150,7 +174,8 @@ def leak() -> None:
              "lesson_leak")
     leaked = attention.check(seq, new_order, cached.LAYERS, cached.HEADS, "none", True)
     first, second = leaked.last_gaps[:2]
-    ask("leak", None if moved != s.tokens else "lesson.leak.answer_same",
+    ask("leak", right_option.leak(first, second),
+        None if moved != s.tokens else "lesson.leak.answer_same",
         first=readable(first), second=readable(second))
 
 

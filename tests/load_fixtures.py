@@ -74,7 +74,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(script: str = "app.py", cwd: Path = ROOT) -> tuple[subprocess.Popen, str]:
+def start_server(script: str = "serve.py", cwd: Path = ROOT) -> tuple[subprocess.Popen, str]:
     """Start `streamlit run script` on a free port of 127.0.0.1; return the process and URL."""
     port = free_port()
     proc = subprocess.Popen(
@@ -109,7 +109,7 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def serving(script: str = "app.py", cwd: Path = ROOT) -> Iterator[tuple[subprocess.Popen, str]]:
+def serving(script: str = "serve.py", cwd: Path = ROOT) -> Iterator[tuple[subprocess.Popen, str]]:
     """A server of our own for the duration of the block."""
     proc, url = start_server(script, cwd)
     try:

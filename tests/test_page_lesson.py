@@ -45,11 +45,12 @@ def buttons(at: AppTest) -> set[str]:
     return {button.key for button in at.button}
 
 
-def reveal(at: AppTest, n: int) -> str:
-    """Reveal scene n's answer; return it."""
+def reveal(at: AppTest, n: int) -> tuple[str, str]:
+    """Reveal scene n's answer; return the right option's letter and the answer's text."""
     at.toggle(key=f"lesson_reveal_{SCENES[n - 1]}").set_value(True).run()
     assert not at.exception
-    return at.success[0].value
+    letter, text = at.success[0].value.split(" ", 1)
+    return letter.strip("*."), text
 
 
 @pytest.mark.parametrize(("sentence", "position"), [
@@ -147,7 +148,7 @@ def test_embedding_answers_report_the_copy_distances():
     reveal(at, 3)
     assert at.dataframe[0].value["input_distance"].iloc[0] > 0.1
     at = lesson("3", position=False)
-    assert reveal(at, 3) == text("lesson.sum.answer_off", "en")
+    assert reveal(at, 3) == ("A", text("lesson.sum.answer_off", "en"))
     assert at.dataframe[0].value["input_distance"].tolist() == [0.0]
 
 
@@ -157,18 +158,18 @@ def test_order_answers_quote_the_stack_run_on_both_orders():
     bag = permutation_check(x, reversal(4), 2, 4, "none", causal=False).gap
     placed = permutation_check(x, reversal(4), 2, 4, "sinusoidal", causal=False).gap
     assert bag < 1e-12 < 0.1 < placed
-    said = reveal(lesson("4"), 4)
+    said = reveal(lesson("4"), 4)[1]
     assert readable(bag) in said and readable(placed) in said
 
     first, second = permutation_check(x, reversal(4, keep_last=True), 2, 4, "none").last_gaps
     assert first < 1e-12 < 0.1 < second
-    said = reveal(lesson("9"), 9)
+    said = reveal(lesson("9"), 9)[1]
     assert said.startswith("**Not after layer 1")
     assert readable(first) in said and readable(second) in said
 
 
 def test_a_reordering_that_reads_the_same_says_so():
-    assert reveal(lesson("9", sentence="a b a c"), 9).startswith("**Here it changes in neither")
+    assert reveal(lesson("9", sentence="a b a c"), 9)[1].startswith("**Here it changes in neither")
 
 
 def test_rope_answer_shows_the_score_unmoved_and_the_added_one_moved():
@@ -178,7 +179,7 @@ def test_rope_answer_shows_the_score_unmoved_and_the_added_one_moved():
     moved = np.array([0, 100])
     rope_before, rope_after = shifted_rope_scores(q, k, 3, 0, moved)
     added_before, added_after = shifted_added_scores(x, layer.wq, layer.wk, 3, 0, moved)
-    said = reveal(lesson("6"), 6)
+    said = reveal(lesson("6"), 6)[1]
     assert f"{rope_before:.6f} before the move, {rope_after:.6f} after" in said
     assert f"{rope_before:.6f}" == f"{rope_after:.6f}"
     assert f"from {added_before:.3f} to {added_after:.3f}" in said
@@ -186,12 +187,21 @@ def test_rope_answer_shows_the_score_unmoved_and_the_added_one_moved():
 
 
 def test_causal_answer_gives_the_first_token_all_its_attention():
-    assert "its weight on itself is 1.0000" in reveal(lesson("8"), 8)
+    assert "its weight on itself is 1.0000" in reveal(lesson("8"), 8)[1]
 
 
 def test_position_answer_compares_real_dot_products():
     same, near, far = dot_by_offset(np.array([0, 1, 10]), 16)
     assert near > far
-    said = reveal(lesson("2"), 2)
+    said = reveal(lesson("2"), 2)[1]
     assert f"row 0 is {near:.2f}; row 10 gets only {far:.2f} (row 0 with itself: {same:.2f})" \
         in said
+
+
+@pytest.mark.parametrize(("position", "letters"), [
+    (True, "BABBBBAAB"),   # the facts of each scene, for 刚想到了
+    (False, "BAABBBAAB")])  # without position the copies' inputs stay equal (scene 3)
+def test_the_right_options_follow_from_the_live_numbers(position, letters):
+    for n, letter in enumerate(letters, start=1):
+        at = lesson(scene=str(n), sentence="刚想到了", position=position)
+        assert reveal(at, n)[0] == letter, SCENES[n - 1]

@@ -222,6 +222,16 @@ def test_a_revealed_poll_takes_no_more_votes(store):
         store.reveal(code, poll.id, correct=2)
 
 
+def test_the_right_option_given_with_a_question_shows_only_once_revealed(store):
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b", "c"], correct=2)
+    assert store.poll(code, poll.id).correct == 2 and not store.poll(code, poll.id).revealed
+    store.reveal(code, poll.id)
+    assert store.poll(code, poll.id).revealed and store.poll(code, poll.id).correct == 2
+    with pytest.raises(RoomError, match="bad_option"):
+        store.ask(code, "Which?", ["a", "b"], correct=2)
+
+
 def test_the_number_of_voters_in_a_room_is_capped(backend, clock):
     store = backend(clock=clock, limits=Limits(voters=3))
     code, _ = store.create()

@@ -18,14 +18,17 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
+from ui import room as room
 from ui.chart import chart as chart
 from ui.chart import tools
 from ui.i18n import LANGS, prose, text
+from ui.markup import entities
+from ui.state import flag, remembered, to_url
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
 DEFAULT_LANG = "en"  # the first of LANGS
-ROOM_CSS = """<style>
+PRESENTATION_CSS = """<style>
 html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
 [data-testid=stMainBlockContainer] {max-width: none; padding: 2rem 2.5rem}
 </style>"""
@@ -42,6 +45,7 @@ class Settings:
     n_typed: int  # tokens in the text before it was cut to MAX_TOKENS
     position: bool
     present: bool  # presentation mode: large text, tucked-away sidebar
+    room: room.Member | None = None  # the lecture room this session is in
 
     def t(self, key: str, **values: object) -> str:
         """The UI text for key in the current language."""
@@ -90,40 +94,8 @@ def shared_query(s: Settings) -> dict[str, str]:
     return {key: value for key, value, default in [
         ("text", s.text, DEFAULT_TEXT), ("lang", s.lang, DEFAULT_LANG),
         ("pos", str(s.position).lower(), "true"),
-        ("present", str(s.present).lower(), "false")] if value != default}
-
-
-def _remembered(key: str, default: object, parse) -> dict:
-    """Widget arguments that keep a setting for the whole session, seeded from the URL.
-
-    The value lives under a plain session key, `kept_<key>` (Streamlit resets a widget's own
-    state when a page switch redraws it), is copied there by the widget's on_change callback,
-    and is put back into the widget at every run. On a session's first run it comes from the
-    URL (`?key=...`, read by parse) or is the default.
-    """
-    kept = f"kept_{key}"
-    if kept not in st.session_state:
-        raw = st.query_params.get(key)
-        st.session_state[kept] = default if raw is None else parse(raw)
-    st.session_state[key] = st.session_state[kept]
-    return dict(key=key, on_change=_remember, args=(key,))
-
-
-def _flag(raw: str) -> bool:
-    """A switch's value from the URL: anything but false/0/off/no is on."""
-    return raw.lower() not in ("false", "0", "off", "no")
-
-
-def _remember(key: str) -> None:
-    st.session_state[f"kept_{key}"] = st.session_state[key]
-
-
-def _to_url(key: str, value: object, default: object, shown: str) -> None:
-    """Keep a setting in the URL as `?key=shown`, and out of it while it has its default."""
-    if value == default:
-        st.query_params.pop(key, None)
-    else:
-        st.query_params[key] = shown
+        ("present", str(s.present).lower(), "false"),
+        ("room", s.room.code if s.room else "", "")] if value != default}
 
 
 def coded_radio(where, label: str, options: list[str], *, key: str, format_func,
@@ -134,46 +106,54 @@ def coded_radio(where, label: str, options: list[str], *, key: str, format_func,
     in the URL, so a link would work in one language only and a language switch would leave
     the radio with nothing selected). An unknown code in a link falls back to the first option.
     """
-    remembered = _remembered(key, options[0], lambda raw: raw if raw in options else options[0])
-    value = where.radio(label, options, format_func=format_func, **remembered, **kwargs)
-    _to_url(key, value, options[0], value)
+    kept = remembered(key, options[0], lambda raw: raw if raw in options else options[0])
+    value = where.radio(label, options, format_func=format_func, **kept, **kwargs)
+    to_url(key, value, options[0], value)
     return value
 
 
 def page(name: str) -> Settings:
     """Draw the shared sidebar and the page title; return the shared settings.
 
-    The three shared settings are kept with `_remembered` rather than bind="query-params":
+    The shared settings are kept with `ui.state.remembered` rather than bind="query-params":
     Streamlit drops a bound parameter on a page switch when the widget was first drawn by
     another page, and every page draws these.
     """
     nav, controls = st.sidebar.container(), st.sidebar.container()
     lang = coded_radio(st.sidebar, "Language · 语言", list(LANGS), key="lang",
                        format_func=LANGS.get, horizontal=True)
-    room = _remembered("present", False, _flag)
+    presenting = remembered("present", False, flag)
+    member = room.membership()
     st.set_page_config(page_title=f"{text(f'{name}.nav', lang)} · posviz", layout="wide",
                        page_icon=str(ROOT / "assets" / "icon.png"),
                        initial_sidebar_state="collapsed" if st.session_state.present else "auto")
     typed = controls.text_input(text("common.sentence", lang),
                                 help=text("common.sentence_help", lang, n=MAX_TOKENS),
-                                **_remembered("text", DEFAULT_TEXT, str))
-    _to_url("text", typed, DEFAULT_TEXT, typed)
+                                **remembered("text", DEFAULT_TEXT, str))
+    to_url("text", typed, DEFAULT_TEXT, typed)
     position = controls.toggle(text("common.position", lang),
                                help=text("common.position_help", lang),
-                               **_remembered("pos", True, _flag))
-    _to_url("pos", position, True, "false")
+                               **remembered("pos", True, flag))
+    to_url("pos", position, True, "false")
     present = st.sidebar.toggle(text("common.present", lang),
-                                help=text("common.present_help", lang), **room)
-    _to_url("present", present, False, "true")
+                                help=text("common.present_help", lang), **presenting)
+    to_url("present", present, False, "true")
     tokens, n_typed = clip_tokens(tokenize(typed or ""))
-    s = Settings(lang, typed or "", tokens, n_typed, position, present)
+    s = Settings(lang, typed or "", tokens, n_typed, position, present, member)
     _navigation(nav, s)
     controls.caption(s.t("common.n_tokens", n=len(tokens)))
     with st.sidebar:
         tools(name)
+    path = "" if name == "home" else name
+    room.section(s, member, path)
     if present:
-        st.html(ROOM_CSS)
+        st.html(PRESENTATION_CSS)
+    room.join_panel(s, member)
+    room.student_bar(s, member, path)
     st.title(s.t(f"{name}.title"))
+    for note in room.notes(lang):
+        st.warning(note)
+    room.live_question(s, member)
     if n_typed > len(tokens):
         st.warning(s.t("common.clipped", kept=len(tokens), total=n_typed))
     return s
@@ -195,16 +175,11 @@ def guard(s: Settings) -> Iterator[None]:
         st.error(s.t("common.bad_setting", detail=str(err)))
 
 
-def _entities(token: str) -> str:
-    """Every character as an HTML entity: no Markdown, LaTeX or HTML in a token survives."""
-    return "".join(f"&#{ord(c)};" for c in token)
-
-
 def token_chips(tokens: list[str], labels: list[str] | None = None) -> None:
     """The tokens as chips, shown exactly as typed, each with a small label (default: position)."""
     labels = [str(t) for t in range(len(tokens))] if labels is None else labels
     chips = "".join(
-        f'<span class="posviz-chip"><sub>{_entities(label)}</sub>&nbsp;{_entities(tok)}</span>'
+        f'<span class="posviz-chip"><sub>{entities(label)}</sub>&nbsp;{entities(tok)}</span>'
         for label, tok in zip(labels, tokens, strict=True))
     st.html(f"""<style>.posviz-chip {{display:inline-block; margin:0 .3em .3em 0;
         padding:.15em .5em; border:1px solid rgba(128,128,128,.5); border-radius:.4em;

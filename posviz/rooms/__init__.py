@@ -17,6 +17,7 @@ process with nothing installed, and Redis, for several server processes sharing 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -227,16 +228,21 @@ class RoomStore(ABC):
         found = self._poll(room.code, poll_id)
         if found is not None:
             return found
-        return self._add_poll(room, poll_id, *self._checked(question, options), live=False)
+        return self._add_poll(room, poll_id, *self._checked(question, options), live=False,
+                              correct=None)
 
-    def ask(self, code: str, question: object, options: object) -> Poll:
-        """The lecturer's own question (2-6 options), put in front of the whole class."""
+    def ask(self, code: str, question: object, options: object,
+            correct: int | None = None) -> Poll:
+        """The lecturer's own question (2-6 options, optionally one right), put in front of the
+        whole class; the right option stays hidden until the reveal."""
         room = self._open_room(code)
         if not isinstance(options, list | tuple):
             raise RoomError("bad_option")
         text, clean = self._checked(question, options)
+        if correct is not None and not (isinstance(correct, int) and 0 <= correct < len(clean)):
+            raise RoomError("bad_option")
         number = sum(poll_id.startswith("q") for poll_id in self._poll_ids(room.code)) + 1
-        return self._add_poll(room, f"q{number}", text, clean, live=True)
+        return self._add_poll(room, f"q{number}", text, clean, live=True, correct=correct)
 
     def put_away(self, code: str) -> None:
         """Take the lecturer's question off every screen."""
@@ -278,7 +284,8 @@ class RoomStore(ABC):
         return tally
 
     def reveal(self, code: str, poll_id: str, correct: int | None = None) -> None:
-        """Close the poll and show every member the answer and the class's distribution."""
+        """Close the poll and show every member the answer and the class's distribution; the
+        right option is `correct`, or the one given when the question was asked."""
         room = self._open_room(code)
         poll = self.poll(room.code, poll_id)
         if poll is None:
@@ -286,7 +293,7 @@ class RoomStore(ABC):
         if correct is not None and not 0 <= correct < len(poll.options):
             raise RoomError("bad_option")
         if not poll.revealed:
-            self._reveal(room.code, poll.id, correct)
+            self._reveal(room.code, poll.id, poll.correct if correct is None else correct)
 
     def answers(self, code: str) -> list[Answer]:
         """Every vote of the room, poll by poll, for the lecturer's CSV."""
@@ -326,11 +333,11 @@ class RoomStore(ABC):
         return text, clean
 
     def _add_poll(self, room: Room, poll_id: str, question: str, options: list[str],
-                  live: bool) -> Poll:
+                  live: bool, correct: int | None) -> Poll:
         if len(self._poll_ids(room.code)) >= self.limits.polls:
             raise RoomError("polls_full", f"at most {self.limits.polls} questions a room")
-        self._store_poll(room.code, poll_id, question, options, live)
-        return Poll(poll_id, question, tuple(options), False, None)
+        self._store_poll(room.code, poll_id, question, options, live, correct)
+        return Poll(poll_id, question, tuple(options), False, correct)
 
     # ---- what a backend stores ----------------------------------------------------------------
 
@@ -359,8 +366,9 @@ class RoomStore(ABC):
 
     @abstractmethod
     def _store_poll(self, code: str, poll_id: str, question: str, options: list[str],
-                    live: bool) -> None:
-        """Add the poll; a live one is shown to every member (the version grows)."""
+                    live: bool, correct: int | None) -> None:
+        """Add the poll unless it exists; a live one is shown to every member (the version
+        grows)."""
 
     @abstractmethod
     def _set_live(self, code: str, poll_id: str) -> None: ...
@@ -390,18 +398,27 @@ class RoomStore(ABC):
 
 
 DEFAULT_STORE = "sqlite:///data/rooms.sqlite3"
+ROOT = Path(__file__).resolve().parents[2]  # relative SQLite paths start at the project folder
 
 
 def open_store(url: str | None = None, root: Path | None = None, **options) -> RoomStore:
     """The store a URL names: `sqlite:///relative/path`, `sqlite:////absolute/path`, or
-    `redis://host:port/db`. None reads POSVIZ_ROOM_STORE, then the SQLite default under root."""
+    `redis://host:port/db`. None reads POSVIZ_ROOM_STORE, then the SQLite default. A relative
+    SQLite path starts at root (the project folder when None)."""
     url = url or os.environ.get("POSVIZ_ROOM_STORE") or DEFAULT_STORE
+    root = root or ROOT
     if url.startswith(("redis://", "rediss://", "unix://")):
         from posviz.rooms.redis_store import RedisStore
         return RedisStore.from_url(url, **options)
     if url.startswith("sqlite:///"):
         from posviz.rooms.sqlite_store import SQLiteStore
         path = Path(url.removeprefix("sqlite:///"))
-        return SQLiteStore(path=path if path.is_absolute() else (root or Path.cwd()) / path,
+        return SQLiteStore(path=path if path.is_absolute() else root / path,
                            **options)
     raise ValueError(f"POSVIZ_ROOM_STORE must start with sqlite:/// or redis://, got {url!r}")
+
+
+@functools.cache
+def shared_store() -> RoomStore:
+    """This server process's store, as POSVIZ_ROOM_STORE names it: one for every session."""
+    return open_store()

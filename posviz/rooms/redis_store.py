@@ -33,7 +33,7 @@ return 1
 ADD_POLL = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'question', ARGV[2], 'options', ARGV[3], 'revealed', '0',
-           'correct', '')
+           'correct', ARGV[6])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('EXPIREAT', KEYS[1], ARGV[5])
 redis.call('EXPIREAT', KEYS[2], ARGV[5])
@@ -156,11 +156,11 @@ class RedisStore(RoomStore):
         return self.client.lrange(_polls_key(code), 0, -1)
 
     def _store_poll(self, code: str, poll_id: str, question: str, options: list[str],
-                    live: bool) -> None:
+                    live: bool, correct: int | None) -> None:
         self._add_poll_script(
             keys=[_poll_key(code, poll_id), _polls_key(code), _room_key(code)],
             args=[poll_id, question, json.dumps(options, ensure_ascii=False), int(live),
-                  self._expiry(code)])
+                  self._expiry(code), "" if correct is None else correct])
 
     def _set_live(self, code: str, poll_id: str) -> None:
         with self.client.pipeline(transaction=True) as pipe:

@@ -110,11 +110,12 @@ class SQLiteStore(RoomStore):
             "SELECT id FROM polls WHERE code = ? ORDER BY rowid", (code,))]
 
     def _store_poll(self, code: str, poll_id: str, question: str, options: list[str],
-                    live: bool) -> None:
+                    live: bool, correct: int | None) -> None:
         with self._write() as db:
-            db.execute("INSERT OR IGNORE INTO polls (code, id, question, options) "
-                       "VALUES (?, ?, ?, ?)", (code, poll_id, question,
-                                               json.dumps(options, ensure_ascii=False)))
+            db.execute("INSERT OR IGNORE INTO polls (code, id, question, options, correct) "
+                       "VALUES (?, ?, ?, ?, ?)", (code, poll_id, question,
+                                                  json.dumps(options, ensure_ascii=False),
+                                                  correct))
             if live:
                 db.execute("UPDATE rooms SET live = ?, version = version + 1 WHERE code = ?",
                            (poll_id, code))
@@ -167,7 +168,7 @@ class SQLiteStore(RoomStore):
         rows = self._db.execute(
             "SELECT v.poll, p.question, v.voter, v.option, p.options, p.correct, v.at "
             "FROM votes v JOIN polls p ON p.code = v.code AND p.id = v.poll "
-            "WHERE v.code = ? ORDER BY p.rowid, v.at", (code,))
+            "WHERE v.code = ? ORDER BY p.rowid, v.at, v.rowid", (code,))
         return [Answer(poll, question, voter, option, json.loads(options)[option], correct, at)
                 for poll, question, voter, option, options, correct, at in rows]
 

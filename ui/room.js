@@ -1,0 +1,190 @@
+// Keeps a browser tab in its lecture room (see ui/room.py and posviz/rooms/http.py).
+//
+// A follower's tab asks the room's route for any version but the one it has; the server holds
+// the request until the room changes (25 s at most), so an idle follower costs one request every
+// 25 s and no script run. When the room moves on, the tab goes to the lecturer's view the way
+// the Back button goes to a page: the view's URL carries every control of the page, and
+// Streamlit reruns the page taking every value from the URL. The reader's own settings
+// (language, presentation mode, room, following) stay as they are.
+//
+// A lecturer's tab publishes its own page and query string once a run has finished and the
+// address has stayed the same for a moment, so a dragged slider is sent once, where it stops.
+//
+// Cookies remember who this browser is across reloads and server restarts: its anonymous voter
+// id, and, for a lecturer, the room's key (which never stays in the address bar).
+
+const PERSONAL = ["lang", "present", "room", "key", "follow"];
+const SETTLE_MS = 300;  // how long the lecturer's address must stay put to be published
+const TICK_MS = 150;
+const GONE_MS = 3000;   // a follower whose element is gone this long stops following
+
+const tab = window.posvizRoom || (window.posvizRoom = {});
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+// The app's root path ("/" when served at the top of a host), from the address and the page
+// the server drew there ("" for home, "rope", ...): read as the element is drawn, when the two
+// agree, and kept for the tab's life.
+function root(page) {
+  const path = location.pathname;
+  const base = page && path.endsWith(`/${page}`) ? path.slice(0, -page.length) : path;
+  return base.endsWith("/") ? base : `${base}/`;
+}
+
+const route = (code) => `${location.origin}${tab.root}_posviz/room/${code}`;
+
+// Whether the address shows the page the server drew (not yet, while a page switch runs).
+const settled = () => location.pathname === `${tab.root}${tab.data.page}`;
+
+function shared(search) {
+  const query = new URLSearchParams(search);
+  PERSONAL.forEach((name) => query.delete(name));
+  return query.toString();
+}
+
+// Rerun this tab on a view of the room ({page, query}), or on its own address (null).
+function go(view) {
+  const here = location.pathname + location.search;
+  let target = here;
+  if (view) {
+    const query = new URLSearchParams(view.query);
+    for (const [name, value] of new URLSearchParams(location.search)) {
+      if (PERSONAL.includes(name) && name !== "key") query.append(name, value);
+    }
+    target = `${tab.root}${view.page}?${query}`.replace(/\?$/, "");
+  }
+  if (target !== here) history.pushState(null, "", target);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+}
+
+async function present() {
+  for (let waited = 0; waited < GONE_MS; waited += 250) {
+    if (tab.host && tab.host.isConnected) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+async function follow(code, token) {
+  let version = -1;
+  let live = null;
+  let failures = 0;
+  while (tab.follower === token) {
+    if (!(await present()) || tab.follower !== token) break;
+    const me = encodeURIComponent(tab.data.me);
+    let answer;
+    try {
+      tab.abort = new AbortController();
+      const reply = await fetch(`${route(code)}?v=${version}&me=${me}`,
+                                { cache: "no-store", signal: tab.abort.signal });
+      if (reply.status === 404 || reply.status === 400) {  // the room is gone: the page says so
+        tab.follower = null;
+        go(null);
+        break;
+      }
+      if (!reply.ok) throw new Error(`room route answered ${reply.status}`);
+      answer = await reply.json();
+      failures = 0;
+    } catch {
+      if (tab.follower !== token) break;
+      failures += 1;  // the server is restarting, or the network dropped: try again soon
+      await sleep(Math.min(5000, 250 * 2 ** Math.min(failures, 5)));
+      continue;
+    }
+    if (tab.follower !== token) break;
+    if (answer.closed) {
+      tab.follower = null;
+      go(null);
+      break;
+    }
+    const first = version === -1;
+    if (answer.version === version) continue;  // held for the whole wait, nothing new
+    version = answer.version;
+    if (tab.data.follow) {
+      const showing = tab.data.page === answer.page
+        && shared(location.search) === answer.query;
+      if (!first || !showing) go(answer);
+    } else if (!first && answer.live !== live) {
+      go(null);  // exploring alone: only a new question from the lecturer is shown at once
+    }
+    live = answer.live;
+  }
+}
+
+function lead() {
+  if (tab.leader) return;
+  let candidate = null;
+  let since = 0;
+  let published = null;
+  let busy = false;
+  tab.leader = setInterval(async () => {
+    const data = tab.data;
+    if (!data || !data.key || !(tab.host && tab.host.isConnected)) {
+      clearInterval(tab.leader);
+      tab.leader = null;
+      return;
+    }
+    const app = document.querySelector("[data-testid=stApp]");
+    if (busy || !app || app.dataset.testScriptState !== "notRunning" || !settled()) {
+      candidate = null;
+      return;
+    }
+    const view = { page: data.page, query: shared(location.search) };
+    const signature = `${data.code} ${view.page}?${view.query}`;
+    if (signature === published) return;
+    if (signature !== candidate) {
+      candidate = signature;
+      since = Date.now();
+      return;
+    }
+    if (Date.now() - since < SETTLE_MS) return;
+    busy = true;
+    try {
+      const reply = await fetch(`${route(data.code)}/view`, {
+        method: "POST", cache: "no-store", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ key: data.key, ...view }) });
+      if (reply.ok || reply.status === 400) {
+        published = signature;  // a refused view (too long) is not sent again; the page says so
+      } else if (reply.status === 403 || reply.status === 409) {
+        clearInterval(tab.leader);  // no longer leading (the room closed): the page says why
+        tab.leader = null;
+        go(null);
+      }
+    } catch {
+      // the server is restarting: the next tick tries again
+    } finally {
+      busy = false;
+    }
+  }, TICK_MS);
+}
+
+function remember(name, value, seconds) {
+  document.cookie = `${name}=${encodeURIComponent(value)}; path=/; max-age=${seconds}; samesite=lax`;
+}
+
+function cookie(name) {
+  const found = document.cookie.split("; ").find((c) => c.startsWith(`${name}=`));
+  return found && decodeURIComponent(found.slice(name.length + 1));
+}
+
+export default function (component) {
+  const { data, parentElement } = component;
+  const before = tab.data;
+  tab.data = data;
+  tab.host = parentElement;
+  tab.root = tab.root || root(data.page);
+  if (cookie(data.meCookie) !== data.me) remember(data.meCookie, data.me, 30 * 86400);
+  if (data.key) {
+    remember(data.keyCookie, data.key, data.keySeconds);
+    tab.follower = null;
+    if (tab.abort) tab.abort.abort();
+    lead();
+    return;
+  }
+  if (!tab.follower || !before || before.code !== data.code || before.key
+      || (!before.follow && data.follow)) {
+    if (tab.abort) tab.abort.abort();
+    const token = {};
+    tab.follower = token;
+    follow(data.code, token);
+  }
+}

@@ -1,0 +1,480 @@
+"""A lecture room in the app: start or join one, follow the lecturer, answer questions live.
+
+The room itself lives in posviz.rooms (SQLite or Redis, shared by every server process); this
+module draws it. Who a session is in its room is settled at the top of every page:
+
+- the room code comes from the link (`?room=482913`), the home page's join box, or the session;
+- a lecturer is whoever holds the room's key: from the lecturer link (`?key=...`, taken out of
+  the address bar at once, since a projector shows it), or from a cookie set on that first visit,
+  so a reload or a server restart keeps the lecturer in charge;
+- a student's anonymous voter id lives in a cookie (one vote per browser, not per tab);
+- following is a switch of the student's own (`?follow=false` when off).
+
+The room element (ui/room.js) does the rest in the browser: a follower's tab waits on the
+room's HTTP route and, when the room changes, goes to the lecturer's view as the Back button
+would (every control of a page lives in its URL); a lecturer's tab publishes its view once a
+run has finished and the address has settled.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import ipaddress
+import os
+import socket
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import segno
+import streamlit as st
+
+from posviz.figures.room import poll_bars
+from posviz.rooms import (
+    Limits,
+    Poll,
+    Room,
+    RoomError,
+    new_voter,
+    normal_code,
+    shared_store,
+    spaced,
+    valid_voter,
+)
+from ui.chart import chart
+from ui.i18n import text
+from ui.markup import entities
+from ui.state import flag, history_navigation, remembered, to_url
+
+LETTERS = "ABCDEF"
+VOTER_COOKIE = "posviz_me"
+TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
+
+_ELEMENT = st.components.v2.component(
+    "posviz_room", js=(Path(__file__).parent / "room.js").read_text("utf-8"))
+
+
+@dataclass(frozen=True)
+class Member:
+    """This session in its room, as settled at the top of the run."""
+
+    code: str
+    lecturer: bool
+    voter: str
+    room: Room
+
+
+def key_cookie(code: str) -> str:
+    return f"posviz_key_{code}"
+
+
+def _note(key: str, **values: object) -> None:
+    """A message for the top of this run's page (or the next run's, from a callback)."""
+    st.session_state.setdefault("room_notes", []).append((key, values))
+
+
+LIMIT_VALUES = {name: getattr(Limits(), name) for name in (
+    "rooms", "polls", "voters", "question", "option", "view")} | dict(zip(
+        ("low", "high"), Limits().options, strict=True))
+"""The room limits, for the messages that name them."""
+
+
+def _refused(refused: RoomError) -> None:
+    """A message saying why the room refused what a button asked."""
+    _note("no_room_left" if refused.reason == "no_room" else refused.reason, **LIMIT_VALUES)
+
+
+def notes(lang: str) -> list[str]:
+    """The room messages waiting to be shown, in lang; each is shown once."""
+    return [text(f"room.note.{key}", lang, **values)
+            for key, values in st.session_state.pop("room_notes", [])]
+
+
+def _voter() -> str:
+    """This browser's anonymous voter id: the cookie's, else the session's, else a new one."""
+    if "room_voter" not in st.session_state:
+        st.session_state.room_voter = (valid_voter(st.context.cookies.get(VOTER_COOKIE))
+                                       or new_voter())
+    return st.session_state.room_voter
+
+
+def _key_for(code: str) -> str | None:
+    """The key this session holds for the room: from the link, the session or the cookie."""
+    store = shared_store()
+    linked = st.query_params.get("key")
+    if linked is not None:
+        st.query_params.pop("key", None)  # never left on show in the address bar
+        if store.holds_key(code, linked):
+            return linked
+        _note("key_wrong", code=spaced(code))
+    for held in (st.session_state.get("room_key"), st.context.cookies.get(key_cookie(code))):
+        if held and store.holds_key(code, held):
+            return held
+    return None
+
+
+def membership() -> Member | None:
+    """Who this session is in its room, or None outside any (with a note when a room was asked
+    for and cannot be entered)."""
+    if "kept_room" not in st.session_state or history_navigation():
+        raw = st.query_params.get("room")
+        if raw is not None and normal_code(raw) is None:
+            _note("bad_code")
+        st.session_state.kept_room = normal_code(raw) or ""
+    code = st.session_state.kept_room
+    room = shared_store().room(code) if code else None
+    if code and room is None:
+        _note("no_room", code=spaced(code))
+        leave()
+        return None
+    if room is None:
+        to_url("room", "", "", "")
+        return None
+    if room.closed:
+        _note("closed", code=spaced(code))
+        leave()
+        return None
+    to_url("room", code, "", code)
+    key = _key_for(code)
+    st.session_state.room_key = key
+    return Member(code, key is not None, _voter(), room)
+
+
+def leave() -> None:
+    """Leave the room this session is in (the room itself goes on)."""
+    st.session_state.kept_room = ""
+    st.session_state.pop("room_key", None)
+    st.query_params.pop("room", None)
+    st.query_params.pop("follow", None)
+
+
+# ---- starting, joining, leaving -------------------------------------------------------------
+
+
+def _start() -> None:
+    try:
+        code, key = shared_store().create()
+    except RoomError as refused:
+        _refused(refused)
+        return
+    st.session_state.update(kept_room=code, room_key=key, room_show_join=True)
+
+
+def _join(field: str) -> None:
+    typed = st.session_state.get(field, "")
+    code = normal_code(typed)
+    if code is None:
+        _note("bad_code")
+    elif shared_store().room(code) is None:
+        _note("no_room", code=spaced(code))
+    else:
+        st.session_state.update(kept_room=code, kept_follow=True)
+        st.session_state[field] = ""
+
+
+def _close(code: str) -> None:
+    shared_store().close(code)
+    _note("closed", code=spaced(code))
+    leave()
+
+
+def join_box(where, lang: str, field: str = "room_join") -> None:
+    """Where a student types the code the lecturer shows (home page and sidebar)."""
+    form = where.form(f"{field}_form", border=False, enter_to_submit=True)
+    form.text_input(text("room.join_label", lang), key=field, max_chars=24,
+                    placeholder="482 913", help=text("room.join_help", lang))
+    form.form_submit_button(text("room.join", lang), on_click=_join, args=(field,))
+
+
+# ---- the sidebar ------------------------------------------------------------------------
+
+
+def public_base() -> str:
+    """The address students open: POSVIZ_PUBLIC_URL, else the one this browser used."""
+    configured = os.environ.get("POSVIZ_PUBLIC_URL", "").strip()
+    if configured:
+        return configured.rstrip("/") + "/"
+    used = urlsplit(st.context.url or "http://localhost:8501/")
+    return f"{used.scheme}://{used.netloc}/"
+
+
+def _only_this_machine(base: str) -> bool:
+    host = urlsplit(base).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _network_base(base: str) -> str | None:
+    """This machine's address on its network, with base's scheme and port (no packet sent)."""
+    parts = urlsplit(base)
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))  # picks the route; UDP connect sends nothing
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    port = f":{parts.port}" if parts.port else ""
+    return None if address.startswith("127.") else f"{parts.scheme}://{address}{port}/"
+
+
+def student_link(code: str) -> str:
+    return f"{public_base()}?{urlencode({'room': code})}"
+
+
+def section(s, m: Member | None, page: str) -> None:
+    """The sidebar's room box: start or join one; lead it; or follow it."""
+    box = st.sidebar.container(border=True)
+    box.markdown(f"**{s.t('room.head')}**")
+    if m is None:
+        box.button(s.t("room.start"), on_click=_start, help=s.t("room.start_help"),
+                   width="stretch")
+        join_box(box, s.lang, "room_join_side")
+        return
+    if m.lecturer:
+        _lead(box, s, m, page)
+    else:
+        _follow(box, s, m, page)
+
+
+def _lead(box, s, m: Member, page: str) -> None:
+    box.markdown(s.t("room.leading", code=spaced(m.code)))
+    _headcount(box, m.code, s.lang)
+    box.toggle(s.t("room.show_join"), key="room_show_join", help=s.t("room.show_join_help"))
+    box.caption(s.t("room.student_link"))
+    box.code(student_link(m.code), language=None, wrap_lines=True)
+    with box.expander(s.t("room.lecturer_link")):
+        st.caption(s.t("room.lecturer_link_help"))
+        st.code(f"{public_base()}?{urlencode({'room': m.code, 'key': st.session_state.room_key})}",
+                language=None, wrap_lines=True)
+    with box.expander(s.t("room.ask_head")):
+        _ask_form(s, m)
+    box.download_button(s.t("room.download"), data=lambda: answers_csv(m.code),
+                        file_name=f"posviz-room-{m.code}.csv", mime="text/csv",
+                        on_click="ignore", width="stretch")
+    with box.popover(s.t("room.close"), width="stretch"):
+        st.caption(s.t("room.close_help"))
+        st.button(s.t("room.close_confirm"), on_click=_close, args=(m.code,), type="primary")
+    _element(m, page, lead=True)
+
+
+def _follow(box, s, m: Member, page: str) -> None:
+    box.markdown(s.t("room.member", code=spaced(m.code)))
+    box.button(s.t("room.leave"), on_click=leave, width="stretch")
+
+
+def student_bar(s, m: Member | None, page: str) -> None:
+    """At the top of a student's page (a phone hides the sidebar): the room and the switch
+    that follows the lecturer."""
+    if m is None or m.lecturer:
+        return
+    bar = st.container(border=True, horizontal=True, vertical_alignment="center")
+    bar.markdown(s.t("room.member", code=spaced(m.code)), width="content")
+    following = bar.toggle(s.t("room.follow"), help=s.t("room.follow_help"),
+                           **remembered("follow", True, flag))
+    to_url("follow", following, True, "false")
+    _element(m, page, lead=False, following=following)
+
+
+@st.fragment(run_every=5.0)
+def _headcount(where, code: str, lang: str) -> None:
+    where.caption(text("room.headcount", lang, n=shared_store().headcount(code)))
+
+
+def _element(m: Member, page: str, lead: bool, following: bool = False) -> None:
+    """The room element: keeps the tab in its room (ui/room.js); draws nothing itself. page is
+    the page's URL path ("" for home)."""
+    data = {"code": m.code, "page": page, "me": m.voter, "meCookie": VOTER_COOKIE,
+            "follow": following}
+    if lead:
+        data |= {"key": st.session_state.room_key, "keyCookie": key_cookie(m.code),
+                 "keySeconds": max(60, int(m.room.expires - time.time()))}
+    with st.sidebar:
+        _ELEMENT(data=data, key="posviz_room", width="stretch")
+
+
+def _ask_form(s, m: Member) -> None:
+    with st.form("room_ask", clear_on_submit=False, border=False):
+        st.text_area(s.t("room.ask_question"), key="room_ask_question", max_chars=300,
+                     height=90)
+        st.text_area(s.t("room.ask_options"), key="room_ask_options", height=130,
+                     help=s.t("room.ask_options_help"))
+        st.selectbox(s.t("room.ask_correct"), ["", *LETTERS], key="room_ask_correct",
+                     format_func=lambda c: c or s.t("room.ask_none"))
+        st.form_submit_button(s.t("room.ask"), on_click=_ask, args=(m.code,), type="primary")
+
+
+def _ask(code: str) -> None:
+    options = [line for line in st.session_state.room_ask_options.splitlines() if line.strip()]
+    correct = st.session_state.room_ask_correct
+    try:
+        shared_store().ask(code, st.session_state.room_ask_question, options,
+                           LETTERS.index(correct) if correct else None)
+    except RoomError as refused:
+        _refused(refused)
+        return
+    st.session_state.update(room_ask_question="", room_ask_options="", room_ask_correct="")
+
+
+def answers_csv(code: str) -> str:
+    """Every answer of the room as CSV (UTF-8 with a byte order mark, for spreadsheets)."""
+    out = io.StringIO()
+    rows = csv.writer(out)
+    rows.writerow(["room", "question_id", "question", "voter", "answer", "answer_text",
+                   "right_answer", "answered_at_utc"])
+    for a in shared_store().answers(code):
+        rows.writerow([code, a.poll, _cell(a.question), a.voter, LETTERS[a.option],
+                       _cell(a.option_text), "" if a.correct is None else LETTERS[a.correct],
+                       datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds")])
+    return "\ufeff" + out.getvalue()
+
+
+def _cell(value: str) -> str:
+    """A typed text made safe for a spreadsheet: a leading = + - @ would run as a formula."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+# ---- the join code on the page ----------------------------------------------------------
+
+
+@st.cache_data(max_entries=64)
+def _qr_png(link: str) -> bytes:
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="png", scale=12, border=3)
+    return out.getvalue()
+
+
+def join_panel(s, m: Member | None) -> None:
+    """The lecturer's join code, link and QR code across the page (the projector's view)."""
+    if m is None or not m.lecturer or not st.session_state.get("room_show_join"):
+        return
+    link = student_link(m.code)
+    panel = st.container(border=True)
+    code_col, qr_col = panel.columns([3, 2] if not s.present else [1, 1],
+                                     vertical_alignment="center")
+    code_col.markdown(s.t("room.join_title"))
+    code_col.html(f'<div class="posviz-room-code">{spaced(m.code)}</div>'
+                  '<style>.posviz-room-code {font-size: 5rem; font-weight: 700; '
+                  'letter-spacing: .08em; line-height: 1.1; font-variant-numeric: tabular-nums}'
+                  '</style>')
+    code_col.markdown(s.t("room.join_body"))
+    code_col.code(link, language=None, wrap_lines=True)
+    if _only_this_machine(link):
+        code_col.warning(s.t("room.localhost", suggestion=_network_base(link) or
+                             "http://<this machine's address>:8501/"))
+    qr_col.image(_qr_png(link), width="stretch", caption=s.t("room.qr_caption"))
+
+
+# ---- questions ------------------------------------------------------------------------------
+
+
+def options_list(where, labels: list[str]) -> None:
+    """The options of a question, lettered A, B, ..., shown exactly as typed."""
+    letters = LETTERS[:len(labels)]
+    items = "".join(f"<li><b>{letter}</b>&ensp;{entities(label)}</li>"
+                    for letter, label in zip(letters, labels, strict=True))
+    where.html(f'<ol class="posviz-options">{items}</ol><style>.posviz-options {{'
+               "list-style: none; padding: 0; margin: .2rem 0 .6rem; font-size: 1.1rem}"
+               ".posviz-options li {margin: .25rem 0}</style>")
+
+
+def _vote(code: str, poll_id: str, voter: str, option: int) -> None:
+    try:
+        shared_store().vote(code, poll_id, voter, option)
+    except RoomError as refused:
+        _refused(refused)
+
+
+def _reveal(code: str, poll_id: str, correct: int | None) -> None:
+    try:
+        shared_store().reveal(code, poll_id, correct)
+    except RoomError as refused:
+        _refused(refused)
+
+
+def _put_away(code: str) -> None:
+    shared_store().put_away(code)
+
+
+@st.fragment(run_every=TALLY_SECONDS)
+def _tally(code: str, poll_id: str, letters: str, lang: str) -> None:
+    """The lecturer's live counts, read again every TALLY_SECONDS."""
+    store = shared_store()
+    counts = store.counts(code, poll_id) or [0] * len(letters)
+    chart(poll_bars(counts, list(letters), text("room.live_title", lang),
+                    text("room.answers_axis", lang)), f"tally_{poll_id}")
+    st.caption(text("room.answered", lang, n=sum(counts), here=store.headcount(code)))
+
+
+def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
+              correct: int | None = None) -> None:
+    """A poll as this member sees it: options with letters; the lecturer's live counts and
+    Reveal, or a student's answer buttons; once revealed, everyone's distribution and the
+    right option. labels are the options in the reader's language."""
+    store = shared_store()
+    letters = LETTERS[:len(poll.options)]
+    options_list(where, labels)
+    mine = None if m.lecturer else store.my_vote(m.code, poll.id, m.voter)
+    if poll.revealed:
+        counts = store.counts(m.code, poll.id)
+        chart(poll_bars(counts, list(letters), s.t("room.results", n=sum(counts)),
+                        s.t("room.answers_axis"), correct=poll.correct), f"poll_{poll.id}",
+              where=where)
+        if mine is not None and poll.correct is not None:
+            where.caption(s.t("room.right" if mine == poll.correct else "room.wrong",
+                              mine=letters[mine], right=letters[poll.correct]))
+        return
+    if m.lecturer:
+        with where:
+            _tally(m.code, poll.id, letters, s.lang)
+        where.button(s.t("room.reveal"), key=f"reveal_{poll.id}", on_click=_reveal,
+                     args=(m.code, poll.id, correct), type="primary")
+        return
+    where.markdown(s.t("room.tap"))
+    for i, (column, letter) in enumerate(zip(where.columns(len(letters)), letters,
+                                             strict=True)):
+        column.button(letter, key=f"vote_{poll.id}_{i}", on_click=_vote,
+                      args=(m.code, poll.id, m.voter, i), width="stretch",
+                      type="primary" if mine == i else "secondary")
+    where.caption(s.t("room.not_voted") if mine is None else
+                  s.t("room.voted", mine=letters[mine]))
+
+
+def lesson_poll(where, s, m: Member | None, scene: str, question: str, labels: list[str],
+                correct: int) -> bool | None:
+    """A lesson scene's question as a poll of the room. The lecturer's visit opens it (with
+    the texts in the lecturer's language, as the CSV lists them). Returns whether the answer
+    is revealed, or None where the page asks on its own: outside a room, or for a student
+    ahead of the lecturer."""
+    if m is None:
+        return None
+    store = shared_store()
+    if m.lecturer:
+        poll = store.lesson_poll(m.code, scene, question, labels)
+    else:
+        poll = store.poll(m.code, f"scene-{scene}")
+        if poll is None:
+            return None
+    show_poll(where, s, m, poll, labels, correct)
+    return poll.revealed
+
+
+def live_question(s, m: Member | None) -> None:
+    """The lecturer's own question, on every member's page until it is taken away."""
+    if m is None or not m.room.live:
+        return
+    poll = shared_store().poll(m.code, m.room.live)
+    if poll is None:
+        return
+    box = st.container(border=True)
+    box.markdown(f"**{s.t('room.question_head')}**")
+    box.html(f'<p style="font-size: 1.3rem; margin: 0">{entities(poll.question)}</p>')
+    show_poll(box, s, m, poll, list(poll.options))
+    if m.lecturer:
+        box.button(s.t("room.put_away"), on_click=_put_away, args=(m.code,))

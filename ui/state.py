@@ -1,0 +1,53 @@
+"""Settings kept for a whole session and mirrored in the URL, so links and reloads keep them.
+
+Streamlit resets a widget's own state when a page switch redraws it, and drops a bound query
+parameter on the first switch of a session opened from a link; posviz keeps the shared
+settings in plain session keys instead (`kept_<key>`) and writes them to the URL itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+
+def history_navigation() -> bool:
+    """Whether this run shows a URL the browser went to by itself: Back, Forward, or a room
+    follower's move to the lecturer's view. Such a run takes every setting from the URL."""
+    ctx = get_script_run_ctx()
+    return bool(ctx and ctx.is_history_navigation)
+
+
+def remembered(key: str, default: object, parse: Callable[[str], object]) -> dict:
+    """Widget arguments that keep a setting for the whole session, seeded from the URL.
+
+    The value lives under a plain session key, `kept_<key>`, is copied there by the widget's
+    on_change callback, and is put back into the widget at every run. On a session's first
+    run, and on a history navigation, it comes from the URL (`?key=...`, read by parse) or is
+    the default.
+    """
+    kept = f"kept_{key}"
+    if kept not in st.session_state or history_navigation():
+        raw = st.query_params.get(key)
+        st.session_state[kept] = default if raw is None else parse(raw)
+    st.session_state[key] = st.session_state[kept]
+    return dict(key=key, on_change=_remember, args=(key,))
+
+
+def flag(raw: str) -> bool:
+    """A switch's value from the URL: anything but false/0/off/no is on."""
+    return raw.lower() not in ("false", "0", "off", "no")
+
+
+def _remember(key: str) -> None:
+    st.session_state[f"kept_{key}"] = st.session_state[key]
+
+
+def to_url(key: str, value: object, default: object, shown: str) -> None:
+    """Keep a setting in the URL as `?key=shown`, and out of it while it has its default."""
+    if value == default:
+        st.query_params.pop(key, None)
+    else:
+        st.query_params[key] = shown
