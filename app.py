@@ -7,6 +7,8 @@ from posviz.tokens import repeated
 
 s = ui.page("home")
 st.markdown(s.t("home.intro"))
+if s.room is None:
+    ui.room.join_box(st.container(border=True), s.lang, "room_join_home")
 
 st.subheader(s.t("home.your_tokens"))
 ui.need_tokens(s)

@@ -22,11 +22,13 @@ def chromium_path() -> str:
 
 
 @pytest.fixture(scope="session")
-def server(chromium_path) -> str:
-    """A freshly started posviz server on 127.0.0.1; yields its base URL."""
+def server(chromium_path, tmp_path_factory) -> str:
+    """A freshly started posviz server on 127.0.0.1 (its rooms in a temporary SQLite file);
+    yields its base URL."""
     from tests.load_fixtures import serving  # imported late: it reads ROOT from this module
 
-    with serving() as (_, url):
+    rooms = tmp_path_factory.mktemp("rooms") / "rooms.sqlite3"
+    with serving(env={"POSVIZ_ROOM_STORE": f"sqlite:///{rooms}"}) as (_, url):
         yield url
 
 

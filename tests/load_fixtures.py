@@ -74,14 +74,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(script: str = "serve.py", cwd: Path = ROOT) -> tuple[subprocess.Popen, str]:
-    """Start `streamlit run script` on a free port of 127.0.0.1; return the process and URL."""
-    port = free_port()
+def start_server(script: str = "serve.py", cwd: Path = ROOT, env: dict[str, str] | None = None,
+                 port: int | None = None) -> tuple[subprocess.Popen, str]:
+    """Start `streamlit run script` on 127.0.0.1 (a free port unless given), with these
+    environment variables added; return the process and URL."""
+    port = port or free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.headless=true",
          "--server.address=127.0.0.1", f"--server.port={port}",
          "--browser.gatherUsageStats=false"],
-        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=None if env is None else os.environ | env)
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -109,9 +112,10 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def serving(script: str = "serve.py", cwd: Path = ROOT) -> Iterator[tuple[subprocess.Popen, str]]:
+def serving(script: str = "serve.py", cwd: Path = ROOT, env: dict[str, str] | None = None
+            ) -> Iterator[tuple[subprocess.Popen, str]]:
     """A server of our own for the duration of the block."""
-    proc, url = start_server(script, cwd)
+    proc, url = start_server(script, cwd, env)
     try:
         wait_healthy(proc, url)
         yield proc, url
@@ -193,19 +197,30 @@ class Session:
                   ) -> list[ForwardMsg]:
         """The messages of one run of the page (home for None) with this query string, as a
         link or a sidebar click asks for it; raises if the page shows an exception."""
+        return await self.open(route_name(route) if route else "", urlencode(query or {}))
+
+    async def open(self, page: str, query: str, history: bool = False,
+                   clicked: tuple[str, ...] = ()) -> list[ForwardMsg]:
+        """The messages of one run of a page by its URL path ("" for home) with a query string:
+        as a history navigation (the Back button, a room follower's move) if history, with the
+        buttons of widget ids `clicked` pressed. Raises if the page shows an exception."""
         message = BackMsg()
-        message.rerun_script.page_name = "" if route is None else route_name(route)
-        message.rerun_script.query_string = urlencode(query or {})
+        message.rerun_script.page_name = page
+        message.rerun_script.query_string = query
+        message.rerun_script.is_history_navigation = history
+        for widget in clicked:
+            message.rerun_script.widget_states.widgets.add(id=widget, trigger_value=True)
         await self.socket.send(message.SerializeToString())
         received = []
         while True:
             forward = ForwardMsg()
             forward.ParseFromString(await self.socket.recv())
             received.append(forward)
-            if forward.WhichOneof("type") == "script_finished":
+            if forward.WhichOneof("type") == "script_finished" and (
+                    forward.script_finished != forward.FINISHED_EARLY_FOR_RERUN):
                 break
         if any(element(m) == "exception" for m in received):
-            raise RuntimeError(f"{route_name(route)} showed an exception")
+            raise RuntimeError(f"{page or 'home'} showed an exception")
         return received
 
 
@@ -224,10 +239,13 @@ def run_apart(work: Coroutine[object, object, T]) -> T:
 
 
 @contextlib.asynccontextmanager
-async def session(url: str):
-    """A new session of the server at url (closed, and so ended, at the end of the block)."""
+async def session(url: str, cookies: dict[str, str] | None = None):
+    """A new session of the server at url (closed, and so ended, at the end of the block), sent
+    these cookies as a browser sends its own."""
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else None
     async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream",
-                                  subprotocols=["streamlit"], max_size=None) as socket:
+                                  subprotocols=["streamlit"], max_size=None,
+                                  additional_headers=headers) as socket:
         yield Session(socket)
 
 

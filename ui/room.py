@@ -160,7 +160,7 @@ def _start() -> None:
     except RoomError as refused:
         _refused(refused)
         return
-    st.session_state.update(kept_room=code, room_key=key, room_show_join=True)
+    st.session_state.update(kept_room=code, room_key=key, kept_room_show_join=True)
 
 
 def _join(field: str) -> None:
@@ -186,7 +186,8 @@ def join_box(where, lang: str, field: str = "room_join") -> None:
     form = where.form(f"{field}_form", border=False, enter_to_submit=True)
     form.text_input(text("room.join_label", lang), key=field, max_chars=24,
                     placeholder="482 913", help=text("room.join_help", lang))
-    form.form_submit_button(text("room.join", lang), on_click=_join, args=(field,))
+    form.form_submit_button(text("room.join", lang), key=f"{field}_go", on_click=_join,
+                            args=(field,))
 
 
 # ---- the sidebar ------------------------------------------------------------------------
@@ -233,8 +234,8 @@ def section(s, m: Member | None, page: str) -> None:
     box = st.sidebar.container(border=True)
     box.markdown(f"**{s.t('room.head')}**")
     if m is None:
-        box.button(s.t("room.start"), on_click=_start, help=s.t("room.start_help"),
-                   width="stretch")
+        box.button(s.t("room.start"), key="room_start", on_click=_start,
+                   help=s.t("room.start_help"), width="stretch")
         join_box(box, s.lang, "room_join_side")
         return
     if m.lecturer:
@@ -246,7 +247,8 @@ def section(s, m: Member | None, page: str) -> None:
 def _lead(box, s, m: Member, page: str) -> None:
     box.markdown(s.t("room.leading", code=spaced(m.code)))
     _headcount(box, m.code, s.lang)
-    box.toggle(s.t("room.show_join"), key="room_show_join", help=s.t("room.show_join_help"))
+    box.toggle(s.t("room.show_join"), help=s.t("room.show_join_help"),
+               **remembered("room_show_join", False, flag))
     box.caption(s.t("room.student_link"))
     box.code(student_link(m.code), language=None, wrap_lines=True)
     with box.expander(s.t("room.lecturer_link")):
@@ -260,13 +262,14 @@ def _lead(box, s, m: Member, page: str) -> None:
                         on_click="ignore", width="stretch")
     with box.popover(s.t("room.close"), width="stretch"):
         st.caption(s.t("room.close_help"))
-        st.button(s.t("room.close_confirm"), on_click=_close, args=(m.code,), type="primary")
+        st.button(s.t("room.close_confirm"), key="room_close", on_click=_close, args=(m.code,),
+                  type="primary")
     _element(m, page, lead=True)
 
 
 def _follow(box, s, m: Member, page: str) -> None:
     box.markdown(s.t("room.member", code=spaced(m.code)))
-    box.button(s.t("room.leave"), on_click=leave, width="stretch")
+    box.button(s.t("room.leave"), key="room_leave", on_click=leave, width="stretch")
 
 
 def student_bar(s, m: Member | None, page: str) -> None:
@@ -307,7 +310,8 @@ def _ask_form(s, m: Member) -> None:
                      help=s.t("room.ask_options_help"))
         st.selectbox(s.t("room.ask_correct"), ["", *LETTERS], key="room_ask_correct",
                      format_func=lambda c: c or s.t("room.ask_none"))
-        st.form_submit_button(s.t("room.ask"), on_click=_ask, args=(m.code,), type="primary")
+        st.form_submit_button(s.t("room.ask"), key="room_ask", on_click=_ask, args=(m.code,),
+                              type="primary")
 
 
 def _ask(code: str) -> None:
@@ -352,7 +356,7 @@ def _qr_png(link: str) -> bytes:
 
 def join_panel(s, m: Member | None) -> None:
     """The lecturer's join code, link and QR code across the page (the projector's view)."""
-    if m is None or not m.lecturer or not st.session_state.get("room_show_join"):
+    if m is None or not m.lecturer or not st.session_state.get("kept_room_show_join"):
         return
     link = student_link(m.code)
     panel = st.container(border=True)
@@ -368,7 +372,8 @@ def join_panel(s, m: Member | None) -> None:
     if _only_this_machine(link):
         code_col.warning(s.t("room.localhost", suggestion=_network_base(link) or
                              "http://<this machine's address>:8501/"))
-    qr_col.image(_qr_png(link), width="stretch", caption=s.t("room.qr_caption"))
+    qr_col.image(_qr_png(link), width="stretch", caption=s.t("room.qr_caption"),
+                 output_format="PNG")  # sharp edges: JPEG would blur them
 
 
 # ---- questions ------------------------------------------------------------------------------
@@ -477,4 +482,5 @@ def live_question(s, m: Member | None) -> None:
     box.html(f'<p style="font-size: 1.3rem; margin: 0">{entities(poll.question)}</p>')
     show_poll(box, s, m, poll, list(poll.options))
     if m.lecturer:
-        box.button(s.t("room.put_away"), on_click=_put_away, args=(m.code,))
+        box.button(s.t("room.put_away"), key="room_put_away", on_click=_put_away,
+                   args=(m.code,))

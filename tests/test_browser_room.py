@@ -1,0 +1,148 @@
+"""A lecture room in headless Chromium: a lecturer and two students (one on a phone) join by the
+QR code's link, follow, explore on their own, come back, vote, and see the reveal."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+import urllib.request
+from urllib.parse import urljoin
+
+import pytest
+import segno
+from PIL import Image
+from playwright.sync_api import expect
+
+from tests.conftest import ROOT
+from tests.load_fixtures import FINISHED
+
+pytestmark = pytest.mark.browser
+
+FOLLOW_WITHIN = 5.0  # seconds; the benchmark measures the real figure (about a second)
+
+
+def settle(page) -> None:
+    """Wait until the script has run to its end and the page has drawn it (a tab in a room is
+    never idle on the network: a follower always has a request waiting for the room)."""
+    page.wait_for_timeout(300)
+    page.wait_for_selector(FINISHED, timeout=30_000)
+    page.wait_for_selector("[data-testid=stMain] h1", timeout=30_000)
+    page.wait_for_timeout(500)
+
+
+def nav_click(page, label: str) -> None:
+    page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
+                 has_text=label).first.click()
+    settle(page)
+
+
+def at_view(page, path: str, query: str = "", timeout: float = FOLLOW_WITHIN) -> float:
+    """Wait until the page shows /path with query among its parameters, then until its run has
+    finished; returns the seconds it took."""
+    start = time.monotonic()
+    page.wait_for_function(
+        """([path, query]) => location.pathname.endsWith('/' + path)
+             && (!query || location.search.includes(query))""", arg=[path, query],
+        timeout=timeout * 1000, polling=50)
+    page.wait_for_selector(FINISHED, timeout=30_000)
+    return time.monotonic() - start
+
+
+def student_link(lecturer) -> str:
+    code = lecturer.locator("[data-testid=stSidebar] [data-testid=stCode]",
+                            has_text="?room=").first
+    return code.inner_text().strip()
+
+
+def qr_link_matches(lecturer, link: str) -> bool:
+    """The QR code on the page is the QR code of the student link, pixel for pixel."""
+    source = lecturer.locator("[data-testid=stImage] img").first.get_attribute("src")
+    drawn = Image.open(io.BytesIO(urllib.request.urlopen(urljoin(lecturer.url, source)).read()))
+    made = io.BytesIO()
+    segno.make(link, error="m").save(made, kind="png", scale=12, border=3)
+    expected = Image.open(made)
+    return (drawn.size == expected.size
+            and drawn.convert("L").tobytes() == expected.convert("L").tobytes())
+
+
+def test_a_room_follows_the_lecturer_votes_and_sees_the_reveal(server, browser, artifacts):
+    lecturer = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    laptop = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                has_touch=True, device_scale_factor=2).new_page()
+    errors = []
+    for who, page in (("lecturer", lecturer), ("laptop", laptop), ("phone", phone)):
+        page.on("pageerror", lambda e, who=who: errors.append(f"{who}: {e}"))
+
+    lecturer.goto(f"{server}/?text=刚想到了")
+    settle(lecturer)
+    lecturer.get_by_role("button", name="Start a room").click()
+    settle(lecturer)
+    link = student_link(lecturer)
+    assert "?room=" in link and qr_link_matches(lecturer, link)
+    lecturer.screenshot(path=artifacts / "room-lecturer-join.png")
+
+    for student in (laptop, phone):
+        student.goto(link)
+        settle(student)
+        expect(student.get_by_text("Follow the lecturer")).to_be_visible()
+
+    # three moves of the lecturer: a page, a scene, the sentence and a control
+    nav_click(lecturer, "Guided lesson")
+    waits = [at_view(s, "lesson") for s in (laptop, phone)]
+    lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
+    settle(lecturer)
+    waits += [at_view(s, "lesson", "scene=4") for s in (laptop, phone)]
+    box = lecturer.locator("[data-testid=stSidebar] input[type=text]").first
+    box.fill("了到想刚")
+    box.press("Enter")
+    settle(lecturer)
+    waits += [at_view(s, "lesson", "text=") for s in (laptop, phone)]
+    for student in (laptop, phone):
+        expect(student.locator("[data-testid=stSidebar] input[type=text]").first
+               ).to_have_value("了到想刚", timeout=10_000)
+
+    # the laptop explores on its own, and stays put while the lecturer moves on
+    laptop.get_by_text("Follow the lecturer").click()
+    settle(laptop)
+    nav_click(laptop, "ALiBi")
+    nav_click(lecturer, "RoPE")
+    waits.append(at_view(phone, "rope"))
+    laptop.wait_for_timeout(2000)
+    assert laptop.url.split("?")[0].endswith("/alibi")
+    # ... and comes back to the lecturer's view at once
+    laptop.get_by_text("Follow the lecturer").click()
+    at_view(laptop, "rope")
+
+    # everyone votes on scene 4's question; the reveal reaches both
+    nav_click(lecturer, "Guided lesson")
+    lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
+    settle(lecturer)
+    for student, letter in ((laptop, "A"), (phone, "B")):
+        at_view(student, "lesson", "scene=4")
+        student.get_by_role("button", name=letter, exact=True).click()
+        settle(student)
+        expect(student.get_by_text(f"Your answer: {letter}")).to_be_visible()
+    reveal = lecturer.get_by_role("button", name="Reveal the answer to the room")
+    reveal.scroll_into_view_if_needed()
+    expect(lecturer.get_by_text("Answers: 2 · students connected: 2")).to_be_visible(
+        timeout=15_000)
+    expect(lecturer.locator(".posviz-chart", has_text="Answers so far")).to_contain_text(
+        "1  (50%)")
+    lecturer.screenshot(path=artifacts / "room-lecturer-counts.png")
+    reveal.click()
+    settle(lecturer)
+    expect(laptop.get_by_text("You answered A; the answer is B.")).to_be_visible(timeout=10_000)
+    expect(phone.get_by_text("You answered B: right.")).to_be_visible(timeout=10_000)
+    phone.get_by_text("You answered B: right.").scroll_into_view_if_needed()
+    phone.wait_for_timeout(500)
+    phone.screenshot(path=artifacts / "room-phone-reveal.png")
+    if os.environ.get("POSVIZ_SCREENSHOT"):  # the README's pictures
+        lecturer.screenshot(path=ROOT / "assets" / "room-lecturer.png")
+        phone.screenshot(path=ROOT / "assets" / "room-phone.png")
+
+    assert not errors, errors
+    assert max(waits) < FOLLOW_WITHIN, waits
+    for page in (lecturer, laptop, phone):
+        assert page.locator("[data-testid=stException]").count() == 0

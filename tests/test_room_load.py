@@ -1,0 +1,176 @@
+"""A room of 200 students on a real server, spoken to over Streamlit's websocket and the room's
+route as their browsers would (tests/room_fixtures.py): each votes once, the counts are exact;
+idle, they cost the server little; and a restart of the server in the middle of the lecture
+loses nothing, with either store."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+import redis
+
+from posviz.rooms import open_store
+from tests.load_fixtures import (
+    cpu_seconds,
+    free_port,
+    start_server,
+    stop_server,
+    wait_healthy,
+)
+from tests.room_fixtures import Lecturer, Loop, Student, shown_text
+
+pytestmark = pytest.mark.browser  # a real server (and the CI machine's redis-server)
+
+CLASS = 200
+IDLE_SECONDS = 60
+IDLE_CPU_SHARE = 0.20  # of one core, for the whole class waiting on the room
+
+
+async def gather_in(batch: int, jobs) -> list:
+    """Run coroutines at most batch at a time (students arrive in waves, not all at once)."""
+    jobs, out = list(jobs), []
+    for first in range(0, len(jobs), batch):
+        out += await asyncio.gather(*jobs[first:first + batch])
+    return out
+
+
+class Room:
+    """A server of our own, a lecturer and a class."""
+
+    def __init__(self, store_url: str, port: int | None = None) -> None:
+        self.store_url, self.port = store_url, port or free_port()
+        self.store = open_store(store_url)
+        self.code, self.key = self.store.create()
+        self.proc = self.url = None
+        self.lecturer: Lecturer | None = None
+        self.students: list[Student] = []
+
+    def start(self) -> None:
+        self.proc, self.url = start_server(env={"POSVIZ_ROOM_STORE": self.store_url},
+                                           port=self.port)
+        wait_healthy(self.proc, self.url)
+
+    def stop(self) -> None:
+        stop_server(self.proc)
+
+    async def seat(self, n: int) -> None:
+        """The lecturer opens the lesson's scene 4; n students join by the link and follow."""
+        self.lecturer = Lecturer(self.url, self.code, self.key)
+        await self.lecturer.connect()
+        await self.lecturer.show("lesson", scene="4")
+        self.students = [Student(self.url, self.code) for _ in range(n)]
+        await gather_in(20, (s.join() for s in self.students))
+        await gather_in(50, (self.follow(s) for s in self.students))
+
+    @staticmethod
+    async def follow(student: Student) -> bool:
+        return await student.follow(await student.wait())
+
+
+@pytest.fixture(scope="module")
+def loop():
+    running = Loop()
+    yield running
+    running.close()
+
+
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory, loop):
+    room = Room(f"sqlite:///{tmp_path_factory.mktemp('rooms') / 'rooms.sqlite3'}")
+    room.start()
+    try:
+        loop.run(room.seat(CLASS))
+        yield room
+    finally:
+        loop.run(close_all(room))
+        room.stop()
+
+
+async def close_all(room: Room) -> None:
+    await asyncio.gather(*(s.close() for s in room.students),
+                         *([room.lecturer.close()] if room.lecturer else []))
+
+
+def test_every_student_follows_to_the_lecturers_scene(crowd):
+    assert all(s.page == "lesson" and "scene=4" in s.query for s in crowd.students)
+    assert len({s.me for s in crowd.students}) == CLASS  # one voter each
+
+
+def test_two_hundred_students_vote_once_each_and_are_counted_exactly(crowd, loop):
+    async def vote(i: int, student: Student) -> None:
+        await student.vote("scene-order", i % 2)
+        if i % 10 == 0:  # some change their minds: the second vote replaces the first
+            await student.vote("scene-order", 1 - i % 2)
+
+    loop.run(gather_in(25, (vote(i, s) for i, s in enumerate(crowd.students))))
+    final = [1 - i % 2 if i % 10 == 0 else i % 2 for i in range(CLASS)]
+    assert crowd.store.counts(crowd.code, "scene-order") == [final.count(0), final.count(1)]
+    assert [final.count(0), final.count(1)] == [80, 120]
+    assert len(crowd.store.answers(crowd.code)) == CLASS  # one answer per student
+
+
+def test_two_hundred_idle_followers_cost_the_server_under_a_fifth_of_a_core(crowd, loop):
+    async def idle() -> tuple[float, int]:
+        waits = {asyncio.ensure_future(s.wait()): s for s in crowd.students}
+        renewed = 0
+        await asyncio.sleep(1)
+        start, used = time.monotonic(), cpu_seconds(crowd.proc.pid)
+        while time.monotonic() - start < IDLE_SECONDS:
+            done, _ = await asyncio.wait(waits, timeout=1)
+            for finished in done:
+                student = waits.pop(finished)
+                assert finished.result()["version"] == student.version  # nothing changed
+                waits[asyncio.ensure_future(student.wait())] = student
+                renewed += 1
+        share = (cpu_seconds(crowd.proc.pid) - used) / (time.monotonic() - start)
+        for wait in waits:
+            wait.cancel()
+        return share, renewed
+
+    share, renewed = loop.run(idle())
+    print(f"\n{CLASS} idle followers for {IDLE_SECONDS} s: {share:.1%} of one core, "
+          f"{renewed} waits renewed")
+    assert renewed >= CLASS  # each wait is renewed (every 25 s), so the class stays present
+    assert share < IDLE_CPU_SHARE
+    assert crowd.store.headcount(crowd.code) == CLASS
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "redis"])
+def test_a_server_restart_in_the_middle_of_a_room_loses_nothing(backend, request, tmp_path,
+                                                              loop):
+    if backend == "redis":
+        url = request.getfixturevalue("redis_url")
+        redis.Redis.from_url(url).flushdb()
+    else:
+        url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
+    room = Room(url)
+    room.start()
+
+    async def before() -> None:
+        await room.seat(20)
+        await gather_in(20, (s.vote("scene-order", i % 2) for i, s in enumerate(room.students)))
+
+    async def after() -> None:
+        await room.lecturer.connect()  # the tabs reconnect to the new server
+        await room.lecturer.show("lesson", scene="4")  # still the lecturer: the key's cookie
+        await gather_in(20, (s.reconnect() for s in room.students))
+        for i, student in enumerate(room.students):
+            assert f"Your answer: {'AB'[i % 2]}" in shown_text(student.last)
+        await room.lecturer.show("rope", rope_pair="5")  # the class follows again
+        moved = await gather_in(20, (room.follow(s) for s in room.students))
+        assert all(moved) and all(s.page == "rope" for s in room.students)
+
+    try:
+        loop.run(before())
+        kept = room.store.room(room.code)
+        room.stop()
+        room.start()  # the same port, as a restarted service
+        assert room.store.room(room.code) == kept
+        assert room.store.counts(room.code, "scene-order") == [10, 10]
+        loop.run(after())
+    finally:
+        loop.run(close_all(room))
+        room.stop()
+    assert room.store.holds_key(room.code, room.key)

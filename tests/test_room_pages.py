@@ -1,0 +1,189 @@
+"""Rooms in the app's pages (AppTest, one session at a time): start, join, lead, follow, vote,
+reveal, ask, close; and every hostile input as a room code, a key and a question."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from posviz.rooms import new_voter, shared_store
+from tests.conftest import ROOT
+from tests.hostile import HOSTILE
+
+HOME, LESSON, ROPE = (str(ROOT / p) for p in ("app.py", "pages/0_lesson.py", "pages/3_rope.py"))
+
+
+@pytest.fixture(autouse=True)
+def store(tmp_path, monkeypatch):
+    """A fresh SQLite store for every test (the app reads POSVIZ_ROOM_STORE)."""
+    monkeypatch.setenv("POSVIZ_ROOM_STORE", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    shared_store.cache_clear()
+    yield shared_store()
+    shared_store.cache_clear()
+
+
+def opened(page: str = HOME, **query: str) -> AppTest:
+    at = AppTest.from_file(page, default_timeout=60)
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def shown(at: AppTest) -> str:
+    """Every text the run drew (markdown, captions, messages, html, code)."""
+    parts = [e.value for kind in ("markdown", "caption", "warning", "info", "success", "error",
+                                  "code") for e in getattr(at, kind)]
+    parts += [e.proto.body for e in at.get("html")]
+    return "\n".join(str(p) for p in parts)
+
+
+def lecturer(store, page: str = HOME, **query: str) -> tuple[AppTest, str, str]:
+    code, key = store.create()
+    return opened(page, room=code, key=key, **query), code, key
+
+
+def test_starting_a_room_makes_this_session_its_lecturer(store):
+    at = opened()
+    at.button(key="room_start").click().run()
+    assert not at.exception
+    code = at.session_state["kept_room"]
+    assert store.room(code) is not None and at.query_params["room"] == code
+    assert f"{code[:3]} {code[3:]}" in shown(at)          # the join code, read aloud in two
+    assert any(f"?room={code}" in c.value for c in at.code)  # the student link
+    assert at.get("imgs") or at.get("image")                 # its QR code
+
+
+def test_the_lecturer_link_drives_the_room_and_leaves_the_address_bar(store):
+    at, code, key = lecturer(store, LESSON, scene="4")
+    assert "key" not in at.query_params
+    assert at.session_state["room_key"] == key
+    assert at.button(key="reveal_scene-order")  # a lecturer reveals; no vote buttons
+    assert not [b for b in at.button if b.key and b.key.startswith("vote_")]
+
+
+@pytest.mark.parametrize("key", ["wrong-key-of-decent-length", "", "x" * 500, *HOSTILE[:40]])
+def test_a_wrong_key_gives_a_follower_never_control(store, key):
+    code, _ = store.create()
+    at = opened(LESSON, room=code, key=key, scene="4")
+    assert "key" not in at.query_params
+    assert not at.session_state["room_key"]
+    assert at.toggle(key="follow")  # the student's switch
+    assert not [b for b in at.button if b.key and b.key.startswith("reveal_")]
+
+
+def test_joining_by_the_typed_code(store):
+    code, _ = store.create()
+    at = opened()
+    at.text_input(key="room_join_home").input(f" {code[:3]}-{code[3:]} ")
+    at.button(key="room_join_home_go").click().run()
+    assert not at.exception and at.session_state["kept_room"] == code
+    assert at.toggle(key="follow").value
+
+
+@pytest.mark.parametrize(("typed", "message"), [
+    ("12345", "six digits"), ("abcdef", "six digits"), ("000000", "no open room")])
+def test_a_code_that_leads_nowhere_says_why_and_keeps_what_was_typed(store, typed, message):
+    at = opened()
+    at.text_input(key="room_join_home").input(typed)
+    at.button(key="room_join_home_go").click().run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert message in shown(at)
+    assert at.text_input(key="room_join_home").value == typed
+
+
+@pytest.mark.parametrize("raw", HOSTILE)
+def test_every_hostile_room_code_in_a_link_gets_a_message_not_a_traceback(store, raw):
+    at = opened(room=raw)
+    assert not at.session_state["kept_room"]
+    assert "six digits" in shown(at) or "no open room" in shown(at) or raw.strip() == ""
+
+
+def test_a_follower_votes_once_and_a_second_vote_replaces_the_first(store):
+    code, key = store.create()
+    lecturer_view = opened(LESSON, room=code, key=key, scene="4")
+    assert lecturer_view.button(key="reveal_scene-order")
+    student = opened(LESSON, room=code, scene="4")
+    student.button(key="vote_scene-order_0").click().run()
+    student.button(key="vote_scene-order_1").click().run()
+    assert not student.exception
+    assert store.counts(code, "scene-order") == [0, 1]
+    assert "Your answer: B" in shown(student)
+
+
+def test_the_reveal_reaches_the_student_with_the_distribution_and_the_answer(store):
+    code, key = store.create()
+    teacher = opened(LESSON, room=code, key=key, scene="4")
+    student = opened(LESSON, room=code, scene="4")
+    student.button(key="vote_scene-order_0").click().run()
+    teacher.button(key="reveal_scene-order").click().run()
+    assert store.poll(code, "scene-order").revealed and store.poll(code, "scene-order").correct == 1
+    student.run()
+    assert "You answered A; the answer is B." in shown(student)
+    assert student.success[0].value.startswith("**B.**")
+    assert not [b for b in student.button if b.key and b.key.startswith("vote_")]
+
+
+def test_a_student_ahead_of_the_lecturer_asks_on_their_own(store):
+    code, _ = store.create()
+    student = opened(LESSON, room=code, scene="5")  # the lecturer never opened scene 5
+    assert student.toggle(key="lesson_reveal_sinusoidal")
+
+
+def test_the_lecturers_question_reaches_every_page_and_goes_away(store):
+    at, code, _ = lecturer(store)
+    at.text_area(key="room_ask_question").input("Which **encoding** extrapolates?")
+    at.text_area(key="room_ask_options").input("RoPE\n\nALiBi\n<b>learned</b>")
+    at.selectbox(key="room_ask_correct").select("B")
+    at.button(key="room_ask").click().run()
+    assert not at.exception
+    room = store.room(code)
+    assert room.live == "q1"
+    assert store.poll(code, "q1").options == ("RoPE", "ALiBi", "<b>learned</b>")
+    student = opened(ROPE, room=code)
+    html = "\n".join(e.proto.body for e in student.get("html"))
+    assert "&#60;&#98;&#62;" in html  # typed markup stays text
+    assert "**encoding**" not in "\n".join(m.value for m in student.markdown)
+    student.button(key="vote_q1_1").click().run()
+    at.button(key="reveal_q1").click().run()
+    student.run()
+    assert "You answered B: right." in shown(student)
+    at.button(key="room_put_away").click().run()
+    assert store.room(code).live == ""
+
+
+@pytest.mark.parametrize("question", HOSTILE)
+def test_every_hostile_question_is_asked_as_text_or_refused_with_a_message(store, question):
+    at, code, _ = lecturer(store)
+    at.text_area(key="room_ask_question").input(question[:300])
+    at.text_area(key="room_ask_options").input(f"{question[:100]}\nno")
+    at.button(key="room_ask").click().run()
+    assert not at.exception
+    poll = store.poll(code, "q1")
+    if poll is None:
+        assert at.warning  # refused, and said why
+    else:
+        markdown = "\n".join(m.value for m in at.markdown)
+        assert poll.question not in markdown or poll.question.isalnum()
+
+
+def test_closing_the_room_ends_it_for_everyone(store):
+    at, code, _ = lecturer(store)
+    student = opened(room=code)
+    at.button(key="room_close").click().run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert store.room(code).closed
+    student.run()
+    assert "is closed" in shown(student) and not student.session_state["kept_room"]
+
+
+def test_the_answers_download_as_csv_with_typed_formulas_defused(store):
+    from ui.room import answers_csv
+
+    code, _ = store.create()
+    poll = store.ask(code, "=cmd|' /C calc'!A0", ["+1", "-2", "@3"])
+    voter = new_voter()
+    store.vote(code, poll.id, voter, 2)
+    table = answers_csv(code)
+    assert table.startswith("\ufeffroom,question_id,question,voter,answer,answer_text")
+    assert f"{code},q1,'=cmd|' /C calc'!A0,{voter},C,'@3,," in table
