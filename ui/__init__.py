@@ -9,6 +9,7 @@ keep them.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,8 +62,10 @@ def page_name(path: Path) -> str:
     return re.sub(r"^\d+_", "", path.stem)
 
 
+@functools.cache
 def lesson_pages() -> list[tuple[str, str]]:
-    """(name, script path) of every page in pages/, in their numbered order."""
+    """(name, script path) of every page in pages/, in their numbered order (read once: a page
+    run for each of a room's followers need not list the folder again)."""
     paths = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))
     return [(page_name(p), f"pages/{p.name}") for p in paths]
 

@@ -230,6 +230,7 @@ function drawChart(data, parentElement) {
     const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
     const config = {
       responsive: true, displaylogo: false,
+      displayModeBar: data.modebar === false ? false : "hover",
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
       toImageButtonOptions: { filename: file, scale: 2 },
       modeBarButtonsToAdd: [

@@ -41,19 +41,31 @@ def _lang() -> str:
     return st.session_state.get("kept_lang", "en")
 
 
-def chart(figure: go.Figure, name: str, where=None) -> None:
+def _json(figure: go.Figure, room: bool) -> str:
+    """The figure as JSON (enlarged for the room if asked), made once per figure object: a
+    cached figure that a whole class of followers is shown is serialized once, not once each."""
+    kept = "_posviz_room_json" if room else "_posviz_json"
+    spec = getattr(figure, kept, None)
+    if spec is None:
+        spec = figure.to_json()
+        if room:
+            spec = json.dumps(for_the_room(json.loads(spec)))
+        setattr(figure, kept, spec)
+    return spec
+
+
+def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True) -> None:
     """Draw a figure full width, in where (a column, ...) or the current container.
 
     name keys the chart on its page and names its files (`posviz-<name>.png`, ...). In
-    presentation mode the figure is enlarged for the room (`for_the_room`).
+    presentation mode the figure is enlarged for the room (`for_the_room`). toolbar=False
+    leaves out plotly's toolbar (zoom, export), e.g. for a room's small vote counts.
     """
-    spec = figure.to_json()
-    if presenting():
-        spec = json.dumps(for_the_room(json.loads(spec)))
+    spec = _json(figure, presenting())
     labels = {key: text(f"common.export.{key}", _lang()) for key in ("svg", "csv", "npy")}
     with where if where is not None else contextlib.nullcontext():
-        _COMPONENT(data={"figure": spec, "name": name, "labels": labels}, key=f"chart_{name}",
-                   width="stretch")
+        _COMPONENT(data={"figure": spec, "name": name, "labels": labels, "modebar": toolbar},
+                   key=f"chart_{name}", width="stretch")
 
 
 def tools(page: str) -> None:

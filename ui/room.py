@@ -413,7 +413,7 @@ def _tally(code: str, poll_id: str, letters: str, lang: str) -> None:
     store = shared_store()
     counts = store.counts(code, poll_id) or [0] * len(letters)
     chart(poll_bars(counts, list(letters), text("room.live_title", lang),
-                    text("room.answers_axis", lang)), f"tally_{poll_id}")
+                    text("room.answers_axis", lang)), f"tally_{poll_id}", toolbar=False)
     st.caption(text("room.answered", lang, n=sum(counts), here=store.headcount(code)))
 
 
@@ -430,7 +430,7 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
         counts = store.counts(m.code, poll.id)
         chart(poll_bars(counts, list(letters), s.t("room.results", n=sum(counts)),
                         s.t("room.answers_axis"), correct=poll.correct), f"poll_{poll.id}",
-              where=where)
+              where=where, toolbar=False)
         if mine is not None and poll.correct is not None:
             where.caption(s.t("room.right" if mine == poll.correct else "room.wrong",
                               mine=letters[mine], right=letters[poll.correct]))
