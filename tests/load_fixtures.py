@@ -190,8 +190,11 @@ class Session:
     """A Streamlit session spoken to over its websocket, without a browser: each `run` asks for
     one full run of a page, as the browser does, and waits for the script-finished message."""
 
-    def __init__(self, socket) -> None:
+    def __init__(self, socket, pages: dict[str, str] | None = None) -> None:
         self.socket = socket
+        # a page's URL path -> its script hash, as the app told the tab (kept across the tab's
+        # reconnections: a browser names its page by both when it runs it again)
+        self.pages = {} if pages is None else pages
 
     async def run(self, route: str | None, query: dict[str, str] | None = None
                   ) -> list[ForwardMsg]:
@@ -200,22 +203,31 @@ class Session:
         return await self.open(route_name(route) if route else "", urlencode(query or {}))
 
     async def open(self, page: str, query: str, history: bool = False,
-                   clicked: tuple[str, ...] = ()) -> list[ForwardMsg]:
+                   clicked: tuple[str, ...] = (), switched: dict[str, bool] | None = None
+                   ) -> list[ForwardMsg]:
         """The messages of one run of a page by its URL path ("" for home) with a query string:
         as a history navigation (the Back button, a room follower's move) if history, with the
-        buttons of widget ids `clicked` pressed. Raises if the page shows an exception."""
+        buttons of widget ids `clicked` pressed and the switches `switched` set. Raises if the
+        page shows an exception."""
         message = BackMsg()
         message.rerun_script.page_name = page
+        if page in self.pages:  # as the browser sends it, once the server has named its pages
+            message.rerun_script.page_script_hash = self.pages[page]
         message.rerun_script.query_string = query
         message.rerun_script.is_history_navigation = history
         for widget in clicked:
             message.rerun_script.widget_states.widgets.add(id=widget, trigger_value=True)
+        for widget, value in (switched or {}).items():
+            message.rerun_script.widget_states.widgets.add(id=widget, bool_value=value)
         await self.socket.send(message.SerializeToString())
         received = []
         while True:
             forward = ForwardMsg()
             forward.ParseFromString(await self.socket.recv())
             received.append(forward)
+            if forward.WhichOneof("type") == "navigation":  # the app's pages, as a tab learns
+                self.pages |= {"" if p.is_default else p.url_pathname: p.page_script_hash
+                               for p in forward.navigation.app_pages}
             if forward.WhichOneof("type") == "script_finished" and (
                     forward.script_finished != forward.FINISHED_EARLY_FOR_RERUN):
                 break
@@ -239,14 +251,15 @@ def run_apart(work: Coroutine[object, object, T]) -> T:
 
 
 @contextlib.asynccontextmanager
-async def session(url: str, cookies: dict[str, str] | None = None):
+async def session(url: str, cookies: dict[str, str] | None = None,
+                  pages: dict[str, str] | None = None):
     """A new session of the server at url (closed, and so ended, at the end of the block), sent
-    these cookies as a browser sends its own."""
+    these cookies as a browser sends its own; pages: the app's pages as the tab knows them."""
     headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else None
     async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream",
                                   subprotocols=["streamlit"], max_size=None,
                                   additional_headers=headers) as socket:
-        yield Session(socket)
+        yield Session(socket, pages)
 
 
 async def sessions(url: str, visits: list[tuple[str | None, str]], at_once: int = 10) -> int:

@@ -8,14 +8,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
+import socket
+import subprocess
+import sys
 import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from posviz.rooms import PERSONAL
-from tests.load_fixtures import Session, element, session
+from tests.load_fixtures import ROOT, Session, element, session, wait_healthy
 
 
 class Loop:
@@ -41,11 +48,11 @@ class Loop:
 class Http:
     """A keep-alive HTTP/1.1 connection, as a browser holds one to the server."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, cookies: dict[str, str] | None = None) -> None:
         parts = urlsplit(url)
         self.host, self.port = parts.hostname, parts.port
         self.reader = self.writer = None
-        self.cookies: dict[str, str] = {}
+        self.cookies = {} if cookies is None else cookies  # shared with the tab's websocket
 
     async def request(self, method: str, path: str, body: object = None
                       ) -> tuple[int, dict | None]:
@@ -76,9 +83,8 @@ class Http:
             "latin-1").split("\r\n")
         fields = {k.lower(): v.strip() for k, _, v in (h.partition(":") for h in headers if h)}
         content = await self.reader.readexactly(int(fields.get("content-length", 0)))
-        for cookie in (v for k, v in fields.items() if k == "set-cookie"):
-            name, _, value = cookie.split(";")[0].partition("=")
-            self.cookies[name] = value
+        keep(self.cookies, [v for k, v in (h.partition(":")[::2] for h in headers)
+                            if k.lower() == "set-cookie"])
         kind = fields.get("content-type", "")
         return int(status_line.split()[1]), json.loads(content) if "json" in kind else None
 
@@ -88,6 +94,13 @@ class Http:
             with contextlib.suppress(Exception):
                 await self.writer.wait_closed()
         self.reader = self.writer = None
+
+
+def keep(cookies: dict[str, str], set_cookie: list[str]) -> None:
+    """Keep the cookies of Set-Cookie header values, as a browser does."""
+    for header in set_cookie:
+        name, _, value = header.split(";")[0].strip().partition("=")
+        cookies[name] = value
 
 
 def room_element(messages: list[ForwardMsg]) -> dict | None:
@@ -100,12 +113,13 @@ def room_element(messages: list[ForwardMsg]) -> dict | None:
     return None
 
 
-def buttons(messages: list[ForwardMsg]) -> dict[str, str]:
-    """Every button a run drew: its key (the end of its widget id) -> its widget id."""
+def widgets(messages: list[ForwardMsg], kind: str = "button") -> dict[str, str]:
+    """Every widget of a kind (button, checkbox for a switch) a run drew: its key (the end of
+    its widget id) -> its widget id."""
     found = {}
     for message in messages:
-        if element(message) == "button":
-            widget = message.delta.new_element.button.id  # "$$ID-<hash>-<key>"
+        if element(message) == kind:
+            widget = getattr(message.delta.new_element, kind).id  # "$$ID-<hash>-<key>"
             found[widget.split("-", 2)[-1]] = widget
     return found
 
@@ -115,7 +129,7 @@ def shown_text(messages: list[ForwardMsg]) -> str:
     return "\n".join(str(m.delta) for m in messages if m.WhichOneof("type") == "delta")
 
 
-@dataclass
+@dataclass(eq=False)  # a tab is itself: two tabs on the same page are still two
 class Student:
     """A student's tab in a room, without a browser: its websocket session runs the pages, and it
     follows the room as ui/room.js does."""
@@ -129,26 +143,47 @@ class Student:
     me: str = ""
     runs: int = 0
     last: list[ForwardMsg] = field(default_factory=list)
+    cookies: dict[str, str] = field(default_factory=dict)  # the browser's, for this server
+    pages: dict[str, str] = field(default_factory=dict)    # the app's pages, as the tab knows
+    seen: list[ForwardMsg] = field(default_factory=list)    # every message, when recording
+    record: bool = False
     http: Http | None = None
     _session: Session | None = None
     _exit: contextlib.AsyncExitStack | None = None
 
     async def join(self) -> None:
-        """Open the student link (home with ?room=), as a QR code does."""
+        """Open the student link (home with ?room=), as a QR code does: the page first (a
+        proxy sets its affinity cookie there), then the app's websocket."""
+        query = urlencode({"room": self.code, "lang": self.lang})
+        self.http = Http(self.url, self.cookies)
+        await self.http.request("GET", f"/?{query}")
         await self._connect()
-        await self._show("", urlencode({"room": self.code, "lang": self.lang}), history=False)
+        await self._show("", query, history=False)
 
     async def _connect(self) -> None:
-        """A new websocket session, sending the voter cookie the room element set (if any)."""
-        await self.close()
+        """A new websocket session, sending the tab's cookies (the proxy's, and the voter id
+        the room element set)."""
+        await self._end_session()
+        if self.me:
+            self.cookies["posviz_me"] = self.me
         self._exit = contextlib.AsyncExitStack()
-        cookies = {"posviz_me": self.me} if self.me else None
-        self._session = await self._exit.enter_async_context(session(self.url, cookies))
-        self.http = Http(self.url)
+        self._session = await self._exit.enter_async_context(
+            session(self.url, self.cookies, self.pages))
+        keep(self.cookies, self._session.socket.response.headers.get_all("Set-Cookie"))
+        if self.http is None:
+            self.http = Http(self.url, self.cookies)
+
+    async def _end_session(self) -> None:
+        if self._exit is not None:
+            with contextlib.suppress(Exception):  # a server that went away closed it first
+                await self._exit.aclose()
+        self._exit = self._session = None
 
     async def reconnect(self) -> None:
-        """What the tab does when its server comes back: a new session runs the page its
-        address shows; the tab waits on the room again."""
+        """What the tab does when its server goes away: a new session (on a server that
+        answers) runs the page its address shows; the tab waits on the room again."""
+        if self.http is not None:
+            await self.http.close()
         await self._connect()
         await self._show(self.page, self.query, history=False)
 
@@ -156,6 +191,8 @@ class Student:
                     clicked: tuple[str, ...] = ()) -> None:
         self.last = await self._session.open(page, query, history=history, clicked=clicked)
         self.runs += 1
+        if self.record:
+            self.seen += self.last
         data = room_element(self.last)
         if data is None:
             raise AssertionError(f"student of {self.code} is not in the room on {page!r}")
@@ -186,19 +223,30 @@ class Student:
 
     async def vote(self, poll_id: str, option: int) -> None:
         """Press the button of option (0 for A) of a poll on the page the student shows."""
-        widget = buttons(self.last)[f"vote_{poll_id}_{option}"]
+        widget = widgets(self.last)[f"vote_{poll_id}_{option}"]
         await self._show(self.page, self.query, history=False, clicked=(widget,))
+
+    async def wander(self, page: str, **query: str) -> None:
+        """Go to a view of one's own, as typing its address would (the address decides the
+        sentence and every control), keeping one's personal parameters."""
+        await self._show(page, urlencode([*self.personal(), *query.items()]))
+
+    async def follow_again(self) -> None:
+        """Switch "Follow the lecturer" back on: the tab then goes to the lecturer's view."""
+        switch = widgets(self.last, "checkbox")["follow"]
+        query = urlencode([(k, v) for k, v in parse_qsl(self.query) if k != "follow"])
+        self.last = await self._session.open(self.page, query, switched={switch: True})
+        self.query, self.version = query, -1  # the tab starts following afresh
+        await self.follow(await self.wait())
 
     async def close(self) -> None:
         if self.http is not None:
             await self.http.close()
-        if self._exit is not None:
-            with contextlib.suppress(Exception):  # a server that went away closed it first
-                await self._exit.aclose()
-        self.http = self._exit = self._session = None
+        await self._end_session()
+        self.http = None
 
 
-@dataclass
+@dataclass(eq=False)
 class Lecturer:
     """A lecturer's tab without a browser: its session runs the pages (with the key from the
     lecturer link at first, then from the cookie the room element sets), and it publishes each
@@ -240,7 +288,7 @@ class Lecturer:
 
     async def click(self, button: str) -> None:
         """Press a button (by its key) on the page the lecturer shows."""
-        widget = buttons(self.last)[button]
+        widget = widgets(self.last)[button]
         self.last = await self._session.open(
             self.page, urlencode([*parse_qsl(self.query), ("room", self.code)]),
             clicked=(widget,))
@@ -252,3 +300,92 @@ class Lecturer:
             with contextlib.suppress(Exception):
                 await self._exit.aclose()
         self.http = self._exit = self._session = None
+
+
+@dataclass
+class Deployment:
+    """posviz for a class as `python -m deploy.up` starts it: supervisord, Redis, replicas and
+    HAProxy, on ports of their own on 127.0.0.1."""
+
+    proc: subprocess.Popen
+    url: str
+    ports: list[int]
+    run: Path
+
+    def supervisor(self, *command: str) -> str:
+        """A supervisorctl command for this deployment's supervisord; its output."""
+        return subprocess.run(["supervisorctl", "-c", str(self.run / "supervisord.conf"),
+                               *command], capture_output=True, text=True).stdout.strip()
+
+    def pid(self, port: int) -> int:
+        """The process id of the replica on port."""
+        return int(self.supervisor("pid", f"posviz:posviz-{port}"))
+
+    def wait_up(self, timeout: float = 90) -> None:
+        """Until HAProxy sees every replica up."""
+        deadline = time.monotonic() + timeout
+        while not all(s.get("status") == "UP" for s in _quiet(self.servers).values()):
+            if time.monotonic() > deadline:
+                raise RuntimeError("HAProxy did not see every replica up")
+            time.sleep(0.2)
+
+    def servers(self) -> dict[str, dict[str, str]]:
+        """HAProxy's statistics of each replica (`show stat` on its admin socket): scur is its
+        current sessions, status UP or DOWN."""
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.connect(str(self.run / "haproxy.sock"))
+            sock.sendall(b"show stat\n")
+            raw = b""
+            while chunk := sock.recv(65536):
+                raw += chunk
+        header, *rows = raw.decode().lstrip("# ").splitlines()
+        table = [dict(zip(header.split(","), row.split(","), strict=False)) for row in rows if row]
+        return {r["svname"]: r for r in table
+                if r.get("pxname") == "replicas" and r["svname"] not in ("BACKEND",)}
+
+
+def free_ports(n: int) -> int:
+    """The first of n consecutive ports free on 127.0.0.1."""
+    while True:
+        first = random.randrange(20_000, 60_000)
+        try:
+            with contextlib.ExitStack() as held:
+                for port in range(first, first + n):
+                    sock = held.enter_context(socket.socket())
+                    sock.bind(("127.0.0.1", port))
+            return first
+        except OSError:
+            continue
+
+
+@contextlib.contextmanager
+def deployment(run: Path, replicas: int = 2) -> Iterator[Deployment]:
+    """Start `python -m deploy.up` with its run folder in run; stop it all at the end."""
+    first, proxy, redis_port = free_ports(replicas), free_ports(1), free_ports(1)
+    log = (run / "deploy.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "deploy.up", "--replicas", str(replicas), "--port", str(proxy),
+         "--address", "127.0.0.1", "--first-port", str(first), "--redis-port",
+         str(redis_port), "--run", str(run)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    ports = list(range(first, first + replicas))
+    up = Deployment(proc, f"http://127.0.0.1:{proxy}", ports, run)
+    try:
+        for port in ports:
+            wait_healthy(proc, f"http://127.0.0.1:{port}", timeout=90)
+        up.wait_up()
+        yield up
+    finally:
+        proc.terminate()  # supervisord stops HAProxy, the replicas and Redis
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _quiet(servers) -> dict:
+    """HAProxy's statistics, or none while its admin socket is not there yet."""
+    try:
+        return servers() or {"starting": {}}
+    except OSError:
+        return {"starting": {}}

@@ -6,11 +6,12 @@
 
 const BUNDLE = "app/static/plotly-posviz.min.js";
 
-function plotly() {
+// version: the bundle's content hash, so that a proxy may let browsers keep it for a year
+function plotly(version) {
   if (!window.posvizPlotly) {
     window.posvizPlotly = new Promise((resolve, reject) => {
       const script = document.createElement("script");
-      script.src = new URL(BUNDLE, document.baseURI).href;
+      script.src = new URL(`${BUNDLE}?v=${version}`, document.baseURI).href;
       script.onload = () => resolve(window.Plotly);
       script.onerror = () => reject(new Error(`posviz could not load ${BUNDLE}`));
       document.head.appendChild(script);
@@ -225,7 +226,7 @@ function drawChart(data, parentElement) {
   const figure = JSON.parse(data.figure);
   div.style.height = `${figure.layout.height || 450}px`;
   div.dataset.name = data.name;
-  whenNear(div, () => plotly().then((Plotly) => {
+  whenNear(div, () => plotly(data.bundle).then((Plotly) => {
     const file = `posviz-${data.name}`;
     const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
     const config = {

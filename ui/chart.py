@@ -13,6 +13,7 @@ charts into one zip. Nothing is computed on the server for it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 from pathlib import Path
 
@@ -30,6 +31,11 @@ _COMPONENT = st.components.v2.component(
         .posviz-tools button:hover {border-color: currentColor}
         .posviz-tools-note {font-size: .8rem; opacity: .7; overflow-wrap: anywhere}""",
     isolate_styles=False)
+
+
+_BUNDLE = Path(__file__).parent.parent / "static" / "plotly-posviz.min.js"
+BUNDLE_VERSION = hashlib.sha256(_BUNDLE.read_bytes()).hexdigest()[:12]
+"""The plotly bundle's content hash, in its URL: a proxy may let browsers keep it for a year."""
 
 
 def presenting() -> bool:
@@ -64,8 +70,8 @@ def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True) -> Non
     spec = _json(figure, presenting())
     labels = {key: text(f"common.export.{key}", _lang()) for key in ("svg", "csv", "npy")}
     with where if where is not None else contextlib.nullcontext():
-        _COMPONENT(data={"figure": spec, "name": name, "labels": labels, "modebar": toolbar},
-                   key=f"chart_{name}", width="stretch")
+        _COMPONENT(data={"figure": spec, "name": name, "labels": labels, "modebar": toolbar,
+                         "bundle": BUNDLE_VERSION}, key=f"chart_{name}", width="stretch")
 
 
 def tools(page: str) -> None:

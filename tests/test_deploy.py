@@ -1,0 +1,141 @@
+"""posviz for a class as `python -m deploy.up` runs it: two replicas, Redis and HAProxy under
+supervisord, on 127.0.0.1. A lecturer in Chromium and 200 students speaking Streamlit's
+protocol through the proxy: each student stays on one replica, none sees another's sentence,
+all follow and vote, counts are exact; then one replica is killed, and its students carry on
+through the other one."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections import Counter
+
+import pytest
+
+from posviz.rooms import open_store
+from tests.room_fixtures import Loop, Student, deployment, shown_text
+from tests.test_browser_room import nav_click, settle
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+CLASS = 200
+ALONE = 20  # students who explore on their own, each with a sentence of their own
+
+
+async def gather_in(batch: int, jobs) -> list:
+    jobs, out = list(jobs), []
+    for first in range(0, len(jobs), batch):
+        out += await asyncio.gather(*jobs[first:first + batch])
+    return out
+
+
+async def move_with(students: list[Student]) -> list[bool]:
+    """Every follower waits for the lecturer's next view and goes there."""
+    async def one(student: Student) -> bool:
+        return await student.follow(await student.wait())
+    return await gather_in(50, (one(s) for s in students))
+
+
+@pytest.fixture(scope="module")
+def loop():
+    running = Loop()
+    yield running
+    running.close()
+
+
+def test_a_class_through_the_proxy(tmp_path, browser, loop):
+    with deployment(tmp_path) as up:
+        lecturer = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        lecturer.goto(f"{up.url}/lesson?scene=2")
+        settle(lecturer)
+        lecturer.get_by_role("button", name="Start a room").click()
+        settle(lecturer)
+        code = lecturer.url.split("room=")[1][:6]
+        store = open_store(f"redis://127.0.0.1:{_redis_port(up)}/0")
+        assert store.room(code) is not None  # the rooms live in the deployment's Redis
+
+        students = [Student(up.url, code, lang="en" if i % 2 else "zh") for i in range(CLASS)]
+        loop.run(gather_in(20, (s.join() for s in students)))
+        loop.run(move_with(students))
+        assert all(s.page == "lesson" and "scene=2" in s.query for s in students)
+
+        # each student has one replica, given by the proxy's cookie, and stays on it
+        replica = {s: s.cookies["POSVIZ_REPLICA"] for s in students}
+        spread = Counter(replica.values())
+        assert set(spread) == {"r1", "r2"} and min(spread.values()) >= CLASS // 4
+        waits = {asyncio.run_coroutine_threadsafe(s.wait(), loop.loop): s for s in students}
+        lecturer.wait_for_timeout(1500)
+        held = {name: int(row["scur"]) for name, row in up.servers().items()}
+        lecturer_on = next(c["value"] for c in lecturer.context.cookies()
+                           if c["name"] == "POSVIZ_REPLICA")
+        for name in ("r1", "r2"):  # its websocket and its waiting request, nowhere else
+            assert held[name] == 2 * spread[name] + (name == lecturer_on), (name, held, spread)
+
+        # some explore alone with sentences of their own; nobody sees another's sentence
+        alone = students[:ALONE]
+        for s in students:
+            s.record = True
+        nav_click(lecturer, "ALiBi")
+        for wait in waits:
+            wait.result(timeout=60)
+        answers = {s: w.result() for w, s in waits.items()}
+        loop.run(gather_in(50, (s.follow(answers[s]) for s in students[ALONE:])))
+        loop.run(gather_in(20, (s.wander("", text=f"mine{i:03d} alone", follow="false")
+                                for i, s in enumerate(alone))))
+        for i, s in enumerate(students):
+            sent = shown_text(s.seen)
+            others = [j for j in range(ALONE) if j != i and f"mine{j:03d}" in sent]
+            assert not others, (i, others)
+        assert all(s.page == "alibi" for s in students[ALONE:])
+
+        # everyone back with the lecturer; all vote on scene 4; the counts are exact
+        loop.run(gather_in(20, (s.follow_again() for s in alone)))
+        nav_click(lecturer, "Guided lesson")
+        lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
+        settle(lecturer)
+        loop.run(_settle_on(students, "lesson", "scene=4"))
+        loop.run(gather_in(25, (s.vote("scene-order", i % 2) for i, s in enumerate(students))))
+        assert store.counts(code, "scene-order") == [CLASS // 2, CLASS // 2]
+
+        # a replica dies (and supervisord is told to leave it dead, so that the reconnections
+        # meet a dead replica, not one it already restarted): its students reconnect through
+        # the proxy, all to the other replica, and carry on
+        victim = "r2" if lecturer_on == "r1" else "r1"
+        port = up.ports[int(victim[1]) - 1]
+        os.kill(up.pid(port), signal.SIGKILL)
+        up.supervisor("stop", f"posviz:posviz-{port}")
+        moved = [s for s in students if replica[s] == victim]
+        loop.run(gather_in(20, (s.reconnect() for s in moved)))
+        held = {name: int(row["scur"]) for name, row in up.servers().items()}
+        assert held[lecturer_on] == CLASS + 1 and held[victim] == 0, held  # every websocket
+        for i, s in enumerate(students):
+            if s in moved:
+                assert text("room.voted", s.lang, mine="AB"[i % 2]) in shown_text(s.last)
+        lecturer.get_by_role("button", name="Reveal the answer to the room").click()
+        settle(lecturer)
+        loop.run(move_with(students))
+        for i, s in enumerate(students):  # B is right; each sees it in their own language
+            said = (text("room.right", s.lang, mine="B") if i % 2 else
+                    text("room.wrong", s.lang, mine="A", right="B"))
+            assert said in shown_text(s.last)
+        assert store.counts(code, "scene-order") == [CLASS // 2, CLASS // 2]
+        loop.run(gather_in(50, (s.close() for s in students)))
+        up.supervisor("start", f"posviz:posviz-{port}")  # back, and back in HAProxy's rotation
+        up.wait_up()
+
+
+async def _settle_on(students: list[Student], page: str, query: str) -> None:
+    """Followers move (once or twice) until each shows the page with query."""
+    for _ in range(3):
+        late = [s for s in students if not (s.page == page and query in s.query)]
+        if not late:
+            return
+        await move_with(late)
+    raise AssertionError(f"{len(late)} students never reached {page}?{query}")
+
+
+def _redis_port(up) -> int:
+    conf = (up.run / "supervisord.conf").read_text()
+    return int(conf.split("--port ", 1)[1].split()[0])
