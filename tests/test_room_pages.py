@@ -187,3 +187,9 @@ def test_the_answers_download_as_csv_with_typed_formulas_defused(store):
     table = answers_csv(code)
     assert table.startswith("\ufeffroom,question_id,question,voter,answer,answer_text")
     assert f"{code},q1,'=cmd|' /C calc'!A0,{voter},C,'@3,," in table
+
+
+def test_a_lecturer_whose_view_is_too_long_for_the_room_is_told(store):
+    at, code, _ = lecturer(store, text="word " * 2000)
+    assert "longer than 8192 characters" in shown(at)
+    assert at.text_input(key="text").value == "word " * 2000  # kept, all of it

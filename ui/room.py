@@ -40,6 +40,7 @@ from posviz.rooms import (
     RoomError,
     new_voter,
     normal_code,
+    shared_query,
     shared_store,
     spaced,
     valid_voter,
@@ -246,6 +247,11 @@ def section(s, m: Member | None, page: str) -> None:
 
 def _lead(box, s, m: Member, page: str) -> None:
     box.markdown(s.t("room.leading", code=spaced(m.code)))
+    address = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
+    try:
+        shared_query(urlencode(address))
+    except RoomError:  # the class keeps the last view it was sent
+        box.warning(text("room.note.view_too_long", s.lang, **LIMIT_VALUES))
     _headcount(box, m.code, s.lang)
     box.toggle(s.t("room.show_join"), help=s.t("room.show_join_help"),
                **remembered("room_show_join", False, flag))
@@ -333,7 +339,7 @@ def answers_csv(code: str) -> str:
     rows.writerow(["room", "question_id", "question", "voter", "answer", "answer_text",
                    "right_answer", "answered_at_utc"])
     for a in shared_store().answers(code):
-        rows.writerow([code, a.poll, _cell(a.question), a.voter, LETTERS[a.option],
+        rows.writerow([code, a.poll, _cell(a.question), _cell(a.voter), LETTERS[a.option],
                        _cell(a.option_text), "" if a.correct is None else LETTERS[a.correct],
                        datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds")])
     return "\ufeff" + out.getvalue()
@@ -360,8 +366,8 @@ def join_panel(s, m: Member | None) -> None:
         return
     link = student_link(m.code)
     panel = st.container(border=True)
-    code_col, qr_col = panel.columns([3, 2] if not s.present else [1, 1],
-                                     vertical_alignment="center")
+    code_col, qr_col = panel.columns([3, 2] if not s.present else [2, 3],
+                                     vertical_alignment="center")  # a projector: a large QR
     code_col.markdown(s.t("room.join_title"))
     code_col.html(f'<div class="posviz-room-code">{spaced(m.code)}</div>'
                   '<style>.posviz-room-code {font-size: 5rem; font-weight: 700; '
