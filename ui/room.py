@@ -370,7 +370,8 @@ def join_panel(s, m: Member | None) -> None:
                                      vertical_alignment="center")  # a projector: a large QR
     code_col.markdown(s.t("room.join_title"))
     code_col.html(f'<div class="posviz-room-code">{spaced(m.code)}</div>'
-                  '<style>.posviz-room-code {font-size: 5rem; font-weight: 700; '
+                  '<style>.posviz-room-code {font-size: clamp(2.5rem, 7vw, 5rem); '
+                  'font-weight: 700; white-space: nowrap; '
                   'letter-spacing: .08em; line-height: 1.1; font-variant-numeric: tabular-nums}'
                   '</style>')
     code_col.markdown(s.t("room.join_body"))
