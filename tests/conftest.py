@@ -59,3 +59,13 @@ def redis_url(tmp_path_factory) -> str:
 
     with redis_serving(tmp_path_factory.mktemp("redis")) as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def loop():
+    """An event loop on a thread of its own for a module's room clients (tests/room_fixtures)."""
+    from tests.room_fixtures import Loop
+
+    running = Loop()
+    yield running
+    running.close()

@@ -45,6 +45,14 @@ class Loop:
         self.loop.close()
 
 
+async def gather_in(batch: int, jobs) -> list:
+    """Run coroutines at most batch at a time (students arrive in waves, not all at once)."""
+    jobs, out = list(jobs), []
+    for first in range(0, len(jobs), batch):
+        out += await asyncio.gather(*jobs[first:first + batch])
+    return out
+
+
 class Http:
     """A keep-alive HTTP/1.1 connection, as a browser holds one to the server."""
 

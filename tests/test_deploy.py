@@ -16,7 +16,7 @@ import pytest
 
 from deploy.up import TOOLS
 from posviz.rooms import open_store
-from tests.room_fixtures import Loop, Student, deployment, shown_text
+from tests.room_fixtures import Student, deployment, gather_in, shown_text
 from tests.test_browser_room import nav_click, settle
 from ui.i18n import text
 
@@ -24,13 +24,6 @@ pytestmark = pytest.mark.browser
 
 CLASS = 200
 ALONE = 20  # students who explore on their own, each with a sentence of their own
-
-
-async def gather_in(batch: int, jobs) -> list:
-    jobs, out = list(jobs), []
-    for first in range(0, len(jobs), batch):
-        out += await asyncio.gather(*jobs[first:first + batch])
-    return out
 
 
 async def move_with(students: list[Student]) -> list[bool]:
@@ -51,13 +44,6 @@ def tools():
     if missing:
         pytest.skip(f"{', '.join(missing)} not on this machine (apt-get install haproxy "
                     "redis-server; pip install -r deploy/requirements.txt); CI runs this test")
-
-
-@pytest.fixture(scope="module")
-def loop():
-    running = Loop()
-    yield running
-    running.close()
 
 
 def test_a_class_through_the_proxy(tools, tmp_path, browser, loop):

@@ -19,21 +19,13 @@ from tests.load_fixtures import (
     stop_server,
     wait_healthy,
 )
-from tests.room_fixtures import Lecturer, Loop, Student, shown_text
+from tests.room_fixtures import Lecturer, Student, gather_in, shown_text
 
 pytestmark = pytest.mark.browser  # a real server (and the CI machine's redis-server)
 
 CLASS = 200
 IDLE_SECONDS = 60
 IDLE_CPU_SHARE = 0.20  # of one core, for the whole class waiting on the room
-
-
-async def gather_in(batch: int, jobs) -> list:
-    """Run coroutines at most batch at a time (students arrive in waves, not all at once)."""
-    jobs, out = list(jobs), []
-    for first in range(0, len(jobs), batch):
-        out += await asyncio.gather(*jobs[first:first + batch])
-    return out
 
 
 class Room:
@@ -67,13 +59,6 @@ class Room:
     @staticmethod
     async def follow(student: Student) -> bool:
         return await student.follow(await student.wait())
-
-
-@pytest.fixture(scope="module")
-def loop():
-    running = Loop()
-    yield running
-    running.close()
 
 
 @pytest.fixture(scope="module")

@@ -13,16 +13,9 @@ from posviz.rooms import open_store
 from posviz.rooms.http import REPORT, TICK, WAIT
 from tests.hostile import HOSTILE
 from tests.load_fixtures import serving
-from tests.room_fixtures import Http, Loop
+from tests.room_fixtures import Http
 
 pytestmark = pytest.mark.browser  # a real server
-
-
-@pytest.fixture(scope="module")
-def loop():
-    running = Loop()
-    yield running
-    running.close()
 
 
 @pytest.fixture(scope="module")
