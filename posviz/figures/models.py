@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import LEGEND_ON_TOP, axis, layout, plain
+from posviz.figures.common import LINE_GREY, axis, layout, plain
 
 SCHEME_COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#ff7f0e",
                  "rope": "#2ca02c", "alibi": "#9467bd"}
@@ -48,10 +48,10 @@ def extrapolation(losses: dict[str, list[float | None]], names: dict[str, str],
               for scheme, values in losses.items()]
     edge = train_len - 0.5
     return go.Figure(traces, layout(
-        title, 460, legend=LEGEND_ON_TOP,
+        title, 460,
         xaxis=axis(x_title), yaxis=axis(y_title, rangemode="tozero"),
         shapes=[dict(type="line", x0=edge, x1=edge, y0=0, y1=1, yref="paper",
-                     line=dict(dash="dash", color="black", width=1.5))],
+                     line=dict(dash="dash", color=LINE_GREY, width=1.5))],
         annotations=[dict(text=plain(trained_name), x=edge, y=1, yref="paper", xanchor="left",
                           yanchor="top", showarrow=False, xshift=4)]))
 
@@ -69,11 +69,11 @@ def training_curves(histories: dict[str, dict[str, list[float]]], names: dict[st
         traces.append(dict(type="scatter", y=h["accuracy"], name=plain(names[scheme]),
                            showlegend=False, xaxis="x2", yaxis="y2", **style))
     return go.Figure(traces, layout(
-        title, 400, legend=LEGEND_ON_TOP,
+        title, 400,
         xaxis=axis(step_title, domain=[0, 0.45]), yaxis=axis(loss_title, rangemode="tozero"),
         xaxis2=axis(step_title, domain=[0.55, 1], anchor="y2"),
         yaxis2=axis(accuracy_title, anchor="x2", range=[0.3, 1.02]),
         shapes=[dict(type="line", xref="x2 domain", x0=0, x1=1, yref="y2", y0=0.5, y1=0.5,
-                     line=dict(dash="dot", color="black", width=1))],
+                     line=dict(dash="dot", color=LINE_GREY, width=1))],
         annotations=[dict(text=plain(chance_name), xref="x2 domain", x=1, yref="y2", y=0.5,
                           xanchor="right", yanchor="bottom", showarrow=False)]))
