@@ -196,10 +196,15 @@ const touchScreen = () => window.matchMedia("(hover: none)").matches;  // as plo
 
 const ruler = document.createElement("canvas").getContext("2d");
 const WIDE = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef";
-const PIECES = new RegExp(`[${WIDE}]|[^\\s${WIDE}]+\\s*|\\s+`, "g");
+const OPENING = "(\\[{\u3008\u300a\u300c\u300e\u3010\u3014\u2018\u201c\uff08\uff3b\uff5b";
+const CLOSING = ")\\]},.:;!?\u3001\u3002\u3009\u300b\u300d\u300f\u3011\u3015\u2019\u201d"
+  + "\u2026\uff09\uff3d\uff5d\uff0c\uff0e\uff1a\uff1b\uff01\uff1f";
+const PIECES = new RegExp(`[${OPENING}]*(?:[${WIDE}]|[^\\s${WIDE}]+)[${CLOSING}]*\\s*|\\s+`,
+                          "g");
 
 // Text (plotly's markup: escaped characters, <br> between lines) broken into lines no wider
-// than room pixels in font: at spaces, and between any two CJK characters.
+// than room pixels in font: at spaces, and between any two CJK characters, never after an
+// opening bracket or before a closing one or a comma.
 function wrapped(text, font, room) {
   ruler.font = font;
   const width = (line) => ruler.measureText(plain(line)).width;
@@ -215,8 +220,9 @@ function wrapped(text, font, room) {
 }
 
 // How many pixels a legend under the chart takes (layout.legend: a horizontal band on the
-// figure's frame): its entries laid out in rows as plotly does (a 40 px key and a 5 px gap
-// beside each name, rows of 1.3 lines plus 3 px, 10 px of padding), in the plot's width.
+// figure's frame), its entries laid out as plotly does: one row if all fit in the plot's
+// width, else columns as wide as the widest entry (a 40 px key and a 5 px gap beside each
+// name); rows of 1.3 lines plus 3 px, and 10 px of padding.
 function legendHeight(data, layout, width) {
   const entries = data.filter((t) => (t.showlegend === undefined ? t.type !== "heatmap"
                                                                  : t.showlegend) && t.name);
@@ -225,13 +231,10 @@ function legendHeight(data, layout, width) {
   ruler.font = `${size}px ${layout.font.family}`;
   const margin = layout.margin || {};
   const room = width - (margin.l || 0) - (margin.r || 0) - 60;  // less the axes' labels
-  let rows = 1, used = 0;
-  for (const t of entries) {
-    const item = 45 + ruler.measureText(plain(t.name)).width;
-    if (used && used + item > room) { rows += 1; used = 0; }
-    used += item;
-  }
-  return Math.ceil(rows * (size * LINE_HEIGHT + 3) + 10);
+  const widths = entries.map((t) => 45 + ruler.measureText(plain(t.name)).width);
+  const perRow = widths.reduce((a, b) => a + b, 0) < room ? entries.length
+    : Math.max(1, Math.floor(room / Math.max(...widths)));
+  return Math.ceil(Math.ceil(entries.length / perRow) * (size * LINE_HEIGHT + 3) + 10);
 }
 
 // Axis titles wrapped to the length of their axis (roughly: the plot is smaller than the
