@@ -373,6 +373,7 @@ def test_learned_table_greys_the_positions_it_has_no_row_for():
     grey = np.asarray(grey_layers(fig.data)[0].z)  # 1 where the table has no row
     assert (grey[:, :16] == 0).all() and (grey[:, 16:] == 1).all()
     assert "m" in [t.name for t in fig.data] and len(fig.layout.shapes) == 1
+    assert fig.layout.showlegend  # a legend of one entry: shown all the same
     covered = learned_table(learned_positions(20, 64, 6), 64, title="t", missing_label="m",
                             x_title="p", y_title="c")
     assert "m" not in [t.name for t in covered.data] and not covered.layout.shapes

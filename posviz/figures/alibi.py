@@ -27,7 +27,7 @@ BASE_COLOR, EXTRA_COLOR = "#1f77b4", "#ff7f0e"
 BIAS_SCALE = "Blues_r"  # 0 (no penalty) white, strong penalties dark blue
 HEAD_COLORS = qualitative.Plotly  # the n-th head drawn as a line keeps its colour in every chart
 T5_COLORS = tuple(COLORWAY[:2])
-TRAINED_COLOR = "rgba(0, 128, 0, 0.12)"
+TRAINED_COLOR = "rgba(0, 158, 115, 0.25)"  # green that shows on light and dark pages
 HIDDEN_COLOR = "rgba(128, 128, 128, 0.2)"
 TITLED_MARGIN = 90  # room for a figure title above panel titles
 
@@ -196,7 +196,7 @@ def learned_table(table: np.ndarray, trained_len: int, *, title: str, missing_la
     edge = [dict(type="line", xref="x", yref="y domain", x0=trained_len - 0.5,
                  x1=trained_len - 0.5, y0=0, y1=1, line=dict(color="black", dash="dash"))]
     return go.Figure(traces, layout(
-        title, 460, shapes=edge if missing else [],
+        title, 460, shapes=edge if missing else [], showlegend=missing,  # its one entry
         xaxis=axis(x_title, range=[-0.5, len(table) - 0.5]),
         yaxis=axis(y_title, range=[-0.5, len(dims) - 0.5])))
 

@@ -51,13 +51,15 @@ def layout(title: str, height: int | None = None, *, min_width: int = MIN_WIDTH,
     chart), plus extra keys.
 
     The title has one line's room above the plot; a chart drawn narrower than its title wraps
-    it and makes room for the extra lines (ui/chart.js). min_width (pixels) is the narrowest
-    the chart stays legible at, kept in the layout's meta for the app's chart element.
+    it and makes room for the extra lines (ui/chart.js). min_width (pixels, MIN_WIDTH at
+    least) is the narrowest the chart stays legible at, kept in the layout's meta for the app's
+    chart element.
     """
     return dict(title=dict(text=plain(title), y=1, yanchor="top", yref="container", pad=dict(t=12)),
                 font=dict(size=FONT_SIZE), margin=dict(l=10, r=10, t=50, b=10), legend=LEGEND,
                 uniformtext=dict(minsize=MIN_FONT_SIZE, mode="hide"),
-                meta=dict(min_width=min_width), height=height, template=TEMPLATE) | extra
+                meta=dict(min_width=max(min_width, MIN_WIDTH)), height=height,
+                template=TEMPLATE) | extra
 
 
 ROOM_SCALE = 1.6

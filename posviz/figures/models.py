@@ -13,6 +13,7 @@ from posviz.figures.common import LINE_GREY, axis, layout, plain
 SCHEME_COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#ff7f0e",
                  "rope": "#2ca02c", "alibi": "#9467bd"}
 PREDICTION_COLORS = "Blues"
+RANK_WIDTH = 90  # pixels of a cell of the top-k chart: a word and its probability
 
 
 def top_predictions(probabilities: np.ndarray, predicted: list[list[str]], row_labels: list[str],
@@ -25,13 +26,15 @@ def top_predictions(probabilities: np.ndarray, predicted: list[list[str]], row_l
     ranks = [str(r + 1) for r in range(probabilities.shape[1])]
     text = [[f"{plain(token)}<br>{p:.2f}" for token, p in zip(tokens, ps, strict=True)]
             for tokens, ps in zip(predicted, probabilities, strict=True)]
+    # each cell holds a token and its probability: narrower, they would run into each other
+    least = RANK_WIDTH * len(ranks) + 220
     return go.Figure([dict(
         type="heatmap", z=probabilities, x=ranks, y=rows, text=text, texttemplate="%{text}",
         textfont=dict(size=13), colorscale=PREDICTION_COLORS, zmin=0.0, zmax=1.0,
         colorbar=dict(title=dict(text=plain(value_name))),
         hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}<br>%{{text}}"
                        "<extra></extra>"))], layout(
-        title, max(260, 110 + 44 * len(rows)),
+        title, max(260, 110 + 44 * len(rows)), min_width=least,
         xaxis=axis(x_title, type="category"),
         yaxis=axis(y_title, type="category", tickvals=rows, range=[len(rows) - 0.5, -0.5])))
 
