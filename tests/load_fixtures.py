@@ -73,14 +73,30 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(script: str = "app.py", cwd: Path = ROOT) -> tuple[subprocess.Popen, str]:
-    """Start `streamlit run script` on a free port of 127.0.0.1; return the process and URL."""
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+"""How a server started with a log writes each record: its level first (Streamlit's own format
+leaves the level out)."""
+
+
+def start_server(script: str = "app.py", cwd: Path = ROOT,
+                 log: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """Start `streamlit run script` on a free port of 127.0.0.1; return the process and URL.
+
+    With a log, everything the server prints (stdout and stderr) goes to that file, unbuffered,
+    each log record led by its level (LOG_FORMAT); without, it is discarded.
+    """
     port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.headless=true",
-         "--server.address=127.0.0.1", f"--server.port={port}",
-         "--browser.gatherUsageStats=false"],
-        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [sys.executable, "-m", "streamlit", "run", script, "--server.headless=true",
+               "--server.address=127.0.0.1", f"--server.port={port}",
+               "--browser.gatherUsageStats=false"]
+    if log is None:
+        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    else:
+        with open(log, "wb") as out:  # the server keeps its own copy of the file
+            proc = subprocess.Popen([*command, f"--logger.messageFormat={LOG_FORMAT}"], cwd=cwd,
+                                    stdout=out, stderr=subprocess.STDOUT,
+                                    env={**os.environ, "PYTHONUNBUFFERED": "1"})
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -108,9 +124,10 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def serving(script: str = "app.py", cwd: Path = ROOT) -> Iterator[tuple[subprocess.Popen, str]]:
-    """A server of our own for the duration of the block."""
-    proc, url = start_server(script, cwd)
+def serving(script: str = "app.py", cwd: Path = ROOT,
+            log: Path | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
+    """A server of our own for the duration of the block (its output in log, if given)."""
+    proc, url = start_server(script, cwd, log)
     try:
         wait_healthy(proc, url)
         yield proc, url
