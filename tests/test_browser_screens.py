@@ -78,6 +78,10 @@ SETTLED_JS = """() => {
   return !waiting.length;
 }""".replace("FINISHED", FINISHED)
 
+# Whether the page is drawn on a dark background (the theme follows the browser's preference).
+DARK_JS = """() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor
+  .match(/\\d+/g).slice(0, 3).reduce((sum, v) => sum + Number(v), 0) < 3 * 128"""
+
 # Whatever makes the whole page wider than the screen (a wide matrix must scroll in itself).
 SIDEWAYS_JS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
@@ -107,8 +111,10 @@ def loud(lines: list[str]) -> list[str]:
 class Sweep:
     """One browser tab on one screen in one language, and everything wrong it has seen."""
 
-    def __init__(self, page, base: str, screen: Screen, lang: str, folder: Path) -> None:
-        self.page, self.base, self.screen, self.lang, self.folder = page, base, screen, lang, folder
+    def __init__(self, page, base: str, screen: Screen, lang: str, dark: bool,
+                 folder: Path) -> None:
+        self.page, self.base, self.screen, self.lang = page, base, screen, lang
+        self.dark, self.folder = dark, folder
         self.found: list[str] = []
         page.on("pageerror", lambda err: self.found.append(f"script error: {err}"))
         page.on("console", self._console)
@@ -134,6 +140,10 @@ class Sweep:
         said = f"{self.screen.name}, {self.lang}, {where}"
         if page.locator("[data-testid=stException]").count():
             self.found.append(f"{said}: the page shows an exception")
+        if where != "home" and not page.locator("[data-testid=stMain] .js-plotly-plot").count():
+            self.found.append(f"{said}: no chart drawn")
+        if page.evaluate(DARK_JS) != self.dark:
+            self.found.append(f"{said}: not in the {'dark' if self.dark else 'light'} theme")
         self.found += [f"{said}: {problem}" for problem in problems(page, self.screen.min_font)]
         if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
@@ -159,8 +169,9 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
     cut off, no text too small, no exception, no script error, and a quiet server."""
     base, log = logged
     logged_before = log.read_text("utf-8", errors="replace").count("\n")
-    context = screen.context(browser, (screen.name, lang) in DARK)
-    sweep = Sweep(context.new_page(), base, screen, lang, SHOTS)
+    dark = (screen.name, lang) in DARK
+    context = screen.context(browser, dark)
+    sweep = Sweep(context.new_page(), base, screen, lang, dark, SHOTS)
     for route in [None, *PAGES]:
         if route == LESSON:
             sweep.open(route, scene="1")
@@ -177,6 +188,9 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
         sweep.page.locator("[data-testid=stExpandSidebarButton]").click()
         sweep.page.locator("[data-testid=stSidebar]").wait_for()
         sweep.page.wait_for_timeout(500)
+        sidebar = sweep.page.locator("[data-testid=stSidebarContent]")
+        if sidebar.evaluate("(bar) => bar.scrollWidth - bar.clientWidth") > 1:
+            sweep.found.append(f"phone, {lang}: the sidebar scrolls sideways")
         sweep.screenshot("sidebar")
     context.close()
     said = loud(log.read_text("utf-8", errors="replace").splitlines()[logged_before:])
