@@ -180,13 +180,37 @@ def leak() -> None:
 
 
 def turn_to(scene: int) -> None:
-    """Previous / next: set the scene picker, which keeps the scene in the URL."""
-    st.session_state["scene"] = scene
+    """Previous / next: the scene lives in the URL (?scene=N)."""
+    st.query_params["scene"] = str(scene)
+
+
+def picked(key: str) -> None:
+    turn_to(st.session_state[key])
+
+
+def scene_picker() -> int:
+    """The scene picker showing the scene the URL names (the last one shown in this session
+    when the link names none, 1 when it names no scene); returns that scene.
+
+    Previous / next and the browser's back button change the URL, never the picker's value:
+    Streamlit warns whenever code sets an st.pagination (it always holds its default against a
+    value set through st.session_state). A picker left showing another scene is replaced by a
+    new one, under a new key, with the scene as its default.
+    """
+    raw = st.query_params.get("scene", st.session_state.get("lesson_scene", "1"))
+    scene = int(raw) if raw.isdigit() and 1 <= int(raw) <= len(SCENES) else 1
+    key = f"lesson_picker_{st.session_state.setdefault('lesson_pickers', 0)}"
+    if st.session_state.get(key, scene) != scene:
+        st.session_state.lesson_pickers += 1
+        key = f"lesson_picker_{st.session_state.lesson_pickers}"
+    st.pagination(len(SCENES), default=scene, key=key, max_visible_pages=None, on_change=picked,
+                  args=(key,))
+    st.session_state.lesson_scene = st.query_params["scene"] = str(scene)
+    return scene
 
 
 s = ui.page("lesson")
-scene = st.pagination(len(SCENES), key="scene", max_visible_pages=None, bind="query-params",
-                      persist_state="session")
+scene = scene_picker()
 name = SCENES[scene - 1]
 st.caption(s.t("lesson.scene_of", n=scene, total=len(SCENES)))
 st.header(f"{scene}. {s.t(f'lesson.{name}.head')}", anchor=False)

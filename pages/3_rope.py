@@ -118,11 +118,15 @@ def shift_both() -> None:
     offsets = np.arange(MAX_SHIFT + 1)
     rotated = rope.shifted_rope_scores(q, k, m, n, offsets, pairing=pairing)
     added = rope.shifted_added_scores(x, layer.wq, layer.wk, m, n, offsets)
-    c1, c2 = st.columns(2)
-    c1.metric(s.t("rope.metric_rope", o=o), f"{rotated[o]:.12f}",
-              f"{rotated[o] - rotated[0]:+.1e}", delta_color="off", help=s.t("rope.metric_help"))
-    c2.metric(s.t("rope.metric_added", o=o), f"{added[o]:.12f}",
-              f"{added[o] - added[0]:+.1e}", delta_color="off", help=s.t("rope.metric_help"))
+    for col, key, scores in zip(st.columns(2), ("metric_rope", "metric_added"),
+                                (rotated, added), strict=True):
+        before, after = scores[0], scores[o]
+        change = (s.t("rope.unchanged", diff=f"{abs(after - before):.0e}")
+                  if rope.same_up_to_rounding(before, after) else
+                  s.t("rope.changed", diff=f"{after - before:+.3g}"))
+        # the change is neither good nor bad: no arrow, no colour
+        col.metric(s.t(f"rope.{key}", o=o), f"{after:.4g}", change, delta_color="off",
+                   delta_arrow="off", help=s.t("rope.metric_help"))
     ui.chart(cached.line_chart(
         offsets, {s.t("rope.curve_rope"): rotated, s.t("rope.curve_added"): added},
         title=s.t("rope.shift_title", query=labels[m], key_token=labels[n]),

@@ -72,8 +72,10 @@ def longer() -> None:
                           bind="query-params", persist_state="session")
     test = right.slider(s.t("alibi.test_len"), 8, 1024, 128, key="alibi_test",
                         bind="query-params", persist_state="session")
+    left, right = st.columns(2)
     ui.chart(cached.extrapolation_figure(n_heads, trained, test, s.position, s.lang),
-             "extrapolation")
+             "extrapolation", where=left)
+    ui.chart(cached.table_figure(trained, test, s.lang), "learned_table", where=right)
     st.caption(s.t("alibi.extra_caption"))
 
 
@@ -93,7 +95,10 @@ def relatives() -> None:
     if max_distance < (least := smallest_max_distance(n_buckets, bidirectional=False)):
         st.error(s.t("alibi.t5_too_short", n=n_buckets, least=least))
         return
-    ui.chart(cached.buckets_figure(n_heads, n_buckets, max_distance, s.position, s.lang), "buckets")
+    left, right = st.columns(2)
+    ui.chart(cached.buckets_figure(n_buckets, max_distance, s.lang), "buckets", where=left)
+    ui.chart(cached.relative_lines_figure(n_heads, s.position, s.lang), "relative_lines",
+             where=right)
     if len(lines := heads_shown(n_heads, cached.LINES)) == n_heads:
         drawn = s.t("alibi.lines_one") if n_heads == 1 else s.t("alibi.lines_all", n=n_heads)
     else:

@@ -262,7 +262,7 @@ def cold_start(table: Table, browser, runs: int, folder: Path) -> None:
     script = bare_app(folder)
     times: dict[str, list[float]] = {"posviz": [], "bare": []}
     for _ in range(runs):
-        for name, (where, title) in {"posviz": ((ROOT, "app.py"), text("home.title", "en")),
+        for name, (where, title) in {"posviz": ((ROOT, "serve.py"), text("home.title", "en")),
                                      "bare": ((folder, script.name), None)}.items():
             start = time.perf_counter()
             proc, url = start_server(where[1], where[0])

@@ -74,17 +74,33 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+"""How a server started with a log writes each record: its level first (Streamlit's own format
+leaves the level out)."""
+
+
 def start_server(script: str = "serve.py", cwd: Path = ROOT, env: dict[str, str] | None = None,
-                 port: int | None = None) -> tuple[subprocess.Popen, str]:
+                 port: int | None = None, log: Path | None = None
+                 ) -> tuple[subprocess.Popen, str]:
     """Start `streamlit run script` on 127.0.0.1 (a free port unless given), with these
-    environment variables added; return the process and URL."""
+    environment variables added; return the process and URL.
+
+    With a log, everything the server prints (stdout and stderr) goes to that file, unbuffered,
+    each log record led by its level (LOG_FORMAT); without, it is discarded.
+    """
     port = port or free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.headless=true",
-         "--server.address=127.0.0.1", f"--server.port={port}",
-         "--browser.gatherUsageStats=false"],
-        cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env=None if env is None else os.environ | env)
+    command = [sys.executable, "-m", "streamlit", "run", script, "--server.headless=true",
+               "--server.address=127.0.0.1", f"--server.port={port}",
+               "--browser.gatherUsageStats=false"]
+    environment = os.environ | (env or {})
+    if log is None:
+        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=environment)
+    else:
+        with open(log, "wb") as out:  # the server keeps its own copy of the file
+            proc = subprocess.Popen([*command, f"--logger.messageFormat={LOG_FORMAT}"], cwd=cwd,
+                                    stdout=out, stderr=subprocess.STDOUT,
+                                    env=environment | {"PYTHONUNBUFFERED": "1"})
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -112,10 +128,10 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 
 @contextlib.contextmanager
-def serving(script: str = "serve.py", cwd: Path = ROOT, env: dict[str, str] | None = None
-            ) -> Iterator[tuple[subprocess.Popen, str]]:
-    """A server of our own for the duration of the block."""
-    proc, url = start_server(script, cwd, env)
+def serving(script: str = "serve.py", cwd: Path = ROOT, env: dict[str, str] | None = None,
+            log: Path | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
+    """A server of our own for the duration of the block (its output in log, if given)."""
+    proc, url = start_server(script, cwd, env, log=log)
     try:
         wait_healthy(proc, url)
         yield proc, url

@@ -32,12 +32,15 @@ from posviz.attention import (
 )
 from posviz.embedding import token_embeddings
 from posviz.figures.alibi import (
+    HIDDEN_COLOR,
     bias_grid,
-    buckets_beside_alibi,
+    bias_lines,
     distance_bars,
     extrapolation,
+    learned_table,
     slope_text,
     slopes_bar,
+    t5_buckets,
 )
 from posviz.figures.common import plain
 from posviz.relative import buckets_by_distance
@@ -347,42 +350,45 @@ def test_distance_bars_show_both_series_per_head():
     assert list(fig.data[0].x) == [1, 2, 3]
 
 
-def test_extrapolation_draws_the_lines_and_the_table_with_missing_rows():
+def test_extrapolation_draws_each_head_and_shades_the_trained_distances():
     distances = np.arange(40)
-    lines, table = alibi_by_distance(8, distances), learned_positions(40, 16, 6)
-    fig = extrapolation(distances, lines, [1, 8], 16, table, title="t", titles=("a", "b"),
-                        line_name="h{h}", trained_label="tr", missing_label="m",
-                        x_titles=("d", "p"), y_titles=("b", "c"))
-    assert [t.name for t in fig.data[:2]] == ["h1", "h8"]
+    lines = alibi_by_distance(8, distances)
+    fig = extrapolation(distances, lines, [1, 8], 16, title="t", line_name="h{h}",
+                        trained_label="tr", x_title="d", y_title="b")
+    assert [t.name for t in fig.data] == ["h1", "h8", "tr"]  # the shading named in the legend
     assert np.allclose(fig.data[1].y, lines[7], rtol=1e-6)
-    heatmap = [t for t in value_traces(fig.data) if t.type == "heatmap"][0]
+    assert (fig.layout.shapes[0].x0, fig.layout.shapes[0].x1) == (0, 15)
+    longer = extrapolation(np.arange(20), alibi_by_distance(4, np.arange(20)), [1, 4], 64,
+                           title="t", line_name="h{h}", trained_label="tr", x_title="d",
+                           y_title="b")
+    assert longer.layout.shapes[0].x1 == 19  # the shading ends with the test length
+
+
+def test_learned_table_greys_the_positions_it_has_no_row_for():
+    table = learned_positions(40, 16, 6)
+    fig = learned_table(table, 16, title="t", missing_label="m", x_title="p", y_title="c")
+    heatmap = value_traces(fig.data)[0]
     assert np.allclose(heatmap.z, table.T, equal_nan=True, rtol=1e-6)
     assert np.isnan(np.asarray(heatmap.z, dtype=float)[:, 16:]).all()
     grey = np.asarray(grey_layers(fig.data)[0].z)  # 1 where the table has no row
     assert (grey[:, :16] == 0).all() and (grey[:, 16:] == 1).all()
-    names = [t.name for t in fig.data]
-    assert "tr" in names and "m" in names  # shadings named in the legend, not on the chart
-    assert not fig.layout.annotations[2:]
+    assert "m" in [t.name for t in fig.data] and len(fig.layout.shapes) == 1
+    assert fig.layout.showlegend  # a legend of one entry: shown all the same
+    covered = learned_table(learned_positions(20, 64, 6), 64, title="t", missing_label="m",
+                            x_title="p", y_title="c")
+    assert "m" not in [t.name for t in covered.data] and not covered.layout.shapes
 
 
-def test_extrapolation_names_no_missing_rows_when_the_table_covers_the_test():
-    distances = np.arange(20)
-    fig = extrapolation(distances, alibi_by_distance(4, distances), [1, 4], 64,
-                        learned_positions(20, 64, 6), title="t", titles=("a", "b"),
-                        line_name="h{h}", trained_label="tr", missing_label="m",
-                        x_titles=("d", "p"), y_titles=("b", "c"))
-    assert "m" not in [t.name for t in fig.data] and len(fig.layout.shapes) == 1
-    assert fig.layout.shapes[0].x1 == 19  # the shading ends with the test length
-
-
-def test_buckets_beside_alibi_draws_the_bucket_staircases_and_the_lines():
+def test_t5_buckets_and_alibi_lines_are_two_charts_each_with_its_own_legend():
     r, both, causal = buckets_by_distance(300)
-    lines = alibi_by_distance(4, r)
-    fig = buckets_beside_alibi(r, both, causal, lines, [1, 4], 128, title="t",
-                               titles=("a", "b"), names=("bi", "ca"), line_name="h{h}",
-                               x_title="r", y_titles=("k", "b"), hidden_label="h", max_label="m")
+    fig = t5_buckets(r, both, causal, 128, title="t", names=("bi", "ca"), x_title="r",
+                     y_title="k", max_label="m")
     assert np.array_equal(fig.data[0].y, both) and np.array_equal(fig.data[1].y, causal)
-    assert fig.data[2].name == "m" and set(fig.data[2].x) == {-128, 128, None}
-    assert [t.name for t in fig.data[3:5]] == ["h1", "h4"]
-    assert np.allclose(fig.data[4].y, lines[3], rtol=1e-6)
-    assert fig.data[-1].name == "h" and not fig.layout.annotations[2:]
+    assert [t.name for t in fig.data] == ["bi", "ca", "m"]
+    assert set(fig.data[2].x) == {-128, 128, None}
+    lines = alibi_by_distance(4, r)
+    fig = bias_lines(r, lines, [1, 4], (0, 300), title="t", line_name="h{h}", shade_label="h",
+                     shade_color=HIDDEN_COLOR, x_title="r", y_title="b")
+    assert [t.name for t in fig.data] == ["h1", "h4", "h"]
+    assert np.allclose(fig.data[1].y, lines[3], rtol=1e-6)
+    assert fig.layout.shapes[0].fillcolor == HIDDEN_COLOR

@@ -61,7 +61,7 @@ def test_next_and_previous_walk_every_scene_in_order(lang, sentence, position):
     at = lesson(lang=lang, sentence=sentence, position=position)
     for n in range(1, len(SCENES) + 1):
         assert heading(at) == expected_heading(n, lang)
-        assert at.pagination(key="scene").value == n
+        assert at.pagination[0].value == n
         assert charts(at) or sentence == "x" and n in (4, 9), f"no chart in scene {n}"
         assert (n > 1) == ("lesson_prev" in buttons(at))
         if sentence != "x" or n not in (4, 9):
@@ -85,7 +85,7 @@ def test_every_scene_takes_the_longest_sentence():
     assert any(c.value == text("common.n_tokens", "en", n=64) for c in at.caption)
     assert not at.warning
     for n in range(1, len(SCENES) + 1):
-        at.pagination(key="scene").set_value(n).run()
+        at.pagination[0].set_value(n).run()
         assert not at.exception
         assert charts(at)
         assert reveal(at, n)
@@ -100,15 +100,31 @@ def test_the_scene_in_the_link_is_the_scene_shown():
 def test_a_scene_that_does_not_exist_falls_back_to_the_first(raw):
     at = lesson(raw)
     assert heading(at) == expected_heading(1)
-    assert at.pagination(key="scene").value == 1
+    assert at.pagination[0].value == 1
 
 
 def test_the_picker_jumps_to_any_scene():
     at = lesson()
-    at.pagination(key="scene").set_value(7).run()
+    at.pagination[0].set_value(7).run()
     assert heading(at) == expected_heading(7)
     at.button(key="lesson_next").click().run()
     assert heading(at) == expected_heading(8)
+
+
+def test_the_url_leads_the_picker_and_a_link_without_a_scene_keeps_the_last_one():
+    """Next writes ?scene=N; a changed URL (the browser's back button) moves the picker; a link
+    from another page names no scene and gets the one last shown."""
+    at = lesson("5")
+    at.button(key="lesson_next").click().run()
+    assert at.query_params["scene"] == "6" and at.pagination[0].value == 6
+    at.query_params["scene"] = "2"
+    at.run()
+    assert heading(at) == expected_heading(2) and at.pagination[0].value == 2
+    at.pagination[0].set_value(7).run()
+    assert at.query_params["scene"] == "7"
+    del at.query_params["scene"]
+    at.run()
+    assert heading(at) == expected_heading(7) and at.query_params["scene"] == "7"
 
 
 def test_a_revealed_answer_is_hidden_again_after_a_scene_change():
@@ -124,7 +140,7 @@ def test_a_revealed_answer_is_hidden_again_after_a_scene_change():
 def test_empty_sentence_gets_the_friendly_prompt_in_every_scene():
     at = lesson(sentence="")
     for n in range(1, len(SCENES) + 1):
-        at.pagination(key="scene").set_value(n).run()
+        at.pagination[0].set_value(n).run()
         assert not at.exception
         assert heading(at) == expected_heading(n)
         assert [info.value for info in at.info] == [text("common.empty", "en")]

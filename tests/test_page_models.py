@@ -5,7 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from posviz.model import SCHEMES
-from tests.figure_data import chart_specs
+from tests.figure_data import chart_specs, value_traces
 
 PAGE = "../pages/6_models.py"
 TIMEOUT = 120
@@ -43,7 +43,7 @@ def test_unseen_tokens_are_shown_as_unknown(lang):
     assert any("<unk>" in w.value for w in at.warning)
     guesses = top_guesses(at)
     assert len(guesses) == 5
-    labels = chart_specs(at)[0]["layout"]["yaxis"]["tickvals"]
+    labels = value_traces(chart_specs(at)[0]["data"])[0]["y"]  # the query rows
     assert "1 &lt;unk&gt;" in labels and "2 &lt;unk&gt;" in labels
 
 

@@ -25,6 +25,7 @@ from posviz.rope import (
     rope_frequencies,
     rope_norms,
     rope_scores,
+    same_up_to_rounding,
     shifted_added_scores,
     shifted_rope_scores,
     wavelengths,
@@ -476,3 +477,14 @@ def test_line_chart_puts_line_labels_in_the_margin_apart_from_each_other():
     assert all(note["x"] == 1 and note["xanchor"] == "left" for note in notes)
     assert [note["yanchor"] for note in notes] == ["top", "bottom"]
     assert fig["layout"]["margin"]["r"] > 100
+
+
+def test_a_shifted_rope_score_is_the_same_up_to_rounding_and_an_added_one_is_not():
+    rng = np.random.default_rng(0)
+    q, k, x = rng.normal(size=(3, 6, 16))
+    wq, wk = rng.normal(size=(2, 16, 16))
+    offsets = np.array([0, 300])
+    assert same_up_to_rounding(*shifted_rope_scores(q, k, 5, 1, offsets))
+    assert not same_up_to_rounding(*shifted_added_scores(x, wq, wk, 5, 1, offsets))
+    assert same_up_to_rounding(-12.544609215729, -12.544609215729 - 3.4e-14)
+    assert not same_up_to_rounding(1e-20, 2e-9)

@@ -185,6 +185,106 @@ async function chartFiles(gd) {
   ];
 }
 
+// ---- fitting a figure to the width it is drawn at ------------------------------------------
+
+// A touch screen shows each chart's tool bar at all times (there is no hover to call it up):
+// the title then starts below a strip of this many pixels, which the bar has to itself.
+const TOUCH_BAR = 32;
+const TITLE_SIDE_ROOM = 24;  // pixels kept free on either side of a wrapped title
+const LINE_HEIGHT = 1.3;  // plotly's line spacing in multi-line text, in font sizes
+const CAP_SHIFT = 0.7;  // plotly's shift of a top-anchored text, in font sizes
+const touchScreen = () => window.matchMedia("(hover: none)").matches;  // as plotly decides
+
+const ruler = document.createElement("canvas").getContext("2d");
+const WIDE = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef";
+const OPENING = "(\\[{\u3008\u300a\u300c\u300e\u3010\u3014\u2018\u201c\uff08\uff3b\uff5b";
+const CLOSING = ")\\]},.:;!?\u3001\u3002\u3009\u300b\u300d\u300f\u3011\u3015\u2019\u201d"
+  + "\u2026\uff09\uff3d\uff5d\uff0c\uff0e\uff1a\uff1b\uff01\uff1f";
+const PIECES = new RegExp(`[${OPENING}]*(?:[${WIDE}]|[^\\s${WIDE}]+)[${CLOSING}]*\\s*|\\s+`,
+                          "g");
+
+// Text (plotly's markup: escaped characters, <br> between lines) broken into lines no wider
+// than room pixels in font: at spaces, and between any two CJK characters, never after an
+// opening bracket or before a closing one or a comma.
+function wrapped(text, font, room) {
+  ruler.font = font;
+  const width = (line) => ruler.measureText(plain(line)).width;
+  return String(text).split(/<br\s*\/?>/i).flatMap((part) => {
+    const lines = [""];
+    for (const piece of part.match(PIECES) || []) {
+      const last = lines[lines.length - 1];
+      if (last.trim() && width(last + piece.trimEnd()) > room) lines.push(piece.trimStart());
+      else lines[lines.length - 1] = last + piece;
+    }
+    return lines.map((line) => line.trimEnd());
+  });
+}
+
+// How many pixels a legend under the chart takes (layout.legend: a horizontal band on the
+// figure's frame), its entries laid out as plotly does: one row if all fit in the plot's
+// width, else columns as wide as the widest entry (a 40 px key and a 5 px gap beside each
+// name); rows of 1.3 lines plus 3 px, and 10 px of padding.
+function legendHeight(data, layout, width) {
+  const entries = data.filter((t) => (t.showlegend === undefined ? t.type !== "heatmap"
+                                                                 : t.showlegend) && t.name);
+  if (layout.showlegend === false || entries.length < (layout.showlegend ? 1 : 2)) return 0;
+  const size = (layout.legend.font && layout.legend.font.size) || layout.font.size;
+  ruler.font = `${size}px ${layout.font.family}`;
+  const margin = layout.margin || {};
+  const room = width - (margin.l || 0) - (margin.r || 0) - 60;  // less the axes' labels
+  const widths = entries.map((t) => 45 + ruler.measureText(plain(t.name)).width);
+  const perRow = widths.reduce((a, b) => a + b, 0) < room ? entries.length
+    : Math.max(1, Math.floor(room / Math.max(...widths)));
+  return Math.ceil(Math.ceil(entries.length / perRow) * (size * LINE_HEIGHT + 3) + 10);
+}
+
+// Axis titles wrapped to the length of their axis (roughly: the plot is smaller than the
+// figure by its margins and labels), so that none runs past the chart's edge.
+function axisTitles(layout, width) {
+  const margin = layout.margin || {};
+  const plot = { x: width - (margin.l || 0) - (margin.r || 0) - 60,
+                 y: (layout.height || 450) - (margin.t || 0) - (margin.b || 0) - 60 };
+  const size = Math.round(1.2 * layout.font.size);  // plotly's default for an axis title
+  return Object.fromEntries(Object.keys(layout)
+    .filter((key) => /^[xy]axis\d*$/.test(key) && layout[key].title && layout[key].title.text)
+    .map((key) => {
+      const axis = layout[key];
+      const [from, to] = axis.domain || [0, 1];
+      const font = `${(axis.title.font && axis.title.font.size) || size}px ${layout.font.family}`;
+      const lines = wrapped(axis.title.text, font, Math.max(plot[key[0]] * (to - from), 60));
+      return [key, { ...axis, title: { ...axis.title, text: lines.join("<br>") } }];
+    }));
+}
+
+// The layout for a chart drawn width pixels wide in a column view pixels wide: the title
+// wrapped to what is in view, with the extra lines (and a touch screen's tool bar, if the
+// chart has one) added above
+// the plot, and a legend's rows added below it, so that neither squeezes the plot; axis
+// titles wrapped to their axes. A chart wider than its column (it scrolls sideways) starts
+// its title at its left edge, where the reader sees it.
+function fitted(data, layout, width, view, toolbar) {
+  const title = layout.title || {};
+  const below = layout.legend && layout.legend.yref === "container" ? legendHeight(data, layout,
+                                                                                   width) : 0;
+  const size = (title.font && title.font.size) || Math.round(1.4 * layout.font.size);
+  const lines = title.text ? wrapped(title.text, `${size}px ${layout.font.family}`,
+                                     Math.min(width, view) - 2 * TITLE_SIDE_ROOM) : [];
+  const side = width > view + 1 ? { x: 0, xref: "container", xanchor: "left" } : {};
+  const bar = toolbar && touchScreen() ? TOUCH_BAR : 0;
+  const above = Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT) + bar;
+  // plotly sets a title's first line a cap height lower when it has one line than when it has
+  // several (plotly.js 4.1.1, titles without automargin): the same place for both
+  const lower = lines.length > 1 ? Math.round(CAP_SHIFT * size) : 0;
+  const pad = title.pad || {};
+  const margin = layout.margin || {};
+  return { ...layout, ...axisTitles(layout, width),
+           title: { ...title, ...side, text: lines.join("<br>"),
+                    pad: { ...pad, t: (pad.t || 0) + bar + lower, l: TITLE_SIDE_ROOM } },
+           ...(below ? { legend: { ...layout.legend, maxheight: 1 } } : {}),  // never scrolls
+           margin: { ...margin, t: (margin.t === undefined ? 100 : margin.t) + above },
+           height: (layout.height || 450) + above + below };
+}
+
 // ---- the two components ---------------------------------------------------------------------
 
 const ICON = (path) => ({ width: 24, height: 24, path });
@@ -216,22 +316,35 @@ function drawPending(div) {
   return draw ? draw() : Promise.resolve();
 }
 
+// Draw (or update in place) the figure the chart holds, fitted to the width it now has.
+function render(div) {
+  const { figure, config, host } = div.posvizPlot;
+  div.posvizWidth = div.clientWidth;
+  div.posvizView = host.clientWidth;
+  const layout = fitted(figure.data, themed(figure.layout, host), div.posvizWidth,
+                        div.posvizView, config.displayModeBar !== false);
+  div.style.height = `${layout.height}px`;
+  return window.Plotly.react(div, figure.data, layout, config);
+}
+
 function drawChart(data, parentElement) {
   let div = parentElement.querySelector(".posviz-chart");
   if (!div) {
     div = document.createElement("div");
     div.className = "posviz-chart";
     parentElement.appendChild(div);
+    parentElement.style.overflowX = "auto";  // a chart wider than its column scrolls in it
   }
   const figure = JSON.parse(data.figure);
+  const meta = figure.layout.meta || {};
   div.style.height = `${figure.layout.height || 450}px`;
+  div.style.minWidth = `${meta.min_width || 0}px`;  // narrower, the chart would be illegible
   div.dataset.name = data.name;
   whenNear(div, () => plotly(data.bundle).then((Plotly) => {
     const file = `posviz-${data.name}`;
     const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
     const config = {
-      responsive: true, displaylogo: false,
-      displayModeBar: data.modebar === false ? false : "hover",
+      displaylogo: false, displayModeBar: data.modebar === false ? false : "hover",
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
       toImageButtonOptions: { filename: file, scale: 2 },
       modeBarButtonsToAdd: [
@@ -243,14 +356,17 @@ function drawChart(data, parentElement) {
                                            "application/octet-stream")))] : []),
       ],
     };
-    if (!div.posvizResize) {  // the sidebar opening changes the width without a window resize
+    div.posvizPlot = { figure, config, host: parentElement };
+    if (!div.posvizResize) {  // a new width (window, sidebar, phone turned) refits the chart
       div.posvizResize = new ResizeObserver(() => {  // not for a chart a page switch hid
         if (div.isConnected && div.offsetParent !== null && !div.posvizPending
-            && div.classList.contains("js-plotly-plot")) Plotly.Plots.resize(div);
+            && div.classList.contains("js-plotly-plot")
+            && (div.clientWidth !== div.posvizWidth
+                || parentElement.clientWidth !== div.posvizView)) render(div);
       });
-      div.posvizResize.observe(div);
+      div.posvizResize.observe(parentElement);
     }
-    return Plotly.react(div, figure.data, themed(figure.layout, parentElement), config);
+    return render(div);
   }).catch((err) => { div.textContent = err.message; }));
 }
 

@@ -10,28 +10,26 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from posviz.figures.common import (
-    LEGEND_ON_TOP,
+    COLORWAY,
+    LINE_GREY,
     MASKED_COLOR,
     axis,
     layout,
     masked_layer,
     plain,
-    thinned,
 )
 
 GRID_COLUMNS = 4
-GRID_TICKS = 8
+GRID_PANEL_WIDTH = 190  # the narrowest a panel of the bias grid is drawn, in pixels
 GRID_GAP = 0.05  # between panels, as a fraction of the width
 PANEL_HEIGHT = 280  # pixels per row of the bias grid, its panel title included
 BASE_COLOR, EXTRA_COLOR = "#1f77b4", "#ff7f0e"
 BIAS_SCALE = "Blues_r"  # 0 (no penalty) white, strong penalties dark blue
 HEAD_COLORS = qualitative.Plotly  # the n-th head drawn as a line keeps its colour in every chart
-T5_COLORS = ("black", "#888")
-TRAINED_COLOR = "rgba(0, 128, 0, 0.12)"
+T5_COLORS = tuple(COLORWAY[:2])
+TRAINED_COLOR = "rgba(0, 158, 115, 0.25)"  # green that shows on light and dark pages
 HIDDEN_COLOR = "rgba(128, 128, 128, 0.2)"
 TITLED_MARGIN = 90  # room for a figure title above panel titles
-PAIR = ((0.0, 0.44), (0.56, 1.0))  # x domains of a figure's left and right panel
-LEGEND_BELOW = dict(orientation="h", yanchor="top", y=-0.18, x=0)
 
 
 def slope_text(exponent: float, sep: str = " ") -> str:
@@ -76,10 +74,10 @@ def slopes_bar(exponents: np.ndarray, n_base: int, *, title: str, x_title: str, 
     top = np.log10(2.0 ** float(exponents.max())) + (0.6 if labelled else 0.15)
     bottom = np.log10(2.0 ** float(exponents.min())) - 0.3
     return go.Figure(traces, layout(
-        title, 400 if labelled else 380, legend=LEGEND_ON_TOP, bargap=0.15,
+        title, 400 if labelled else 380, bargap=0.15,
         xaxis=axis(x_title, dtick=1 if len(heads) <= 32 else 4),
-        yaxis=axis(y_title, type="log", exponentformat="power", showgrid=True,
-                   range=[bottom, top])))
+        # a label per decade, written out: no small superscripts or in-between digits
+        yaxis=axis(y_title, type="log", dtick=1, showgrid=True, range=[bottom, top])))
 
 
 def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], labels: list[str], *,
@@ -91,11 +89,12 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
     grey, apart from a zero bias (white)."""
     cols = min(GRID_COLUMNS, len(heads))
     rows = -(-len(heads) // cols)
+    # each panel keeps room for its two-line title and its key labels; the scale bar beside them
+    least = GRID_PANEL_WIDTH * cols + 120
     height = TITLED_MARGIN + 70 + PANEL_HEIGHT * rows
     plot = height - TITLED_MARGIN - 70                    # pixels of the panels' paper area
     width, title_room = (1 - GRID_GAP * (cols - 1)) / cols, 50 / plot  # two-line titles
     names = [plain(label) for label in labels]
-    ticks = thinned(names, GRID_TICKS)
     hover = (f"{plain(y_title)} %{{y}}<br>{plain(x_title)} %{{x}}<br>"
              f"{plain(value_name)} %{{z:.3f}}<extra></extra>")
     traces, axes, titles = [], {}, []
@@ -110,10 +109,11 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
                         coloraxis="coloraxis", hoverongaps=False, hovertemplate=hover, **place)]
         bottom, first = n + cols >= len(heads), col == 0
         # ranges end at the outer cells: the grey layer shows in hidden cells only
-        axes[f"xaxis{suffix}"] = axis(x_title if bottom else "", type="category", tickvals=ticks,
+        # plotly labels as many categories as there is room for
+        axes[f"xaxis{suffix}"] = axis(x_title if bottom else "", type="category",
                                       showticklabels=bottom, range=[-0.5, len(names) - 0.5],
                                       domain=x_domain, anchor=f"y{suffix}")
-        axes[f"yaxis{suffix}"] = axis(y_title if first else "", type="category", tickvals=ticks,
+        axes[f"yaxis{suffix}"] = axis(y_title if first else "", type="category",
                                       showticklabels=first, range=[len(names) - 0.5, -0.5],
                                       domain=y_domain, anchor=f"x{suffix}")
         titles.append(_panel_title(panel_format.format(h=h, m=slope_text(exponents[h - 1])),
@@ -121,7 +121,8 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
     # zero (no penalty) stays white even when every bias is zero (position off)
     lowest = min(float(np.nanmin(biases[np.asarray(heads) - 1])), -1.0)
     return go.Figure(traces, layout(
-        title, height, annotations=titles, margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
+        title, height, min_width=least, annotations=titles,
+        margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
         coloraxis=dict(colorscale=BIAS_SCALE, cmin=lowest, cmax=0.0,
                        colorbar=dict(title=dict(text=plain(value_name)))), **axes))
 
@@ -137,88 +138,82 @@ def distance_bars(with_bias: np.ndarray, without: np.ndarray, *, title: str, x_t
         dict(type="bar", x=heads, y=with_bias.astype(np.float32), name=plain(names[1]),
              marker_color=BASE_COLOR),
     ], layout(title, 340, barmode="group",
-              legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
               xaxis=axis(x_title, dtick=1 if len(heads) <= 16 else None),
               yaxis=axis(y_title, rangemode="tozero", showgrid=True)))
 
 
-def _head_lines(distances: np.ndarray, lines: np.ndarray, heads: list[int], line_name: str,
-                **placement: object) -> list[dict]:
+def _head_lines(distances: np.ndarray, lines: np.ndarray, heads: list[int],
+                line_name: str) -> list[dict]:
     """Each listed head's bias against distance, one line per head in its own colour."""
     return [dict(type="scatter", x=distances, y=lines[h - 1].astype(np.float32), mode="lines",
                  name=plain(line_name.format(h=h)),
-                 line_color=HEAD_COLORS[n % len(HEAD_COLORS)], **placement)
+                 line_color=HEAD_COLORS[n % len(HEAD_COLORS)])
             for n, h in enumerate(heads)]
 
 
+def bias_lines(distances: np.ndarray, lines: np.ndarray, heads: list[int],
+               shaded: tuple[float, float], *, title: str, line_name: str, shade_label: str,
+               shade_color: str, x_title: str, y_title: str) -> go.Figure:
+    """Each listed head's ALiBi bias against distance, lines (H, K), one line per head; the
+    distances from shaded[0] to shaded[1] on a band of shade_color, named in the legend (where
+    no line can cross its name)."""
+    band = dict(type="rect", xref="x", yref="y domain", x0=shaded[0], x1=shaded[1], y0=0, y1=1,
+                fillcolor=shade_color, line_width=0, layer="below")
+    return go.Figure([*_head_lines(distances, lines, heads, line_name),
+                      _legend_swatch(shade_label, shade_color)], layout(
+        title, 460, shapes=[band], xaxis=axis(x_title, showgrid=True),
+        yaxis=axis(y_title, showgrid=True)))
+
+
 def extrapolation(distances: np.ndarray, lines: np.ndarray, heads: list[int], trained_len: int,
-                  table: np.ndarray, *, title: str, titles: tuple[str, str],
-                  line_name: str, trained_label: str, missing_label: str, x_titles: tuple[str, str],
-                  y_titles: tuple[str, str]) -> go.Figure:
-    """Left: each listed head's bias against distance, lines (H, K), past the trained length
-    (distances seen in training shaded). Right: a learned position table (T, D) looked up for
-    positions 0 .. T-1; the positions with no row (NaN, at and past trained_len) show grey.
-    The shadings are named in the legend, where no line can cross their names."""
+                  *, title: str, line_name: str, trained_label: str, x_title: str,
+                  y_title: str) -> go.Figure:
+    """Each listed head's bias against distance, lines (H, K), past the trained length: the
+    distances seen in training are shaded. ALiBi trains nothing per distance, so the lines
+    run on unchanged."""
+    seen = min(trained_len, len(distances)) - 1
+    return bias_lines(distances, lines, heads, (0, max(seen, 0)), title=title,
+                      line_name=line_name, shade_label=trained_label, shade_color=TRAINED_COLOR,
+                      x_title=x_title, y_title=y_title)
+
+
+def learned_table(table: np.ndarray, trained_len: int, *, title: str, missing_label: str,
+                  x_title: str, y_title: str) -> go.Figure:
+    """A learned position table (T, D) looked up for positions 0 .. T-1: one column per
+    position. The positions with no row (NaN, at and past trained_len) show grey behind a
+    dashed line, named in the legend."""
     positions, dims = list(range(len(table))), list(range(table.shape[1]))
     z = table.T.astype(np.float32)                                         # (D, T)
-    seen = min(trained_len, len(distances)) - 1
     missing = trained_len < len(table)
     traces = [
-        *_head_lines(distances, lines, heads, line_name),
-        _legend_swatch(trained_label, TRAINED_COLOR),
-        masked_layer(z, positions, dims, xaxis="x2", yaxis="y2"),
+        masked_layer(z, positions, dims),
         dict(type="heatmap", z=z, x=positions, y=dims, colorscale="RdBu_r", zmid=0.0,
-             showscale=False, hoverongaps=False, xaxis="x2", yaxis="y2",
-             hovertemplate=(f"{plain(x_titles[1])} %{{x}}<br>{plain(y_titles[1])} %{{y}}<br>"
+             showscale=False, hoverongaps=False,
+             hovertemplate=(f"{plain(x_title)} %{{x}}<br>{plain(y_title)} %{{y}}<br>"
                             "%{z:.3f}<extra></extra>")),
-        *([_legend_swatch(missing_label, MASKED_COLOR, xaxis="x2", yaxis="y2")] if missing
-          else []),
+        *([_legend_swatch(missing_label, MASKED_COLOR)] if missing else []),
     ]
-    shapes = [dict(type="rect", xref="x", yref="y domain", x0=0, x1=max(seen, 0), y0=0, y1=1,
-                   fillcolor=TRAINED_COLOR, line_width=0, layer="below")]
-    if missing:
-        shapes.append(dict(type="line", xref="x2", yref="y2 domain", x0=trained_len - 0.5,
-                           x1=trained_len - 0.5, y0=0, y1=1, line=dict(color="black",
-                                                                       dash="dash")))
+    edge = [dict(type="line", xref="x", yref="y domain", x0=trained_len - 0.5,
+                 x1=trained_len - 0.5, y0=0, y1=1, line=dict(color="black", dash="dash"))]
     return go.Figure(traces, layout(
-        title, 520, shapes=shapes, legend=LEGEND_BELOW,
-        annotations=[_panel_title(t, d, 1.0) for t, d in zip(titles, PAIR, strict=True)],
-        margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
-        xaxis=axis(x_titles[0], domain=PAIR[0], showgrid=True),
-        yaxis=axis(y_titles[0], showgrid=True),
-        xaxis2=axis(x_titles[1], domain=PAIR[1], anchor="y2", range=[-0.5, len(table) - 0.5]),
-        yaxis2=axis(y_titles[1], anchor="x2", range=[-0.5, len(dims) - 0.5])))
+        title, 460, shapes=edge if missing else [], showlegend=missing,  # its one entry
+        xaxis=axis(x_title, range=[-0.5, len(table) - 0.5]),
+        yaxis=axis(y_title, range=[-0.5, len(dims) - 0.5])))
 
 
-def buckets_beside_alibi(distances: np.ndarray, bidirectional: np.ndarray, causal: np.ndarray,
-                         lines: np.ndarray, heads: list[int], max_distance: int, *, title: str,
-                         titles: tuple[str, str], names: tuple[str, str], line_name: str,
-                         x_title: str, y_titles: tuple[str, str], hidden_label: str,
-                         max_label: str) -> go.Figure:
-    """Left: T5's bucket index against distance r = key - query, bidirectional and causal
-    (staircases), dotted at r = ±max_distance. Right: ALiBi's bias against the same r for the
-    listed heads (straight lines); r > 0 (key after the query) is shaded, since a causal mask
-    hides it. The dotted lines and the shading are named in the legend, where no line can
-    cross their names."""
+def t5_buckets(distances: np.ndarray, bidirectional: np.ndarray, causal: np.ndarray,
+               max_distance: int, *, title: str, names: tuple[str, str], x_title: str,
+               y_title: str, max_label: str) -> go.Figure:
+    """T5's bucket index against distance r = key - query, bidirectional and causal
+    (staircases), dotted at r = ±max_distance; the dotted lines are named in the legend."""
     top = float(max(bidirectional.max(), causal.max()))
-    traces = [
+    return go.Figure([
         *(dict(type="scatter", x=distances, y=buckets, mode="lines", line_shape="hv",
                name=plain(name), line_color=color)
           for name, buckets, color in zip(names, (bidirectional, causal), T5_COLORS,
                                           strict=True)),
         dict(type="scatter", x=[-max_distance, -max_distance, None, max_distance, max_distance],
              y=[0, top, None, 0, top], mode="lines", name=plain(max_label), hoverinfo="skip",
-             line=dict(color="gray", dash="dot")),
-        *_head_lines(distances, lines, heads, line_name, xaxis="x2", yaxis="y2"),
-        _legend_swatch(hidden_label, HIDDEN_COLOR, xaxis="x2", yaxis="y2"),
-    ]
-    hidden = dict(type="rect", xref="x2", yref="y2 domain", x0=0, x1=float(distances[-1]), y0=0,
-                  y1=1, fillcolor=HIDDEN_COLOR, line_width=0, layer="below")
-    return go.Figure(traces, layout(
-        title, 520, shapes=[hidden], legend=LEGEND_BELOW,
-        annotations=[_panel_title(t, d, 1.0) for t, d in zip(titles, PAIR, strict=True)],
-        margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
-        xaxis=axis(x_title, domain=PAIR[0], showgrid=True),
-        yaxis=axis(y_titles[0], showgrid=True),
-        xaxis2=axis(x_title, domain=PAIR[1], anchor="y2", showgrid=True),
-        yaxis2=axis(y_titles[1], anchor="x2", showgrid=True)))
+             line=dict(color=LINE_GREY, dash="dot")),
+    ], layout(title, 460, xaxis=axis(x_title, showgrid=True),
+              yaxis=axis(y_title, showgrid=True)))

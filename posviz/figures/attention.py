@@ -13,18 +13,18 @@ import unicodedata
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import axis, layout, masked_layer, plain, thinned
+from posviz.figures.common import axis, layout, masked_layer, plain
 
 WEIGHT_COLORS = "Blues"
 DIFFERENCE_COLORS = "RdBu_r"
 DIFFERENCE_FLOOR = 1e-6
 """The difference scale never shrinks below this, so float rounding (~1e-16) is drawn white."""
-MAX_KEY_TICKS = 16
-"""Key labels stand under panels a third of the page wide: fewer fit than query rows."""
 UPRIGHT_KEYS = 12
 """Up to this many keys, labels stand upright (position over token), so Chinese reads normally."""
 NARROWEST_ROW = 690
-"""Pixels the panels of one row share on a narrow screen: upright labels must fit in them."""
+"""Pixels the panels of one row share at the least: the figure is never drawn narrower (a
+phone scrolls it sideways), so upright labels that fit in them always fit."""
+COLOUR_BAR_ROOM = 110  # pixels beside the panels for a colour bar and its title
 TICK_SIZE = 11
 LINE, LABEL_OFFSET = 1.3, 24  # line height in font sizes; pixels from a panel to its labels
 TITLE_ROOM, PANEL_TITLE_ROOM, AXIS_TITLE_ROOM = 52, 28, 30  # pixels
@@ -40,15 +40,15 @@ def _key_ticks(labels: list[str], n_cols: int) -> tuple[dict, int]:
     """Key axis ticks for panels n_cols to a row, and the pixels they take below a panel.
 
     Labels stand upright on two lines ("3" over "dog") when there are at most UPRIGHT_KEYS and
-    they fit side by side; otherwise every n-th label is turned on its side (-90 degrees).
+    they fit side by side; otherwise they are turned on their side (-90 degrees), and plotly
+    labels as many keys as the panel's width has room for (every n-th on a long sentence).
     """
     lines = [label.split(" ", 1) for label in labels]  # token_labels: "3 dog"
     widths = [max(map(_label_width, parts)) + 6 for parts in lines]
     if len(labels) <= UPRIGHT_KEYS and sum(widths) <= NARROWEST_ROW / n_cols:
         return dict(tickvals=labels, ticktext=["<br>".join(parts) for parts in lines],
                     tickangle=0), int(2 * LINE * TICK_SIZE) + LABEL_OFFSET
-    shown = thinned(labels, MAX_KEY_TICKS)
-    return dict(tickvals=shown, tickangle=-90), int(max(map(_label_width, shown))) + LABEL_OFFSET
+    return dict(tickangle=-90), int(max(map(_label_width, labels))) + LABEL_OFFSET
 
 
 def _suffix(n: int) -> str:
@@ -87,9 +87,8 @@ def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[floa
     keys, key_room = _key_ticks(labels, n_cols)
     panel = int(np.clip(140 + 7 * seq_len, 280, 560))
     gap = key_room + PANEL_TITLE_ROOM + 8
-    queries = thinned(labels)
     top, bottom = TITLE_ROOM + PANEL_TITLE_ROOM, key_room + AXIS_TITLE_ROOM
-    left = int(max(map(_label_width, queries))) + AXIS_TITLE_ROOM + 8
+    left = int(max(map(_label_width, labels))) + AXIS_TITLE_ROOM + 8
     plot = n_rows * panel + (n_rows - 1) * gap  # pixels between the margins
     edge = seq_len - 0.5  # ranges end at the outer cells: grey is left for masked cells only
     axes, notes = {}, []
@@ -104,13 +103,13 @@ def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[floa
                                  ticks="", tickfont=dict(size=TICK_SIZE), **keys)
         axes[f"yaxis{n}"] = axis(y_title if col == 0 else "", type="category", anchor=f"x{n}",
                                  domain=[max(y0, 0.0), y1], range=[edge, -0.5],
-                                 automargin=False, tickvals=queries, showticklabels=col == 0,
+                                 automargin=False, showticklabels=col == 0,
                                  ticks="", tickfont=dict(size=TICK_SIZE))
         notes.append(dict(text=plain(name), x=sum(columns[col]) / 2, y=y1, xref="paper",
                           yref="paper", xanchor="center", yanchor="bottom", yshift=4,
                           showarrow=False, font=dict(size=15)))
-    return layout(title, top + plot + bottom, margin=dict(l=left, r=10, t=top, b=bottom),
-                  annotations=notes, **axes, **extra)
+    return layout(title, top + plot + bottom, min_width=left + NARROWEST_ROW + COLOUR_BAR_ROOM,
+                  margin=dict(l=left, r=10, t=top, b=bottom), annotations=notes, **axes, **extra)
 
 
 def _columns(n_cols: int, gap: float) -> list[tuple[float, float]]:

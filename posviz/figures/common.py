@@ -1,4 +1,4 @@
-"""Pieces every posviz chart shares: escaped labels, thinned ticks, token-labelled heatmaps.
+"""Pieces every posviz chart shares: escaped labels, one layout, token-labelled heatmaps.
 
 Figures are built in one constructor call from plain dicts: plotly validates the whole figure
 once, where each `update_*` call would validate again (a tenfold difference in build time).
@@ -12,14 +12,25 @@ import numpy as np
 import plotly.graph_objects as go
 
 FONT_SIZE = 14
-MAX_TICKS = 32
-"""Axes with more labels than this show every n-th one; hover always names the exact cell."""
+MIN_FONT_SIZE = 11
+"""No text is drawn smaller (pixels): plotly hides a bar's value rather than shrink it further."""
+MIN_WIDTH = 320
+"""The narrowest a chart is drawn (pixels, a phone's column); `layout(min_width=)` asks for more
+where panels side by side need it, and the app lets a wider chart scroll sideways (ui/chart.js)."""
 MASKED_COLOR = "rgba(128, 128, 128, 0.35)"
 """The colour of a cell with no value (NaN), e.g. one hidden by a causal mask."""
-LEGEND_ON_TOP = dict(orientation="h", yanchor="bottom", y=1.02, x=0)
-COLORWAY = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000",
+LINE_GREY = "#888888"
+"""Marker lines on the page's own background (limits, chance, a training length): readable on
+light and dark themes alike, where black would vanish on dark."""
+LEGEND = dict(orientation="h", xref="paper", x=0, xanchor="left", yref="container", y=0,
+              yanchor="bottom")
+"""Every legend: in a band of its own under the chart, below the axis titles, wrapping onto as
+many rows as it needs. Placed on the figure's frame (yref "container"), it makes plotly reserve
+that band beneath whatever the axes need, so it can never cover an axis title."""
+COLORWAY = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#999999",
             "#F0E442"]
-"""Okabe and Ito's palette: lines stay apart for colour-blind viewers too."""
+"""Okabe and Ito's palette (colour-blind safe), with grey for its black: lines are drawn on the
+page's background, light or dark."""
 TEMPLATE = dict(layout=dict(
     colorway=COLORWAY, paper_bgcolor="white", plot_bgcolor="white", font=dict(color="#31333F"),
     xaxis=dict(automargin=True, gridcolor="#E8E8EC"), yaxis=dict(automargin=True,
@@ -34,20 +45,21 @@ def plain(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def thinned(labels: list[str], max_ticks: int = MAX_TICKS) -> list[str]:
-    """Every n-th label, so that at most max_ticks remain (for tickvals on a category axis)."""
-    return labels[:: max(1, -(-len(labels) // max_ticks))]
+def layout(title: str, height: int | None = None, *, min_width: int = MIN_WIDTH,
+           **extra: object) -> dict:
+    """The layout every posviz chart shares (title, font size, margins, the legend under the
+    chart), plus extra keys.
 
-
-def layout(title: str, height: int | None = None, **extra: object) -> dict:
-    """The layout every posviz chart shares (title, font size, margins), plus extra keys.
-
-    A legend on top (LEGEND_ON_TOP) gets its own band between the title and the plot.
+    The title has one line's room above the plot; a chart drawn narrower than its title wraps
+    it and makes room for the extra lines (ui/chart.js). min_width (pixels, MIN_WIDTH at
+    least) is the narrowest the chart stays legible at, kept in the layout's meta for the app's
+    chart element.
     """
-    top = 100 if extra.get("legend") is LEGEND_ON_TOP else 50
     return dict(title=dict(text=plain(title), y=1, yanchor="top", yref="container", pad=dict(t=12)),
-                font=dict(size=FONT_SIZE), margin=dict(l=10, r=10, t=top, b=10),
-                height=height, template=TEMPLATE) | extra
+                font=dict(size=FONT_SIZE), margin=dict(l=10, r=10, t=50, b=10), legend=LEGEND,
+                uniformtext=dict(minsize=MIN_FONT_SIZE, mode="hide"),
+                meta=dict(min_width=max(min_width, MIN_WIDTH)), height=height,
+                template=TEMPLATE) | extra
 
 
 ROOM_SCALE = 1.6
@@ -60,7 +72,8 @@ def for_the_room(figure: dict, scale: float = ROOM_SCALE) -> dict:
 
     Every font size (titles, ticks, hover, annotations, colour bars) is multiplied by scale,
     including the default ones, and none stays under 0.8 of the enlarged default; line widths
-    double (3 px at least); the chart grows by a quarter to make room; values are untouched.
+    double (3 px at least); the chart grows by a quarter and its margins with the text they
+    hold, to make room; values are untouched.
     """
     def walk(node: object, key: str = "") -> object:
         if isinstance(node, list):
@@ -76,11 +89,15 @@ def for_the_room(figure: dict, scale: float = ROOM_SCALE) -> dict:
 
     room = walk(figure)
     layout = room.setdefault("layout", {})
-    if "margin" in layout:  # room above the plot for the larger title (and legend)
-        layout["margin"] = {**layout["margin"], "t": layout["margin"].get("t", 50) * 1.4}
+    if "margin" in layout:  # room for the larger title, and for larger labels set in margins
+        layout["margin"] = {**layout["margin"], **{
+            side: size * (1.4 if side == "t" else scale)
+            for side, size in layout["margin"].items() if side in ("l", "r", "t", "b")}}
     if layout.get("height"):
         layout["height"] = round(layout["height"] * 1.25)
     layout["font"] = {**layout.get("font", {}), "size": FONT_SIZE * scale}
+    if "uniformtext" in layout:  # a value too small to read is hidden, not shrunk
+        layout["uniformtext"] = {**layout["uniformtext"], "minsize": MIN_FONT_SIZE * scale}
     layout["hoverlabel"] = {"font": {"size": FONT_SIZE * scale}}
     if isinstance(layout.get("title"), dict):
         layout["title"]["font"] = {**layout["title"].get("font", {}),
@@ -117,8 +134,9 @@ def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *
     """Heatmap of a (rows, cols) matrix with one labelled row per token, row 0 on top.
 
     Labels must be unique (`token_labels` makes them so): they are the categories of both axes,
-    so repeated tokens keep their own rows and hover names the exact cell even when ticks are
-    thinned. NaN cells (e.g. hidden by a causal mask) are grey. Values go out as float32.
+    so repeated tokens keep their own rows and hover names the exact cell. Plotly labels as
+    many rows and columns as the drawn size has room for (every n-th on a long sentence). NaN
+    cells (e.g. hidden by a causal mask) are grey. Values go out as float32.
     """
     rows, cols = [plain(r) for r in row_labels], [plain(c) for c in col_labels]
     z = np.asarray(z, dtype=np.float32)
@@ -130,7 +148,5 @@ def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *
                        f"{plain(value_name)} %{{z:.4f}}<extra></extra>"))
     return go.Figure([*hidden, heatmap], layout(
         title, height,
-        xaxis=axis(x_title, type="category", tickvals=thinned(cols),
-                   range=[-0.5, len(cols) - 0.5]),
-        yaxis=axis(y_title, type="category", tickvals=thinned(rows),
-                   range=[len(rows) - 0.5, -0.5])))
+        xaxis=axis(x_title, type="category", range=[-0.5, len(cols) - 0.5]),
+        yaxis=axis(y_title, type="category", range=[len(rows) - 0.5, -0.5])))

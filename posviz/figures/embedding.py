@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import axis, layout, plain, thinned
+from posviz.figures.common import axis, layout, plain
 
 GAP = 0.03  # between panels, as a fraction of the width
+PANEL_WIDTH = 180  # the narrowest a panel is drawn, in pixels
 
 
 def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labels: list[str],
@@ -36,8 +37,9 @@ def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labe
         titles.append(dict(text=plain(panel_title), x=left + width / 2, y=1.0, xref="paper",
                            yref="paper", xanchor="center", yanchor="bottom", showarrow=False))
     return go.Figure(traces, layout(
-        title, max(280, 110 + 26 * len(labels)), annotations=titles,
+        title, max(280, 110 + 26 * len(labels)), min_width=PANEL_WIDTH * len(panels) + 100,
+        annotations=titles,
         margin=dict(l=10, r=10, t=80, b=10),
         coloraxis=dict(colorscale=colorscale, cmin=-bound, cmax=bound),
-        yaxis=axis(y_title, type="category", tickvals=thinned(labels), autorange="reversed"),
+        yaxis=axis(y_title, type="category", autorange="reversed"),
         **axes))

@@ -8,11 +8,12 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import LEGEND_ON_TOP, axis, layout, plain
+from posviz.figures.common import LINE_GREY, axis, layout, plain
 
 SCHEME_COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#ff7f0e",
                  "rope": "#2ca02c", "alibi": "#9467bd"}
 PREDICTION_COLORS = "Blues"
+RANK_WIDTH = 90  # pixels of a cell of the top-k chart: a word and its probability
 
 
 def top_predictions(probabilities: np.ndarray, predicted: list[list[str]], row_labels: list[str],
@@ -25,13 +26,15 @@ def top_predictions(probabilities: np.ndarray, predicted: list[list[str]], row_l
     ranks = [str(r + 1) for r in range(probabilities.shape[1])]
     text = [[f"{plain(token)}<br>{p:.2f}" for token, p in zip(tokens, ps, strict=True)]
             for tokens, ps in zip(predicted, probabilities, strict=True)]
+    # each cell holds a token and its probability: narrower, they would run into each other
+    least = RANK_WIDTH * len(ranks) + 220
     return go.Figure([dict(
         type="heatmap", z=probabilities, x=ranks, y=rows, text=text, texttemplate="%{text}",
         textfont=dict(size=13), colorscale=PREDICTION_COLORS, zmin=0.0, zmax=1.0,
         colorbar=dict(title=dict(text=plain(value_name))),
         hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}<br>%{{text}}"
                        "<extra></extra>"))], layout(
-        title, max(260, 110 + 44 * len(rows)),
+        title, max(260, 110 + 44 * len(rows)), min_width=least,
         xaxis=axis(x_title, type="category"),
         yaxis=axis(y_title, type="category", tickvals=rows, range=[len(rows) - 0.5, -0.5])))
 
@@ -48,10 +51,10 @@ def extrapolation(losses: dict[str, list[float | None]], names: dict[str, str],
               for scheme, values in losses.items()]
     edge = train_len - 0.5
     return go.Figure(traces, layout(
-        title, 460, legend=LEGEND_ON_TOP,
+        title, 460,
         xaxis=axis(x_title), yaxis=axis(y_title, rangemode="tozero"),
         shapes=[dict(type="line", x0=edge, x1=edge, y0=0, y1=1, yref="paper",
-                     line=dict(dash="dash", color="black", width=1.5))],
+                     line=dict(dash="dash", color=LINE_GREY, width=1.5))],
         annotations=[dict(text=plain(trained_name), x=edge, y=1, yref="paper", xanchor="left",
                           yanchor="top", showarrow=False, xshift=4)]))
 
@@ -69,11 +72,11 @@ def training_curves(histories: dict[str, dict[str, list[float]]], names: dict[st
         traces.append(dict(type="scatter", y=h["accuracy"], name=plain(names[scheme]),
                            showlegend=False, xaxis="x2", yaxis="y2", **style))
     return go.Figure(traces, layout(
-        title, 400, legend=LEGEND_ON_TOP,
+        title, 400,
         xaxis=axis(step_title, domain=[0, 0.45]), yaxis=axis(loss_title, rangemode="tozero"),
         xaxis2=axis(step_title, domain=[0.55, 1], anchor="y2"),
         yaxis2=axis(accuracy_title, anchor="x2", range=[0.3, 1.02]),
         shapes=[dict(type="line", xref="x2 domain", x0=0, x1=1, yref="y2", y0=0.5, y1=0.5,
-                     line=dict(dash="dot", color="black", width=1))],
+                     line=dict(dash="dot", color=LINE_GREY, width=1))],
         annotations=[dict(text=plain(chance_name), xref="x2 domain", x=1, yref="y2", y=0.5,
                           xanchor="right", yanchor="bottom", showarrow=False)]))

@@ -10,13 +10,13 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from posviz.figures.common import LEGEND_ON_TOP, axis, layout, plain
+from posviz.figures.common import LINE_GREY, MIN_WIDTH, axis, layout, plain
 
 MAX_TIP_LABELS = 16
 """Arrows carry their token's label up to this many tokens; beyond, hover names them."""
 TOKEN_SCALE, TOKEN_SCALE_END = "Plasma", 0.75
 """Token colours run along this colour scale with position, stopping before its pale end."""
-KEY_COLOR = "#444444"
+KEY_COLOR = LINE_GREY
 """Legend keys that explain a line style rather than one token."""
 ROTATED_COLOR = "#d62728"
 PLAIN_COLOR = "rgba(120, 120, 120, 0.7)"
@@ -26,15 +26,10 @@ LABEL_SIZE = 18
 DIAL_SPACING = 2.4
 """Distance between the centres of neighbouring dials, in dial radii."""
 ARC_POINTS = 64
-LEGEND_MARGIN = 95
-"""Top margin in pixels: the title, then a one-line legend above the plot."""
 MARK_MARGIN = 170
 """Right margin in pixels for the labels of marked horizontal lines, clear of every curve."""
-
-
-def _margin(top: int = LEGEND_MARGIN, right: int = 10) -> dict:
-    """Margins with room above the plot for a legend under the title."""
-    return dict(l=10, r=right, t=top, b=10)
+DIAL_WIDTH = 170
+"""The narrowest a dial of the clock-hand ladder is drawn (its title's room), in pixels."""
 
 
 def _arrows(tips: np.ndarray, labels: list[str], *, name: str, color: str,
@@ -150,8 +145,7 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
               for shape in _shafts(before, colors, width=3, dash="dash")]
     square = dict(range=[-radius, radius], zeroline=True, zerolinecolor="gray")
     return go.Figure(data, layout(
-        title, 620, margin=_margin(), legend=LEGEND_ON_TOP,
-        shapes=shafts + _shafts(after, colors, width=4.5),
+        title, 620, shapes=shafts + _shafts(after, colors, width=4.5),
         xaxis=axis(x_title, **square), yaxis=axis(y_title, scaleanchor="x", **square)))
 
 
@@ -185,7 +179,7 @@ def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, han
              for t, cx in zip(panel_titles, centres[:, 0, 0], strict=True)]
     hidden = dict(visible=False)
     return go.Figure(data, layout(
-        title, 380, margin=_margin(), legend=LEGEND_ON_TOP, shapes=dials, annotations=names,
+        title, 380, min_width=DIAL_WIDTH * n, shapes=dials, annotations=names,
         xaxis=dict(hidden, range=[-1.15, centres[-1, 0, 0] + 1.15]),
         yaxis=dict(hidden, range=[-1.15, 1.4], scaleanchor="x")))
 
@@ -199,7 +193,7 @@ def line_chart(x: np.ndarray, curves: dict[str, np.ndarray], *, title: str, x_ti
 
     The horizontal lines' labels sit in the right margin, where no curve can cross them,
     alternately below and above their lines: give close values in increasing order. A legend
-    (two or more curves) goes above the plot, wrapping onto more rows when it must.
+    (two or more curves) goes under the plot, wrapping onto more rows when it must.
     """
     x = np.asarray(x, dtype=np.float32)
     data = [dict(type="scatter", x=x, y=np.asarray(y, dtype=np.float32), mode="lines",
@@ -211,11 +205,14 @@ def line_chart(x: np.ndarray, curves: dict[str, np.ndarray], *, title: str, x_ti
                            y1=1, line=dict(color="gray", dash="dot")))
     for i, (label, value) in enumerate((marked_y or {}).items()):
         shapes.append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=value, y1=value,
-                           line=dict(color="black", dash="dash", width=1)))
+                           line=dict(color=LINE_GREY, dash="dash", width=1)))
         notes.append(dict(text=plain(label), xref="paper", yref="y", x=1, xanchor="left",
                           xshift=6, y=np.log10(value) if log_y else value,
                           yanchor=("top", "bottom")[i % 2], showarrow=False))
     return go.Figure(data, layout(
-        title, height, legend=LEGEND_ON_TOP, shapes=shapes, annotations=notes,
-        margin=_margin(LEGEND_MARGIN if len(data) > 1 else 50, MARK_MARGIN if notes else 10),
-        xaxis=axis(x_title), yaxis=axis(y_title, type="log" if log_y else "linear")))
+        title, height, shapes=shapes, annotations=notes,
+        min_width=MIN_WIDTH + (MARK_MARGIN if notes else 0),
+        margin=dict(l=10, r=MARK_MARGIN if notes else 10, t=50, b=10),
+        xaxis=axis(x_title),
+        # a log axis labels its decades only: no small digits in between
+        yaxis=axis(y_title, **(dict(type="log", dtick=1) if log_y else {}))))

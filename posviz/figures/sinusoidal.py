@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import LEGEND_ON_TOP, axis, layout, plain
+from posviz.figures.common import COLORWAY, LINE_GREY, axis, layout, plain
 from posviz.sinusoidal import channel_role, wavelength
 
 
@@ -46,7 +46,7 @@ def waves(pe: np.ndarray, channels: list[int], *, base: float, layout_name: str,
         lines.append(dict(type="scatter", mode="lines", x=np.arange(len(pe)),
                           y=pe[:, c].astype(np.float32), name=plain(name)))
     return go.Figure(lines, layout(
-        title, 420, legend=LEGEND_ON_TOP, xaxis=axis(x_title),
+        title, 420, xaxis=axis(x_title),
         yaxis=axis(y_title, range=[-1.1, 1.1])))
 
 
@@ -59,9 +59,9 @@ def offset_curve(offsets: np.ndarray, formula: np.ndarray, measured: dict[str, n
     markers = [dict(type="scatter", mode="markers", x=offsets, y=values, name=plain(name),
                     marker=dict(size=7, opacity=0.8)) for name, values in measured.items()]
     zero = dict(type="line", x0=0, x1=0, yref="paper", y0=0, y1=1,
-                line=dict(color="gray", dash="dot"))
+                line=dict(color=LINE_GREY, dash="dot"))
     return go.Figure([curve, *markers], layout(
-        title, 420, legend=LEGEND_ON_TOP, shapes=[zero], xaxis=axis(x_title, tickformat="d"),
+        title, 420, shapes=[zero], xaxis=axis(x_title, tickformat="d"),
         yaxis=axis(y_title)))
 
 
@@ -73,6 +73,6 @@ def vector_pair(first: np.ndarray, second: np.ndarray, *, names: tuple[str, str]
         dict(type="bar", x=channels, y=first.astype(np.float32), name=plain(names[0]),
              opacity=0.6),
         dict(type="scatter", mode="markers", x=channels, y=second.astype(np.float32),
-             name=plain(names[1]), marker=dict(size=9, symbol="x", color="black")),
-    ], layout(title, 380, legend=LEGEND_ON_TOP, xaxis=axis(x_title, tickformat="d"),
+             name=plain(names[1]), marker=dict(size=9, symbol="x", color=COLORWAY[5])),
+    ], layout(title, 380, xaxis=axis(x_title, tickformat="d"),
               yaxis=axis(y_title, range=[-1.1, 1.1])))

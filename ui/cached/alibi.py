@@ -22,11 +22,14 @@ from posviz.alibi import (
 )
 from posviz.attention import alibi_attention, bias_form_gap
 from posviz.figures.alibi import (
+    HIDDEN_COLOR,
     bias_grid,
-    buckets_beside_alibi,
+    bias_lines,
     distance_bars,
     extrapolation,
+    learned_table,
     slopes_bar,
+    t5_buckets,
 )
 from posviz.figures.common import token_heatmap
 from posviz.relative import buckets_by_distance
@@ -110,24 +113,37 @@ def extrapolation_figure(n_heads: int, trained: int, test: int, position: bool,
     distances = np.arange(test)
     return extrapolation(
         distances, alibi_by_distance(n_heads, distances, position), heads_shown(n_heads, LINES),
-        trained, learned_positions(test, trained, TABLE_DIM), title=text("alibi.fig_extra", lang),
-        titles=(text("alibi.extra_left", lang), text("alibi.extra_right", lang)),
-        line_name=text("alibi.line_name", lang), trained_label=text("alibi.trained_label", lang),
-        missing_label=text("alibi.missing_label", lang),
-        x_titles=(text("alibi.distance_axis_plain", lang), text("common.position_axis", lang)),
-        y_titles=(text("alibi.bias", lang), text("common.dimension_axis", lang)))
+        trained, title=text("alibi.extra_left", lang), line_name=text("alibi.line_name", lang),
+        trained_label=text("alibi.trained_label", lang),
+        x_title=text("alibi.distance_axis_plain", lang), y_title=text("alibi.bias", lang))
 
 
 @st.cache_resource(max_entries=32)
-def buckets_figure(n_heads: int, n_buckets: int, max_distance: int, position: bool,
-                   lang: str) -> go.Figure:
+def table_figure(trained: int, test: int, lang: str) -> go.Figure:
+    return learned_table(
+        learned_positions(test, trained, TABLE_DIM), trained,
+        title=text("alibi.extra_right", lang), missing_label=text("alibi.missing_label", lang),
+        x_title=text("common.position_axis", lang), y_title=text("common.dimension_axis", lang))
+
+
+@st.cache_resource(max_entries=32)
+def buckets_figure(n_buckets: int, max_distance: int, lang: str) -> go.Figure:
     r, both, causal = buckets_by_distance(T5_SPAN, n_buckets, max_distance)
-    return buckets_beside_alibi(
-        r, both, causal, alibi_by_distance(n_heads, r, position), heads_shown(n_heads, LINES),
-        max_distance, title=text("alibi.fig_t5", lang),
-        titles=(text("alibi.t5_left", lang), text("alibi.t5_right", lang)),
+    return t5_buckets(
+        r, both, causal, max_distance, title=text("alibi.t5_left", lang),
         names=(text("alibi.bidirectional", lang), text("alibi.causal", lang)),
-        line_name=text("alibi.line_name", lang), x_title=text("alibi.relative_axis", lang),
-        y_titles=(text("alibi.bucket_axis", lang), text("alibi.bias", lang)),
-        hidden_label=text("alibi.hidden_label", lang),
+        x_title=text("alibi.relative_axis", lang), y_title=text("alibi.bucket_axis", lang),
         max_label=text("alibi.max_label", lang, d=max_distance))
+
+
+@st.cache_resource(max_entries=32)
+def relative_lines_figure(n_heads: int, position: bool, lang: str) -> go.Figure:
+    """ALiBi's bias against the same r as T5's chart; r > 0 (a key after the query) is shaded,
+    since a causal mask hides it."""
+    r = np.arange(-T5_SPAN, T5_SPAN + 1)
+    return bias_lines(
+        r, alibi_by_distance(n_heads, r, position), heads_shown(n_heads, LINES),
+        (0, T5_SPAN), title=text("alibi.t5_right", lang),
+        line_name=text("alibi.line_name", lang), shade_label=text("alibi.hidden_label", lang),
+        shade_color=HIDDEN_COLOR, x_title=text("alibi.relative_axis", lang),
+        y_title=text("alibi.bias", lang))

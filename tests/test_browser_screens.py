@@ -1,0 +1,223 @@
+"""Every page on the three screens a room uses, in headless Chromium: a desk, a projector in
+presentation mode and a phone, in English with a long sentence and in Chinese with 刚想到了
+(the phone in the dark theme for Chinese), every scene of the guided lesson included.
+
+Every chart is scrolled into view and checked from its drawn SVG (tests/drawn.py): no label
+overlaps another, none is cut off, none is smaller than the screen's minimum. No page may show
+an exception or make the whole page scroll sideways, the browser may log no script error, and
+the server nothing at WARNING or above. Screenshots of every page stay in
+test-artifacts/screens/.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PAGES, ROOT
+from tests.drawn import problems
+from tests.load_fixtures import FINISHED, TITLED_JS, page_url, route_name, serving
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+LONG = ("the quick brown fox jumps over the lazy dog while the old cat watches it from a warm "
+        "sunny window seat")
+SENTENCES = {"en": LONG, "zh": "刚想到了"}
+LESSON = "pages/0_lesson.py"
+SCENES = 9
+SHOTS = ROOT / "test-artifacts" / "screens"
+
+
+@dataclass(frozen=True)
+class Screen:
+    name: str
+    width: int
+    height: int
+    min_font: float  # pixels: no text of a chart smaller
+    query: dict[str, str] = field(default_factory=dict)
+    phone: bool = False  # a touch screen with a phone's viewport
+
+    def context(self, browser, dark: bool):
+        return browser.new_context(
+            viewport={"width": self.width, "height": self.height}, is_mobile=self.phone,
+            has_touch=self.phone, color_scheme="dark" if dark else "light")
+
+
+SCREENS = [Screen("desk", 1400, 1000, 11), Screen("projector", 1280, 720, 16, {"present": "true"}),
+           Screen("phone", 390, 844, 11, phone=True)]
+DARK = {("phone", "zh")}  # the dark theme, where students' phones often are
+
+# A deep link such as /attention makes Streamlit's frontend look for its server one folder up
+# first: it asks /attention/_stcore/health and /attention/_stcore/host-config, gets 404s (the
+# server keeps those two paths from falling back to the app's page on purpose), then finds
+# /_stcore/health. Streamlit's own behaviour, with no setting to avoid it: server.baseUrlPath
+# does not help (the frontend still tries the page's own path first), and the frontend skips
+# the guess only when the page that loads it says where the server is (window.__streamlit),
+# a page Streamlit writes itself (https://github.com/streamlit/streamlit/issues/7074, open;
+# the guessing came with https://github.com/streamlit/streamlit/pull/4574).
+BASE_URL_PROBE = re.compile(r"^https?://[^/]+/[^/]+/_stcore/(health|host-config)$")
+
+# True once the script has finished, every element is in place (no loading skeleton, nothing
+# left over from the run before), and every chart on the page is drawn at the width it has now
+# (a chart draws when it comes near the window, and redraws when its width changes): scrolls
+# to the first chart that is not.
+SETTLED_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  if (!document.querySelector('FINISHED') || !main
+      || main.querySelector('[data-testid=stSkeleton], [data-stale=true]')
+      || [...main.querySelectorAll('.stBidiComponent')].some((b) => !b.querySelector(
+        '.posviz-chart'))) return false;
+  const waiting = [...main.querySelectorAll('.posviz-chart')]
+    .filter((c) => c.offsetParent !== null && (c.posvizPending || !c.posvizPlot
+                   || !c.classList.contains('js-plotly-plot') || c.posvizWidth !== c.clientWidth));
+  if (waiting.length) waiting[0].scrollIntoView({ block: 'center' });
+  return !waiting.length;
+}""".replace("FINISHED", FINISHED)
+
+# Whether the page is drawn on a dark background (the theme follows the browser's preference).
+DARK_JS = """() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor
+  .match(/\\d+/g).slice(0, 3).reduce((sum, v) => sum + Number(v), 0) < 3 * 128"""
+
+# Whatever makes the whole page wider than the screen (a wide matrix must scroll in itself).
+SIDEWAYS_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  return Math.max(main.scrollWidth - main.clientWidth,
+                  document.documentElement.scrollWidth - innerWidth);
+}"""
+
+
+@pytest.fixture(scope="module")
+def logged(chromium_path):
+    """A server of the sweep's own (so that a warning Streamlit logs once per process is not
+    spent by another test), its log kept beside the screenshots."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log = SHOTS / "server.log"
+    with serving(log=log) as (_, url):
+        yield url, log
+
+
+def loud(lines: list[str]) -> list[str]:
+    """Lines of a server log at WARNING or above: records of those levels (with whatever
+    follows them: a stack, a traceback), Python warnings, and anything else that is not a
+    record at INFO or DEBUG or the startup banner."""
+    quiet = re.compile(r"^(INFO|DEBUG) |^\s*$|^\s*You can now view your Streamlit app|^\s*URL: ")
+    return [line for line in lines if not quiet.search(line)]
+
+
+class Sweep:
+    """One browser tab on one screen in one language, and everything wrong it has seen."""
+
+    def __init__(self, page, base: str, screen: Screen, lang: str, dark: bool,
+                 folder: Path) -> None:
+        self.page, self.base, self.screen, self.lang = page, base, screen, lang
+        self.dark, self.folder = dark, folder
+        self.found: list[str] = []
+        page.on("pageerror", lambda err: self.found.append(f"script error: {err}"))
+        page.on("console", self._console)
+
+    def _console(self, message) -> None:
+        url = message.location.get("url", "")
+        if message.type == "error" and not ("404" in message.text and BASE_URL_PROBE.search(url)):
+            self.found.append(f"console error: {message.text} ({url})")
+
+    def open(self, route: str | None, **query: str) -> None:
+        name = route_name(route)
+        self.page.goto(page_url(self.base, route, {"text": SENTENCES[self.lang],
+                                                   "lang": self.lang, **self.screen.query,
+                                                   **query}))
+        self.page.wait_for_function(TITLED_JS, arg=[text(f"{name}.title", self.lang)],
+                                    timeout=60_000)
+
+    def check(self, where: str) -> None:
+        """Draw every chart in view of the reader, check them all, keep a screenshot."""
+        page = self.page
+        page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
+        page.wait_for_timeout(150)  # the last chart's own redraws (margins that grow)
+        said = f"{self.screen.name}, {self.lang}, {where}"
+        if page.locator("[data-testid=stException]").count():
+            self.found.append(f"{said}: the page shows an exception")
+        if where != "home" and not page.locator("[data-testid=stMain] .js-plotly-plot").count():
+            self.found.append(f"{said}: no chart drawn")
+        if page.evaluate(DARK_JS) != self.dark:
+            self.found.append(f"{said}: not in the {'dark' if self.dark else 'light'} theme")
+        self.found += [f"{said}: {problem}" for problem in problems(page, self.screen.min_font)]
+        if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
+            self.found.append(f"{said}: the page scrolls sideways by {wider} px")
+        self.screenshot(where)
+
+    def screenshot(self, where: str) -> None:
+        """The whole page, its height in one picture (the window grows to it for a moment)."""
+        page, screen = self.page, self.screen
+        for _ in range(3):  # the page may grow as the window does (bottom padding)
+            tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+            if tall <= page.viewport_size["height"]:
+                break
+            page.set_viewport_size({"width": screen.width, "height": tall})
+            page.wait_for_timeout(100)
+        page.screenshot(path=self.folder / f"{screen.name}-{self.lang}-{where}.jpg", quality=70)
+        page.set_viewport_size({"width": screen.width, "height": screen.height})
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("screen", SCREENS, ids=[s.name for s in SCREENS])
+def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, screen, lang):
+    """Each page (each scene of the lesson) with every chart drawn: nothing overlaps, nothing is
+    cut off, no text too small, no exception, no script error, and a quiet server."""
+    base, log = logged
+    logged_before = log.read_text("utf-8", errors="replace").count("\n")
+    dark = (screen.name, lang) in DARK
+    context = screen.context(browser, dark)
+    sweep = Sweep(context.new_page(), base, screen, lang, dark, SHOTS)
+    for route in [None, *PAGES]:
+        if route == LESSON:
+            sweep.open(route, scene="1")
+            for scene in range(1, SCENES + 1):
+                if scene > 1:
+                    sweep.page.locator(".st-key-lesson_next button").click()
+                    heading = f"{scene}. "
+                    sweep.page.locator("[data-testid=stMain] h2", has_text=heading).first.wait_for()
+                sweep.check(f"lesson-{scene}")
+        else:
+            sweep.open(route)
+            sweep.check(route_name(route))
+    if screen.phone:  # the sidebar, opened as a student does
+        sweep.page.locator("[data-testid=stExpandSidebarButton]").click()
+        sweep.page.locator("[data-testid=stSidebar]").wait_for()
+        sweep.page.wait_for_timeout(500)
+        sidebar = sweep.page.locator("[data-testid=stSidebarContent]")
+        if sidebar.evaluate("(bar) => bar.scrollWidth - bar.clientWidth") > 1:
+            sweep.found.append(f"phone, {lang}: the sidebar scrolls sideways")
+        sweep.screenshot("sidebar")
+    context.close()
+    said = loud(log.read_text("utf-8", errors="replace").splitlines()[logged_before:])
+    assert not sweep.found and not said, "\n".join(sweep.found + [f"server: {s}" for s in said])
+
+
+def test_the_quiet_log_filter_lets_nothing_loud_through():
+    """What the server may print, and what fails the sweep."""
+    assert not loud(["INFO streamlit.web.server: Uvicorn server started on 127.0.0.1:8501", "",
+                     "  You can now view your Streamlit app in your browser.",
+                     "  URL: http://127.0.0.1:8501"])
+    assert loud([
+        'WARNING streamlit.elements.lib.policies: The widget with key "scene" was created with '
+        "a default value but also had its value set via the Session State API.",
+        "ERROR streamlit.runtime.scriptrunner: Uncaught app exception",
+        "Traceback (most recent call last):",
+        "/x/y.py:3: DeprecationWarning: gone soon", "a line of unknown origin"]) == [
+        'WARNING streamlit.elements.lib.policies: The widget with key "scene" was created with '
+        "a default value but also had its value set via the Session State API.",
+        "ERROR streamlit.runtime.scriptrunner: Uncaught app exception",
+        "Traceback (most recent call last):",
+        "/x/y.py:3: DeprecationWarning: gone soon", "a line of unknown origin"]
+
+
+def test_the_base_url_probe_is_only_the_deep_link_guess():
+    assert BASE_URL_PROBE.search("http://127.0.0.1:8501/attention/_stcore/health")
+    assert BASE_URL_PROBE.search("http://127.0.0.1:8501/alibi/_stcore/host-config")
+    assert not BASE_URL_PROBE.search("http://127.0.0.1:8501/_stcore/health")
+    assert not BASE_URL_PROBE.search("http://127.0.0.1:8501/app/static/plotly-posviz.min.js")
+
