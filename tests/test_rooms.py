@@ -81,6 +81,21 @@ def test_hostile_codes_are_refused_or_clean(raw):
     assert code is None or (len(code) == 6 and code.isascii() and code.isdigit())
 
 
+@pytest.mark.parametrize("typed", HOSTILE)
+def test_every_hostile_question_is_stored_on_one_bounded_line_or_refused(store, typed):
+    code, _ = store.create()
+    try:
+        poll = store.ask(code, typed, [typed[:100] or "a", "b"])
+    except RoomError as refused:
+        assert refused.reason in ("empty_question", "long_question", "empty_option",
+                                  "long_option")
+        assert store.room(code).live == ""
+        return
+    assert poll.question == " ".join(typed.split()) and len(poll.question) <= 300
+    assert "\n" not in poll.question and all(len(o) <= 100 for o in poll.options)
+    assert store.poll(code, poll.id) == poll  # stored exactly as shown
+
+
 def test_unknown_and_malformed_codes_find_no_room(store):
     store.create()
     assert store.room("000000") is None or store.room("000000").code == "000000"
