@@ -8,6 +8,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
+TIMED_LAST = ("test_load.py", "test_room_load.py", "test_rooms_http.py", "test_deploy.py")
+"""Modules whose tests measure time or CPU on a running server: they run last, when the other
+worker has finished and the machine is quiet."""
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Two workers share the suite (pytest-xdist, `-n 2 --dist loadgroup`): every test that
+    starts a server or a browser goes to one of them, in order, timed tests last; the other
+    takes the unit, property and AppTest tests. A server test never competes with another for
+    the two cores, and the timed ones run alone."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("servers"))
+    items.sort(key=lambda item: item.path.name in TIMED_LAST)  # stable: order kept otherwise
 
 
 @pytest.fixture(scope="session")
