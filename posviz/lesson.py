@@ -9,8 +9,7 @@ Every function returns the index of the right option (0 for A).
 
 from __future__ import annotations
 
-ROUNDING = 1e-9
-"""Differences below this, relative to the size of the numbers compared, are float rounding."""
+from posviz.rope import same_up_to_rounding
 
 OPTIONS = dict(meaning=2, position=3, sum=2, order=2, sinusoidal=2, rope=4, alibi=4, causal=3,
                leak=4)
@@ -18,8 +17,8 @@ OPTIONS = dict(meaning=2, position=3, sum=2, order=2, sinusoidal=2, rope=4, alib
 
 
 def changed(before: float, after: float) -> bool:
-    """Whether after differs from before by more than float rounding."""
-    return abs(after - before) > ROUNDING * max(1.0, abs(before), abs(after))
+    """Whether after differs from before by more than float rounding (the RoPE page's test)."""
+    return not same_up_to_rounding(before, after)
 
 
 def _pair(first_changed: bool, second_changed: bool) -> int:

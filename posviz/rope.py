@@ -167,10 +167,10 @@ def shifted_rope_scores(q: np.ndarray, k: np.ndarray, m: int, n: int, offsets: n
 
 
 def same_up_to_rounding(before: float, after: float, rtol: float = 1e-9) -> bool:
-    """Whether two float64 scores differ by rounding only: |after - before| <= rtol · max(1,
-    |before|). RoPE's score moved by a shift differs from the unmoved one by about 1e-14; any
-    real change is many orders of magnitude larger."""
-    return abs(after - before) <= rtol * max(1.0, abs(before))
+    """Whether two float64 numbers differ by rounding only: |after - before| <= rtol · max(1,
+    |before|, |after|). RoPE's score moved by a shift differs from the unmoved one by about
+    1e-14; any real change is many orders of magnitude larger."""
+    return abs(after - before) <= rtol * max(1.0, abs(before), abs(after))
 
 
 def shifted_added_scores(x: np.ndarray, wq: np.ndarray, wk: np.ndarray, m: int, n: int,

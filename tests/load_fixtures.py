@@ -54,7 +54,7 @@ DRAWN_JS = """([title, count, marker]) => {
 
 # True once the script has finished, the page title reads `title`, and every chart in the
 # window is drawn and shows `marker` (any text when empty). Charts out of sight draw when they
-# come near it (ui/chart.js), so a page is whole for its reader when those in sight are drawn.
+# come near it (static/chart.js), so a page is whole for its reader when those in sight are drawn.
 IN_VIEW_JS = """([title, marker]) => {
   if (!document.querySelector('FINISHED')) return false;
   const h1 = document.querySelector('[data-testid=stMain] h1');

@@ -1,5 +1,5 @@
 """Lecture rooms without a browser: the room's HTTP routes, and students whose sessions follow a
-room exactly as ui/room.js makes a browser tab follow it (wait on the room's route; on a change,
+room exactly as static/room.js makes a browser tab follow it (wait on the room's route; on a change,
 rerun the lecturer's view as a history navigation). Shared by the room tests, the load tests and
 the benchmark."""
 
@@ -140,7 +140,7 @@ def shown_text(messages: list[ForwardMsg]) -> str:
 @dataclass(eq=False)  # a tab is itself: two tabs on the same page are still two
 class Student:
     """A student's tab in a room, without a browser: its websocket session runs the pages, and it
-    follows the room as ui/room.js does."""
+    follows the room as static/room.js does."""
 
     url: str
     code: str
@@ -258,7 +258,7 @@ class Student:
 class Lecturer:
     """A lecturer's tab without a browser: its session runs the pages (with the key from the
     lecturer link at first, then from the cookie the room element sets), and it publishes each
-    view it shows, as ui/room.js does once a run has finished."""
+    view it shows, as static/room.js does once a run has finished."""
 
     url: str
     code: str

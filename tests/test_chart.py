@@ -11,7 +11,7 @@ BUNDLE = ROOT / "static" / "plotly-posviz.min.js"
 
 def test_the_component_loads_the_bundle_that_static_serves():
     path = re.search(r'const BUNDLE = "app/(static/[^"]+)"',
-                     (ROOT / "ui" / "chart.js").read_text("utf-8")).group(1)
+                     (ROOT / "static" / "chart.js").read_text("utf-8")).group(1)
     assert (ROOT / path) == BUNDLE and BUNDLE.stat().st_size > 500_000
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text("utf-8"))
     assert config["server"]["enableStaticServing"] is True

@@ -3,7 +3,7 @@
 st.plotly_chart loads a 4.7 MB script before its first chart; a page that draws one chart then
 takes twice as long to show as a page without. posviz serves a 1.2 MB plotly.js build with only
 the traces it draws (static/plotly-posviz.min.js, recipe in assets/plotly/) through a small
-component (ui/chart.js) that loads it once per browser tab and updates charts in place.
+component (static/chart.js) that loads it once per browser tab and updates charts in place.
 
 Export happens in the browser, from the figure it already holds: each chart's toolbar saves PNG,
 SVG, CSV (every matrix, or every line) and .npy, and the sidebar's tools pack all of a page's
@@ -23,8 +23,26 @@ import streamlit as st
 from posviz.figures.common import for_the_room
 from ui.i18n import text
 
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+
+def version(name: str) -> str:
+    """A file of static/ named by its content: a proxy may let browsers keep it for a year."""
+    return hashlib.sha256((STATIC / name).read_bytes()).hexdigest()[:12]
+
+
+def module(name: str) -> str:
+    """A component's JavaScript as a few bytes that import static/<name> once per browser tab
+    (served by Streamlit, its URL versioned by its content), rather than the whole module
+    inlined in every element: each chart would otherwise carry 20 kB of code over the
+    websocket, on every run, to every student of a room."""
+    url = json.dumps(f"app/static/{name}?v={version(name)}")
+    return (f"const loaded = import(new URL({url}, document.baseURI).href);\n"
+            "export default (component) => loaded.then((module) => module.default(component));\n")
+
+
 _COMPONENT = st.components.v2.component(
-    "posviz_chart", js=(Path(__file__).parent / "chart.js").read_text("utf-8"),
+    "posviz_chart", js=module("chart.js"),
     css=""".posviz-tools button {width: 100%; margin: 0 0 .4rem; padding: .3rem .75rem;
         font: inherit; color: inherit; background: transparent; cursor: pointer;
         border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem}
@@ -33,9 +51,8 @@ _COMPONENT = st.components.v2.component(
     isolate_styles=False)
 
 
-_BUNDLE = Path(__file__).parent.parent / "static" / "plotly-posviz.min.js"
-BUNDLE_VERSION = hashlib.sha256(_BUNDLE.read_bytes()).hexdigest()[:12]
-"""The plotly bundle's content hash, in its URL: a proxy may let browsers keep it for a year."""
+BUNDLE_VERSION = version("plotly-posviz.min.js")
+"""The plotly bundle's content hash, in its URL (static/chart.js loads it)."""
 
 
 def presenting() -> bool:

@@ -10,7 +10,7 @@ module draws it. Who a session is in its room is settled at the top of every pag
 - a student's anonymous voter id lives in a cookie (one vote per browser, not per tab);
 - following is a switch of the student's own (`?follow=false` when off).
 
-The room element (ui/room.js) does the rest in the browser: a follower's tab waits on the
+The room element (static/room.js) does the rest in the browser: a follower's tab waits on the
 room's HTTP route and, when the room changes, goes to the lecturer's view as the Back button
 would (every control of a page lives in its URL); a lecturer's tab publishes its view once a
 run has finished and the address has settled.
@@ -26,7 +26,6 @@ import socket
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 import segno
@@ -45,7 +44,7 @@ from posviz.rooms import (
     spaced,
     valid_voter,
 )
-from ui.chart import chart
+from ui.chart import chart, module
 from ui.i18n import text
 from ui.markup import entities
 from ui.state import flag, history_navigation, remembered, to_url
@@ -54,8 +53,7 @@ LETTERS = "ABCDEF"
 VOTER_COOKIE = "posviz_me"
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
 
-_ELEMENT = st.components.v2.component(
-    "posviz_room", js=(Path(__file__).parent / "room.js").read_text("utf-8"))
+_ELEMENT = st.components.v2.component("posviz_room", js=module("room.js"))
 
 
 @dataclass(frozen=True)
@@ -297,7 +295,7 @@ def _headcount(where, code: str, lang: str) -> None:
 
 
 def _element(m: Member, page: str, lead: bool, following: bool = False) -> None:
-    """The room element: keeps the tab in its room (ui/room.js); draws nothing itself. page is
+    """The room element: keeps the tab in its room (static/room.js); draws nothing itself. page is
     the page's URL path ("" for home)."""
     data = {"code": m.code, "page": page, "me": m.voter, "meCookie": VOTER_COOKIE,
             "follow": following}

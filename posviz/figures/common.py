@@ -16,7 +16,8 @@ MIN_FONT_SIZE = 11
 """No text is drawn smaller (pixels): plotly hides a bar's value rather than shrink it further."""
 MIN_WIDTH = 320
 """The narrowest a chart is drawn (pixels, a phone's column); `layout(min_width=)` asks for more
-where panels side by side need it, and the app lets a wider chart scroll sideways (ui/chart.js)."""
+where panels side by side need it, and the app lets a wider chart scroll sideways
+(static/chart.js)."""
 MASKED_COLOR = "rgba(128, 128, 128, 0.35)"
 """The colour of a cell with no value (NaN), e.g. one hidden by a causal mask."""
 LINE_GREY = "#888888"
@@ -37,7 +38,7 @@ TEMPLATE = dict(layout=dict(
                                                                  gridcolor="#E8E8EC"),
     hoverlabel=dict(font=dict(size=FONT_SIZE))))
 """posviz's own small template (plotly's default adds 6.5 kB to every figure). The app draws
-charts on its page's colours (ui/chart.js); a notebook shows them on white."""
+charts on its page's colours (static/chart.js); a notebook shows them on white."""
 
 
 def plain(text: str) -> str:
@@ -51,7 +52,7 @@ def layout(title: str, height: int | None = None, *, min_width: int = MIN_WIDTH,
     chart), plus extra keys.
 
     The title has one line's room above the plot; a chart drawn narrower than its title wraps
-    it and makes room for the extra lines (ui/chart.js). min_width (pixels, MIN_WIDTH at
+    it and makes room for the extra lines (static/chart.js). min_width (pixels, MIN_WIDTH at
     least) is the narrowest the chart stays legible at, kept in the layout's meta for the app's
     chart element.
     """
