@@ -96,11 +96,10 @@ if s.position and pairs_of_tokens:
     st.caption(s.t("rope.scores_caption"))
 with st.expander(s.t("rope.norms_head")):
     before, after = rope.rope_norms(vectors, positions, pairing=pairing)
-    st.dataframe({"position": range(len(s.tokens)), "token": s.tokens, "before": before,
-                  "after": after}, hide_index=True, width="stretch", column_config={
-        "position": s.t("rope.cols.position"), "token": s.t("rope.cols.token"),
-        "before": st.column_config.NumberColumn(s.t("rope.cols.before"), format="%.15f"),
-        "after": st.column_config.NumberColumn(s.t("rope.cols.after"), format="%.15f")})
+    st.html(ui.text_table({s.t("rope.cols.position"): range(len(s.tokens)),
+                           s.t("rope.cols.token"): s.tokens,
+                           s.t("rope.cols.before"): before.tolist(),
+                           s.t("rope.cols.after"): after.tolist()}))
     st.caption(s.t("rope.norms_caption"))
 
 

@@ -1,11 +1,14 @@
 """The RoPE page: the pairing switch, the shift control and the position switch."""
 
+import re
+
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from posviz.attention import init_layers, queries_keys
 from posviz.embedding import token_embeddings
 from posviz.rope import context_frequencies, rope_scores, wavelengths
+from posviz.tokens import tokenize
 from tests.figure_data import array, chart_specs
 from ui.i18n import text
 
@@ -100,3 +103,15 @@ def test_context_chart_draws_both_yarn_ramps_and_names_their_largest_gap():
     at.select_slider(key="rope_scale").set_value(1).run()
     assert not at.exception
     assert not [c for c in at.caption if "differ most" in c.value]
+
+
+def test_the_norms_table_shows_tokens_as_typed_and_lengths_kept_by_the_rotation():
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params["text"] = "**x** $y$ <b>z</b>"
+    at.run()
+    (table,) = [e.proto.body for e in at.get("html") if "posviz-table" in e.proto.body]
+    assert "<td>&#42;</td>" in table and "<b>" not in table  # each token as text, not markup
+    norms = re.findall(r'<td class="number">(\d+\.\d{15})</td>', table)
+    assert len(norms) == 2 * len(tokenize("**x** $y$ <b>z</b>"))
+    before, after = np.array(norms[0::2], float), np.array(norms[1::2], float)
+    np.testing.assert_allclose(after, before, rtol=0, atol=1e-12)  # the rotation keeps lengths

@@ -24,6 +24,7 @@ from ui.chart import chart as chart
 from ui.chart import tools
 from ui.i18n import LANGS, prose, text
 from ui.markup import entities
+from ui.markup import text_table as text_table
 from ui.state import flag, remembered, to_url
 
 ROOT = Path(__file__).resolve().parent.parent

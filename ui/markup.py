@@ -1,6 +1,29 @@
 """Typed text shown exactly as typed: no Markdown, LaTeX or HTML in it survives."""
 
+from collections.abc import Sequence
+
+TABLE_CSS = """<style>.posviz-table {border-collapse: collapse; font-size: .9rem; width: 100%}
+.posviz-table th, .posviz-table td {padding: .3rem .6rem; text-align: left;
+  border-bottom: 1px solid rgba(128, 128, 128, .3)}
+.posviz-table th {font-weight: 600} .posviz-table td.number {text-align: right;
+  font-variant-numeric: tabular-nums}</style>"""
+
 
 def entities(typed: str) -> str:
     """Every character as an HTML entity, for st.html."""
     return "".join(f"&#{ord(c)};" for c in typed)
+
+
+def text_table(columns: dict[str, Sequence[object]], decimals: int = 15) -> str:
+    """A table for st.html, a column per header, every cell shown exactly as typed (floats
+    with this many decimals, right-aligned). Unlike st.table it renders no Markdown in a cell,
+    and unlike st.dataframe it loads no data-grid script before the page shows."""
+    def cell(value: object) -> str:
+        if isinstance(value, float):
+            return f'<td class="number">{value:.{decimals}f}</td>'
+        return f"<td>{entities(str(value))}</td>"
+
+    head = "".join(f"<th>{entities(name)}</th>" for name in columns)
+    body = "".join(f"<tr>{''.join(map(cell, row))}</tr>" for row in zip(*columns.values(),
+                                                                          strict=True))
+    return f'{TABLE_CSS}<table class="posviz-table"><tr>{head}</tr>{body}</table>'
