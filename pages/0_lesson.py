@@ -135,7 +135,8 @@ def rotation() -> None:
     added_before, added_after = rope.shifted_added_scores(x, wq, wk, last, 0, moved)
     ask("rope", right_option.rope(rope_before, rope_after, added_before, added_after),
         shift=SHIFT, rope_before=rope_before, rope_after=rope_after,
-        added_before=added_before, added_after=added_after)
+        rope_gap=readable(abs(rope_after - rope_before)), added_before=added_before,
+        added_after=added_after)
 
 
 def penalty() -> None:

@@ -196,8 +196,9 @@ def test_rope_answer_shows_the_score_unmoved_and_the_added_one_moved():
     rope_before, rope_after = shifted_rope_scores(q, k, 3, 0, moved)
     added_before, added_after = shifted_added_scores(x, layer.wq, layer.wk, 3, 0, moved)
     said = reveal(lesson("6"), 6)[1]
-    assert f"{rope_before:.6f} before the move, {rope_after:.6f} after" in said
-    assert f"{rope_before:.6f}" == f"{rope_after:.6f}"
+    gap = readable(abs(rope_after - rope_before))
+    assert f"{rope_before:.3f} before the move, {rope_after:.3f} after (difference {gap}:" in said
+    assert abs(rope_after - rope_before) < 1e-9 and f"{rope_before:.3f}" == f"{rope_after:.3f}"
     assert f"from {added_before:.3f} to {added_after:.3f}" in said
     assert abs(added_after - added_before) > 0.1
 
