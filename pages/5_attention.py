@@ -53,14 +53,14 @@ st.caption(s.t("attention.maps_caption"))
 
 st.subheader(s.t("attention.twin_head"))
 st.markdown(s.prose("attention_cases"))
-order_col, keep_col, extra_col = st.columns([3, 2, 3])
+order_col, extra_col = st.columns(2)
 kind = ui.coded_radio(order_col, s.t("attention.order"), list(ORDERS), key="attention_order",
                       format_func=lambda name: s.t(f"attention.orders.{name}"),
                       horizontal=True, help=s.t("attention.order_help"))
 movable = kind != "typed" and len(tokens) >= 3  # with two tokens, keeping the last moves none
-keep_last = keep_col.toggle(s.t("attention.keep_last"), False, key="attention_keep_last",
-                            help=s.t("attention.keep_last_help"), disabled=not movable,
-                            **WIDGET) and movable
+keep_last = order_col.toggle(s.t("attention.keep_last"), False, key="attention_keep_last",
+                             help=s.t("attention.keep_last_help"), disabled=not movable,
+                             **WIDGET) and movable
 if kind == "shuffle":
     seed = extra_col.number_input(s.t("attention.shuffle_seed"), 0, 9999, 0,
                                   key="attention_seed", **WIDGET)
