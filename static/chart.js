@@ -256,22 +256,30 @@ function axisTitles(layout, width) {
     }));
 }
 
-// The layout for a chart drawn width pixels wide in a column view pixels wide: the title
-// wrapped to what is in view, with the extra lines (and a touch screen's tool bar, if the
-// chart has one) added above
-// the plot, and a legend's rows added below it, so that neither squeezes the plot; axis
-// titles wrapped to their axes. A chart wider than its column (it scrolls sideways) starts
-// its title at its left edge, where the reader sees it.
-function fitted(data, layout, width, view, toolbar) {
+// A chart's title wrapped to what is in view: its lines, their font size, and the pixels its
+// lines past the first take.
+function titleLines(layout, width, view) {
   const title = layout.title || {};
-  const below = layout.legend && layout.legend.yref === "container" ? legendHeight(data, layout,
-                                                                                   width) : 0;
   const size = (title.font && title.font.size) || Math.round(1.4 * layout.font.size);
   const lines = title.text ? wrapped(title.text, `${size}px ${layout.font.family}`,
                                      Math.min(width, view) - 2 * TITLE_SIDE_ROOM) : [];
+  return { lines, size, extra: Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT) };
+}
+
+// The layout for a chart drawn width pixels wide in a column view pixels wide: the title
+// wrapped to what is in view, with the extra lines (at least titleRoom pixels, and a touch
+// screen's tool bar, if the chart has one) added above the plot, and a legend's rows added
+// below it, so that neither squeezes the plot; axis titles wrapped to their axes. A chart
+// wider than its column (it scrolls sideways) starts its title at its left edge, where the
+// reader sees it.
+function fitted(data, layout, width, view, toolbar, titleRoom = 0) {
+  const title = layout.title || {};
+  const below = layout.legend && layout.legend.yref === "container" ? legendHeight(data, layout,
+                                                                                   width) : 0;
+  const { lines, size, extra } = titleLines(layout, width, view);
   const side = width > view + 1 ? { x: 0, xref: "container", xanchor: "left" } : {};
   const bar = toolbar && touchScreen() ? TOUCH_BAR : 0;
-  const above = Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT) + bar;
+  const above = Math.max(extra, titleRoom) + bar;
   // plotly sets a title's first line a cap height lower when it has one line than when it has
   // several (plotly.js 4.1.1, titles without automargin): the same place for both
   const lower = lines.length > 1 ? Math.round(CAP_SHIFT * size) : 0;
@@ -316,15 +324,47 @@ function drawPending(div) {
   return draw ? draw() : Promise.resolve();
 }
 
-// Draw (or update in place) the figure the chart holds, fitted to the width it now has.
-function render(div) {
+// The drawn charts beside this one: in the other columns of its row of columns, each the same
+// n-th chart of its column (not those stacked under it, as columns are on a phone).
+const COLUMN = '[data-testid="stColumn"]';
+const ROW = '[data-testid="stHorizontalBlock"]';
+const chartsOf = (column) => [...column.querySelectorAll(".posviz-chart")]
+  .filter((chart) => chart.closest(COLUMN) === column);
+
+function rowMates(div) {
+  const column = div.closest(COLUMN);
+  const row = column && column.closest(ROW);
+  if (!row) return [];
+  const nth = chartsOf(column).indexOf(div);
+  const left = div.getBoundingClientRect().left;
+  return [...row.querySelectorAll(COLUMN)]
+    .filter((other) => other !== column && other.closest(ROW) === row)
+    .map((other) => chartsOf(other)[nth])
+    .filter((other) => other && other.posvizTitle !== undefined
+            && Math.abs(other.getBoundingClientRect().left - left) > 1);
+}
+
+// Draw (or update in place) the figure the chart holds, fitted to the width it now has. Charts
+// side by side keep the room of the longest title above their plots, so that the plots line
+// up when only one title wraps; a chart whose room that changes is drawn again (once: its
+// mates are this chart's).
+function render(div, asMate = false) {
   const { figure, config, host } = div.posvizPlot;
   div.posvizWidth = div.clientWidth;
   div.posvizView = host.clientWidth;
-  const layout = fitted(figure.data, themed(figure.layout, host), div.posvizWidth,
-                        div.posvizView, config.displayModeBar !== false);
-  div.style.height = `${layout.height}px`;
-  return window.Plotly.react(div, figure.data, layout, config);
+  const layout = themed(figure.layout, host);
+  div.posvizTitle = titleLines(layout, div.posvizWidth, div.posvizView).extra;
+  const mates = rowMates(div);
+  div.posvizTitleRoom = Math.max(div.posvizTitle, ...mates.map((other) => other.posvizTitle));
+  const drawn = fitted(figure.data, layout, div.posvizWidth, div.posvizView,
+                       config.displayModeBar !== false, div.posvizTitleRoom);
+  div.style.height = `${drawn.height}px`;
+  const done = window.Plotly.react(div, figure.data, drawn, config);
+  if (!asMate) {
+    mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom && !other.posvizPending)
+      .forEach((other) => render(other, true));
+  }
+  return done;
 }
 
 function drawChart(data, parentElement) {

@@ -8,7 +8,9 @@ A chart is legible when
   included), nor the chart's tool bar where it is always shown (touch screens);
 - every text box lies inside the chart, no legend scrolls its entries out of sight, and the
   chart itself is not cut off by the page (a chart wider than its column scrolls inside it);
-- no text, superscripts included, is drawn smaller than the screen's minimum.
+- no text, superscripts included, is drawn smaller than the screen's minimum;
+- charts side by side in a row of columns start their plots at one height (one long title
+  does not push its plot below its neighbour's).
 
 A text box is the text's own box, turned with it (tick labels at 30 degrees have boxes at 30
 degrees), less a share of its line height above and below: lines of text touch where their
@@ -123,6 +125,28 @@ PROBLEMS_JS = """([minFont, shrink]) => {
     chart.querySelectorAll('[class^=legend] > .scrollbar').forEach((scroll) => {
       if (scroll.getBoundingClientRect().height > 0) say('its legend scrolls entries out of sight');
     });
+  }
+
+  // Charts side by side (the n-th chart of each column in a row of columns, when the columns
+  // stand beside each other) start their plots at one height, whatever their titles.
+  const column = '[data-testid=stColumn]', row = '[data-testid=stHorizontalBlock]';
+  const plotTop = (chart) => chart.querySelector('.nsewdrag').getBoundingClientRect().top;
+  for (const block of document.querySelectorAll(row)) {
+    const lists = [...block.querySelectorAll(column)].filter((c) => c.closest(row) === block)
+      .map((c) => [...c.querySelectorAll('.posviz-chart.js-plotly-plot')]
+        .filter((chart) => chart.closest(column) === c && chart.querySelector('.nsewdrag')));
+    for (let n = 0; n < Math.max(0, ...lists.map((charts) => charts.length)); n += 1) {
+      const [first, ...others] = lists.map((charts) => charts[n]).filter(Boolean);
+      others.filter((chart) => Math.abs(chart.getBoundingClientRect().left
+                                        - first.getBoundingClientRect().left) > 1)
+        .forEach((chart) => {
+          const apart = Math.abs(plotTop(chart) - plotTop(first));
+          if (apart > 2) {
+            problems.push(`${first.dataset.name} and ${chart.dataset.name}: side by side, their `
+                          + `plots start ${apart.toFixed(0)} px apart`);
+          }
+        });
+    }
   }
   return problems;
 }"""

@@ -119,3 +119,30 @@ def test_a_tool_bar_shown_over_the_title_is_caught(page):
 def test_a_chart_cut_off_by_its_column_is_caught(page):
     found = drawn(page, line(), width=800, column=400)
     assert "case: the chart is wider than the page and does not scroll" in found, found
+
+
+# Two charts in a row of columns, as Streamlit lays them out (side by side, or stacked as on a
+# phone): the left one's plot starts top_left pixels from its top.
+ROW_JS = """async ([left, right, stacked]) => {
+  const direction = stacked ? 'column' : 'row';
+  document.body.innerHTML = `<div data-testid="stHorizontalBlock"
+    style="display: flex; flex-direction: ${direction}; width: 1000px">
+    <div data-testid="stColumn" style="flex: 1"><div class="posviz-chart" data-name="left">
+    </div></div><div data-testid="stColumn" style="flex: 1"><div class="posviz-chart"
+    data-name="right"></div></div></div>`;
+  const [a, b] = document.querySelectorAll('.posviz-chart');
+  await Plotly.newPlot(a, left.data, left.layout, {});
+  await Plotly.newPlot(b, right.data, right.layout, {});
+}"""
+
+
+def test_charts_side_by_side_whose_plots_do_not_line_up_are_caught(page):
+    wrapped = line(title=dict(text="A title<br>on two lines"), margin=dict(t=130))
+    page.evaluate(ROW_JS, [wrapped, line(margin=dict(t=100)), False])
+    found = problems(page, 11)
+    assert any(p.startswith("left and right: side by side, their plots start 30 px apart")
+               for p in found), found
+    page.evaluate(ROW_JS, [wrapped, line(margin=dict(t=130)), False])
+    assert problems(page, 11) == []  # the same room above both plots
+    page.evaluate(ROW_JS, [wrapped, line(), True])
+    assert problems(page, 11) == []  # stacked, as on a phone: nothing to line up
