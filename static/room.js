@@ -7,6 +7,10 @@
 // Streamlit reruns the page taking every value from the URL. The reader's own settings
 // (language, presentation mode, room, following) stay as they are.
 //
+// While it follows, a tab that leaves the lecturer's view on its own (the Back button, a scene
+// picked, a control moved) is brought back to it once its run has finished: following means
+// showing what the lecturer shows; the Follow switch is there to explore.
+//
 // A lecturer's tab publishes its own page and query string once a run has finished and the
 // address has stayed the same for a moment, so a dragged slider is sent once, where it stops.
 //
@@ -14,7 +18,7 @@
 // id, and, for a lecturer, the room's key (which never stays in the address bar).
 
 const PERSONAL = ["lang", "present", "room", "key", "follow"];
-const SETTLE_MS = 300;  // how long the lecturer's address must stay put to be published
+const SETTLE_MS = 300;  // how long an address must stay put to be published, or undone
 const TICK_MS = 150;
 const GONE_MS = 3000;   // a follower whose element is gone this long stops following
 
@@ -41,6 +45,10 @@ function shared(search) {
   return query.toString();
 }
 
+// The shared part of a query string in one order, to compare two views by.
+const canonical = (search) => [...new URLSearchParams(shared(search))]
+  .map(([name, value]) => `${name}=${value}`).sort().join("&");
+
 // Rerun this tab on a view of the room ({page, query}), or on its own address (null).
 function go(view) {
   const here = location.pathname + location.search;
@@ -53,7 +61,45 @@ function go(view) {
     target = `${tab.root}${view.page}?${query}`.replace(/\?$/, "");
   }
   if (target !== here) history.pushState(null, "", target);
+  if (view) tab.shown = null;  // what it shows of the view is read once the run has finished
   window.dispatchEvent(new PopStateEvent("popstate"));
+}
+
+// Whether this tab's script has finished its run and the address shows the page it drew.
+function idle() {
+  const app = document.querySelector("[data-testid=stApp]");
+  return Boolean(app && app.dataset.testScriptState === "notRunning" && settled());
+}
+
+// A follower's watch on its own address: the address its run settles on after the lecturer's
+// view was shown is that view as this tab shows it; one that differs for SETTLE_MS, while the
+// switch is on, goes back to the view (at most SNAPS times for one view of the lecturer's, so
+// that a view this tab cannot show as sent is never asked for again and again).
+const SNAPS = 3;
+
+function keepUp(token) {
+  let since = 0;
+  const watch = setInterval(() => {
+    if (tab.follower !== token) {
+      clearInterval(watch);
+      return;
+    }
+    if (!tab.view || !tab.data.follow || !idle()) {
+      since = 0;
+      return;
+    }
+    const here = `${tab.data.page}?${canonical(location.search)}`;
+    if (tab.shown === null) tab.shown = here;
+    if (here === tab.shown) {
+      since = 0;
+    } else if (!since) {
+      since = Date.now();
+    } else if (Date.now() - since >= SETTLE_MS && tab.snaps < SNAPS) {
+      since = 0;
+      tab.snaps += 1;
+      go(tab.view);
+    }
+  }, TICK_MS);
 }
 
 async function present() {
@@ -68,6 +114,8 @@ async function follow(code, token) {
   let version = -1;
   let live = null;
   let failures = 0;
+  tab.view = null;
+  keepUp(token);
   while (tab.follower === token) {
     if (!(await present()) || tab.follower !== token) break;
     const me = encodeURIComponent(tab.data.me);
@@ -101,8 +149,11 @@ async function follow(code, token) {
     version = answer.version;
     if (tab.data.follow) {
       const showing = tab.data.page === answer.page
-        && shared(location.search) === answer.query;
+        && canonical(location.search) === canonical(answer.query);
+      tab.view = { page: answer.page, query: answer.query };
+      tab.snaps = 0;
       if (!first || !showing) go(answer);
+      else tab.shown = null;
     } else if (!first && answer.live !== live) {
       go(null);  // exploring alone: only a new question from the lecturer is shown at once
     }
@@ -123,8 +174,7 @@ function lead() {
       tab.leader = null;
       return;
     }
-    const app = document.querySelector("[data-testid=stApp]");
-    if (busy || !app || app.dataset.testScriptState !== "notRunning" || !settled()) {
+    if (busy || !idle()) {
       candidate = null;
       return;
     }

@@ -103,6 +103,21 @@ def test_a_room_follows_the_lecturer_votes_and_sees_the_reveal(server, browser, 
         expect(student.locator("[data-testid=stSidebar] input[type=text]").first
                ).to_have_value("了到想刚", timeout=10_000)
 
+    # a follower who leaves the lecturer's view on their own (the Back button, the next scene)
+    # is brought back to it, and still follows
+    phone.go_back()
+    expect(phone.locator("[data-testid=stSidebar] input[type=text]").first
+           ).to_have_value("刚想到了", timeout=10_000)
+    expect(phone.locator("[data-testid=stSidebar] input[type=text]").first
+           ).to_have_value("了到想刚", timeout=FOLLOW_WITHIN * 1000)
+    laptop.locator(".st-key-lesson_next button").click()
+    at_view(laptop, "lesson", "scene=5")
+    at_view(laptop, "lesson", "scene=4")
+    for student in (laptop, phone):
+        settle(student)
+        expect(student.get_by_role("switch", name="Follow the lecturer")).to_be_checked()
+        assert "text=%E4%BA%86" in student.url and "scene=4" in student.url, student.url
+
     # the laptop explores on its own, and stays put while the lecturer moves on
     laptop.get_by_text("Follow the lecturer").click()
     settle(laptop)
