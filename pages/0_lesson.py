@@ -113,7 +113,7 @@ def order() -> None:
 
 
 def sinusoid() -> None:
-    st.latex(FORMULA)
+    ui.formula(FORMULA)
     if not s.position:
         st.info(s.t("sinusoidal.position_off"))
     heatmap, curve = cached.sinusoidal_figures(len(seq), s.lang)
@@ -125,7 +125,7 @@ def sinusoid() -> None:
 
 
 def rotation() -> None:
-    st.latex(rope.FORMULA)
+    ui.formula(rope.FORMULA)
     if not s.position:
         st.warning(s.t("rope.no_position"))
     ui.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope")

@@ -23,7 +23,7 @@ labels = token_labels(s.tokens)
 repeats = repeated(s.tokens)
 marked = sorted(t for ts in repeats.values() for t in ts)
 
-st.latex(r"x_t = E[\text{token}_t] + PE_t,\qquad " + FORMULA)
+ui.formula(r"x_t = E[\text{token}_t] + PE_t,\qquad " + FORMULA)
 ui.chart(aligned_heatmaps(
     [E, P, E + P], [s.t("embedding.panel_e"), s.t("embedding.panel_p"), s.t("embedding.panel_x")],
     labels, title=s.t("embedding.fig_sum"), x_title=s.t("common.dimension_axis"),

@@ -22,7 +22,7 @@ MAX_SIMILARITY = 256  # positions in the similarity matrix
 
 s = ui.page("sinusoidal")
 st.markdown(s.prose("sinusoidal"))
-st.latex(FORMULA)
+ui.formula(FORMULA)
 if not s.position:
     st.info(s.t("sinusoidal.position_off"))
 if not s.tokens:
@@ -95,7 +95,7 @@ with ui.guard(s):
 @st.fragment
 def linear_map() -> None:
     st.subheader(s.t("sinusoidal.linear_head"))
-    st.latex(r"PE_{p+k} = M_k\, PE_p,\qquad M_k = \mathrm{diag}\!\left(\begin{pmatrix}"
+    ui.formula(r"PE_{p+k} = M_k\, PE_p,\qquad M_k = \mathrm{diag}\!\left(\begin{pmatrix}"
              r"\cos k\omega_i & \sin k\omega_i \\ -\sin k\omega_i & \cos k\omega_i"
              r"\end{pmatrix}\right)_{i}")
     left, right = st.columns(2)

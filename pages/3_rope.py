@@ -26,7 +26,7 @@ pairing = st.radio(s.t("rope.pairing"), rope.PAIRINGS, key="rope_pairing",
                    captions=[s.t(f"rope.pairing_users.{p}") for p in rope.PAIRINGS],
                    help=s.t("rope.pairing_help"), bind="query-params", persist_state="session")
 st.caption(s.t("rope.pairing_caption"))
-st.latex(rope.FORMULA if pairing == "interleaved" else rope.FORMULA_HALF)
+ui.formula(rope.FORMULA if pairing == "interleaved" else rope.FORMULA_HALF)
 
 layer = init_layers(1, D_MODEL)[0]
 x = token_embeddings(s.tokens, D_MODEL)                              # (T, D)
@@ -83,7 +83,7 @@ if s.position:
     clock_hands()
 
 st.subheader(s.t("rope.scores_head"))
-st.latex(rope.SCORE_FORMULA)
+ui.formula(rope.SCORE_FORMULA)
 if pairs_of_tokens:
     ui.chart(cached.token_heatmap(
         rope.rope_scores(q, k, positions, pairing=pairing), labels, labels,
@@ -144,7 +144,7 @@ base = right.select_slider(s.t("rope.base"), BASES, 10_000, key="rope_base",
                            format_func="{:,}".format, help=s.t("rope.base_help"),
                            bind="query-params", persist_state="session")
 st.caption(s.t("rope.long_controls"))
-st.latex(rope.DECAY_FORMULA)
+ui.formula(rope.DECAY_FORMULA)
 distances = np.arange(MAX_DISTANCE + 1)
 ui.chart(cached.line_chart(
     distances, {s.t("rope.decay_name"): rope.decay_bound(distances, dim, base)},
@@ -165,7 +165,7 @@ trained = mid.select_slider(s.t("rope.trained"), [2_048, 4_096, 8_192], 4_096,
 right.metric(s.t("rope.yarn_temperature"), f"{rope.yarn_temperature(scale):.4f}",
              help=s.t("rope.yarn_temperature_help"))
 st.caption(s.t("rope.context_uses", d=dim, base=base))
-st.latex(rope.CONTEXT_FORMULA)
+ui.formula(rope.CONTEXT_FORMULA)
 st.caption(s.t("rope.context_symbols"))
 curves = {s.t(f"rope.methods.{method}"): rope.wavelengths(
     rope.context_frequencies(method, dim, scale, trained, base)) for method in rope.METHODS}

@@ -12,7 +12,7 @@ from ui.cached import alibi as cached
 
 s = ui.page("alibi")
 st.markdown(s.prose("alibi"))
-st.latex(FORMULA)
+ui.formula(FORMULA)
 st.caption(s.t("alibi.formula_note"))
 n_heads = st.slider(s.t("alibi.n_heads"), 1, 64, 8, key="alibi_heads",
                     help=s.t("alibi.n_heads_help"), bind="query-params", persist_state="session")
@@ -51,7 +51,7 @@ def effect() -> None:
 
     st.subheader(s.t("alibi.forms_head"))
     st.markdown(s.prose("alibi_forms"))
-    st.latex(KEY_FORMULA)
+    ui.formula(KEY_FORMULA)
     if not s.position:
         st.caption(s.t("alibi.forms_off"))
         return
@@ -83,7 +83,7 @@ def longer() -> None:
 def relatives() -> None:
     st.subheader(s.t("alibi.t5_head"))
     st.markdown(s.prose("alibi_t5"))
-    st.latex(T5_FORMULA)
+    ui.formula(T5_FORMULA)
     left, right = st.columns(2)
     n_buckets = left.select_slider(s.t("alibi.num_buckets"), [8, 16, 32, 64, 128], 32,
                                    key="alibi_buckets", bind="query-params",

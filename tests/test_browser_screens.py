@@ -82,6 +82,17 @@ SETTLED_JS = """() => {
 DARK_JS = """() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor
   .match(/\\d+/g).slice(0, 3).reduce((sum, v) => sum + Number(v), 0) < 3 * 128"""
 
+# The page's formulas that KaTeX could not read, and those wider than their line that do not
+# scroll in it (a phone would cut them off at its edge).
+FORMULAS_JS = """() => {
+  const formulas = [...document.querySelectorAll('[data-testid=stMain] .katex')];
+  const broken = document.querySelectorAll('[data-testid=stMain] .katex-error').length;
+  const cut = formulas.map((f) => f.closest('[data-testid=stMarkdownContainer]'))
+    .filter((box) => box && box.scrollWidth > box.clientWidth + 1
+            && !/auto|scroll/.test(getComputedStyle(box).overflowX)).length;
+  return [broken, cut];
+}"""
+
 # Whatever makes the whole page wider than the screen (a wide matrix must scroll in itself).
 SIDEWAYS_JS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
@@ -145,6 +156,9 @@ class Sweep:
         if page.evaluate(DARK_JS) != self.dark:
             self.found.append(f"{said}: not in the {'dark' if self.dark else 'light'} theme")
         self.found += [f"{said}: {problem}" for problem in problems(page, self.screen.min_font)]
+        broken, cut = page.evaluate(FORMULAS_JS)
+        if broken or cut:
+            self.found.append(f"{said}: {broken} formulas KaTeX cannot read, {cut} cut off")
         if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
         self.screenshot(where)

@@ -35,6 +35,10 @@ html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
 [data-testid=stMainBlockContainer] {max-width: none; padding: 2rem 2.5rem}
 </style>"""
 """Presentation mode for the page itself; the charts are enlarged by ui.chart."""
+FORMULA_CSS = """<style>
+[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) {overflow-x: auto}
+</style>"""
+"""A formula (ui.formula) wider than a phone scrolls sideways in its line."""
 
 
 @dataclass(frozen=True)
@@ -150,8 +154,7 @@ def page(name: str) -> Settings:
         tools(name)
     path = "" if name == "home" else name
     room.section(s, member, path)
-    if present:
-        st.html(PRESENTATION_CSS)
+    st.html(FORMULA_CSS + (PRESENTATION_CSS if present else ""))
     room.join_panel(s, member)
     room.student_bar(s, member, path)
     st.title(s.t(f"{name}.title"))
@@ -177,6 +180,30 @@ def guard(s: Settings) -> Iterator[None]:
         yield
     except ValueError as err:
         st.error(s.t("common.bad_setting", detail=str(err)))
+
+
+def formula_parts(tex: str) -> list[str]:
+    """A formula cut at each \\qquad outside braces and environments: the parts it lists."""
+    parts, depth, start = [], 0, 0
+    for match in re.finditer(r"\\begin\{[^}]*\}|\\end\{[^}]*\}|\\qquad|\\[{}]|[{}]", tex):
+        token = match.group()
+        if token == "{" or token.startswith("\\begin"):
+            depth += 1
+        elif token == "}" or token.startswith("\\end"):
+            depth -= 1
+        elif token == "\\qquad" and depth == 0:
+            parts.append(tex[start:match.start()])
+            start = match.end()
+    return [part.strip() for part in [*parts, tex[start:]] if part.strip()]
+
+
+def formula(tex: str) -> None:
+    """A display formula that fits a phone. Each part (see formula_parts) is one unbreakable
+    piece of display-style math, and the line may break only between parts: on a desk they
+    stand side by side as on paper, on a phone one under the other; a part wider than the
+    screen scrolls sideways instead of being cut at the edge."""
+    pieces = r"\qquad\allowbreak ".join(f"{{{part}}}" for part in formula_parts(tex))
+    st.markdown(f"$\\displaystyle {pieces}$", text_alignment="center")
 
 
 def token_chips(tokens: list[str], labels: list[str] | None = None) -> None:
