@@ -61,7 +61,6 @@ function go(view) {
     target = `${tab.root}${view.page}?${query}`.replace(/\?$/, "");
   }
   if (target !== here) history.pushState(null, "", target);
-  if (view) tab.shown = null;  // what it shows of the view is read once the run has finished
   window.dispatchEvent(new PopStateEvent("popstate"));
 }
 
@@ -71,10 +70,10 @@ function idle() {
   return Boolean(app && app.dataset.testScriptState === "notRunning" && settled());
 }
 
-// A follower's watch on its own address: the address its run settles on after the lecturer's
-// view was shown is that view as this tab shows it; one that differs for SETTLE_MS, while the
-// switch is on, goes back to the view (at most SNAPS times for one view of the lecturer's, so
-// that a view this tab cannot show as sent is never asked for again and again).
+// A follower's watch on its own address: one that shows another view than the lecturer's for
+// SETTLE_MS after a run, while the switch is on, goes back to the lecturer's (at most SNAPS
+// times in a row without getting there, so that a view this tab cannot show as sent is never
+// asked for again and again).
 const SNAPS = 3;
 
 function keepUp(token) {
@@ -84,20 +83,18 @@ function keepUp(token) {
       clearInterval(watch);
       return;
     }
-    if (!tab.view || !tab.data.follow || !idle()) {
-      since = 0;
-      return;
-    }
-    const here = `${tab.data.page}?${canonical(location.search)}`;
-    if (tab.shown === null) tab.shown = here;
-    if (here === tab.shown) {
+    const view = tab.view;
+    const showing = view && tab.data.page === view.page
+      && canonical(location.search) === canonical(view.query);
+    if (showing) tab.snaps = 0;
+    if (showing || !tab.data.follow || !idle()) {
       since = 0;
     } else if (!since) {
       since = Date.now();
     } else if (Date.now() - since >= SETTLE_MS && tab.snaps < SNAPS) {
       since = 0;
       tab.snaps += 1;
-      go(tab.view);
+      go(view);
     }
   }, TICK_MS);
 }
@@ -153,7 +150,6 @@ async function follow(code, token) {
       tab.view = { page: answer.page, query: answer.query };
       tab.snaps = 0;
       if (!first || !showing) go(answer);
-      else tab.shown = null;
     } else if (!first && answer.live !== live) {
       go(null);  // exploring alone: only a new question from the lecturer is shown at once
     }

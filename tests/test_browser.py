@@ -168,7 +168,7 @@ def test_a_chart_out_of_sight_draws_when_scrolled_to_and_redraws_then(server, br
     page.goto(f"{server}/alibi")
     settle(page)
     below = page.locator(".posviz-chart[data-name=form_paper]")  # token labels on its axes
-    assert page.locator(".posviz-chart").first.locator(".main-svg").count() >= 1
+    expect(page.locator(".posviz-chart").first.locator(".main-svg").first).to_be_attached()
     assert below.locator(".main-svg").count() == 0, "a chart far below drew without a reader"
     charts_drawn(page)
     assert below.locator(".main-svg").count() >= 1

@@ -136,6 +136,7 @@ def test_a_room_follows_the_lecturer_votes_and_sees_the_reveal(server, browser, 
     settle(lecturer)
     for student, letter in ((laptop, "A"), (phone, "B")):
         at_view(student, "lesson", "scene=4")
+        settle(student)  # the page it went to drawn, not the one it left
         student.get_by_role("button", name=letter, exact=True).click()
         settle(student)
         expect(student.get_by_text(f"Your answer: {letter}")).to_be_visible()
