@@ -35,6 +35,8 @@ def charts_drawn(page) -> int:
     """Scroll down the page as a reader does until plotly has drawn every chart (a chart draws
     when it comes near the window); return how many there are."""
     page.wait_for_function("""() => {
+        const boxes = [...document.querySelectorAll('[data-testid=stMain] .stBidiComponent')];
+        if (boxes.some((box) => !box.querySelector('.posviz-chart'))) return false;  // loading
         const waiting = [...document.querySelectorAll('.posviz-chart')]
           .filter((chart) => !chart.querySelector('.main-svg'));
         if (waiting.length) waiting[0].scrollIntoView();

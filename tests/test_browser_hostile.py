@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from posviz.tokens import tokenize
 from tests.controls import ROUTES
-from tests.load_fixtures import DRAWN_JS, charts, page_url, route_name
+from tests.load_fixtures import DRAWN_JS, FINISHED, charts, page_url, route_name
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -41,6 +41,8 @@ def test_typed_markup_stays_text_on_every_page(server, browser):
         page.goto(page_url(server, route))
         page.wait_for_function(DRAWN_JS, arg=[text(f"{name}.title", "en"), 0, ""],
                                timeout=60_000)
+        page.wait_for_load_state("networkidle")  # nothing left to load that could rerun it
+        page.wait_for_selector(FINISHED)
         box = page.locator("[data-testid=stSidebar] input[type=text]").first
         box.fill(TYPED)
         box.press("Enter")
