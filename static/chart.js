@@ -267,16 +267,16 @@ function titleLines(layout, width, view) {
 }
 
 // The layout for a chart drawn width pixels wide in a column view pixels wide: the title
-// wrapped to what is in view, with the extra lines (at least titleRoom pixels, and a touch
-// screen's tool bar, if the chart has one) added above the plot, and a legend's rows added
-// below it, so that neither squeezes the plot; axis titles wrapped to their axes. A chart
-// wider than its column (it scrolls sideways) starts its title at its left edge, where the
-// reader sees it.
-function fitted(data, layout, width, view, toolbar, titleRoom = 0) {
+// wrapped to what is in view (wrappedTitle, from titleLines), with the extra lines (at least
+// titleRoom pixels, and a touch screen's tool bar, if the chart has one) added above the plot,
+// and a legend's rows added below it, so that neither squeezes the plot; axis titles wrapped
+// to their axes. A chart wider than its column (it scrolls sideways) starts its title at its
+// left edge, where the reader sees it.
+function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
   const title = layout.title || {};
   const below = layout.legend && layout.legend.yref === "container" ? legendHeight(data, layout,
                                                                                    width) : 0;
-  const { lines, size, extra } = titleLines(layout, width, view);
+  const { lines, size, extra } = wrappedTitle;
   const side = width > view + 1 ? { x: 0, xref: "container", xanchor: "left" } : {};
   const bar = toolbar && touchScreen() ? TOUCH_BAR : 0;
   const above = Math.max(extra, titleRoom) + bar;
@@ -353,11 +353,12 @@ function render(div, asMate = false) {
   div.posvizWidth = div.clientWidth;
   div.posvizView = host.clientWidth;
   const layout = themed(figure.layout, host);
-  div.posvizTitle = titleLines(layout, div.posvizWidth, div.posvizView).extra;
+  const title = titleLines(layout, div.posvizWidth, div.posvizView);
+  div.posvizTitle = title.extra;
   const mates = rowMates(div);
   div.posvizTitleRoom = Math.max(div.posvizTitle, ...mates.map((other) => other.posvizTitle));
   const drawn = fitted(figure.data, layout, div.posvizWidth, div.posvizView,
-                       config.displayModeBar !== false, div.posvizTitleRoom);
+                       config.displayModeBar !== false, title, div.posvizTitleRoom);
   div.style.height = `${drawn.height}px`;
   const done = window.Plotly.react(div, figure.data, drawn, config);
   if (!asMate) {
