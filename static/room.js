@@ -49,6 +49,10 @@ function shared(search) {
 const canonical = (search) => [...new URLSearchParams(shared(search))]
   .map(([name, value]) => `${name}=${value}`).sort().join("&");
 
+// Whether this tab shows a view of the room ({page, query}).
+const shows = (view) => tab.data.page === view.page
+  && canonical(location.search) === canonical(view.query);
+
 // Rerun this tab on a view of the room ({page, query}), or on its own address (null).
 function go(view) {
   const here = location.pathname + location.search;
@@ -84,8 +88,7 @@ function keepUp(token) {
       return;
     }
     const view = tab.view;
-    const showing = view && tab.data.page === view.page
-      && canonical(location.search) === canonical(view.query);
+    const showing = view && shows(view);
     if (showing) tab.snaps = 0;
     if (showing || !tab.data.follow || !idle()) {
       since = 0;
@@ -145,9 +148,8 @@ async function follow(code, token) {
     if (answer.version === version) continue;  // held for the whole wait, nothing new
     version = answer.version;
     if (tab.data.follow) {
-      const showing = tab.data.page === answer.page
-        && canonical(location.search) === canonical(answer.query);
       tab.view = { page: answer.page, query: answer.query };
+      const showing = shows(tab.view);
       tab.snaps = 0;
       if (!first || !showing) go(answer);
     } else if (!first && answer.live !== live) {
