@@ -344,25 +344,36 @@ function rowMates(div) {
             && Math.abs(other.getBoundingClientRect().left - left) > 1);
 }
 
-// Draw (or update in place) the figure the chart holds, fitted to the width it now has. Charts
-// side by side keep the room of the longest title above their plots, so that the plots line
-// up when only one title wraps; a chart whose room that changes is drawn again (once: its
-// mates are this chart's).
-function render(div, asMate = false) {
-  const { figure, config, host } = div.posvizPlot;
+// The layout the chart's figure is drawn with at the width it now has, and its height, which
+// the chart's element takes at once: a chart keeps its place at its drawn height before it is
+// drawn, so that nothing under it moves when it draws (a tap on a button below would land
+// elsewhere). Charts side by side keep the room of the longest title above their plots, so
+// that the plots line up when only one title wraps. Returns the layout and those row mates.
+function sized(div) {
+  const { figure, host, toolbar } = div.posvizSource;
   div.posvizWidth = div.clientWidth;
   div.posvizView = host.clientWidth;
   const layout = themed(figure.layout, host);
   const title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra;
   const mates = rowMates(div);
-  div.posvizTitleRoom = Math.max(div.posvizTitle, ...mates.map((other) => other.posvizTitle));
-  const drawn = fitted(figure.data, layout, div.posvizWidth, div.posvizView,
-                       config.displayModeBar !== false, title, div.posvizTitleRoom);
+  div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
+  const drawn = fitted(figure.data, layout, div.posvizWidth, div.posvizView, toolbar, title,
+                       div.posvizTitleRoom);
   div.style.height = `${drawn.height}px`;
-  const done = window.Plotly.react(div, figure.data, drawn, config);
+  return { drawn, mates };
+}
+
+// Size the chart and draw it (or update it in place) unless it waits to come near the view;
+// a row mate whose title room that changed is sized, and drawn, again (once: its mates are
+// this chart's).
+function render(div, asMate = false) {
+  const { drawn, mates } = sized(div);
+  const drawable = div.posvizConfig && !div.posvizPending;  // drawn before, or being drawn
+  const done = drawable ? window.Plotly.react(div, div.posvizSource.figure.data, drawn,
+                                              div.posvizConfig) : Promise.resolve();
   if (!asMate) {
-    mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom && !other.posvizPending)
+    mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom)
       .forEach((other) => render(other, true));
   }
   return done;
@@ -378,13 +389,22 @@ function drawChart(data, parentElement) {
   }
   const figure = JSON.parse(data.figure);
   const meta = figure.layout.meta || {};
-  div.style.height = `${figure.layout.height || 450}px`;
   div.style.minWidth = `${meta.min_width || 0}px`;  // narrower, the chart would be illegible
   div.dataset.name = data.name;
+  div.posvizSource = { figure, host: parentElement, toolbar: data.modebar !== false };
+  if (!div.posvizResize) {  // a new width (window, sidebar, phone turned) refits the chart
+    div.posvizResize = new ResizeObserver(() => {  // not for a chart a page switch hid
+      if (div.isConnected && div.offsetParent !== null && (div.posvizPending
+          || div.classList.contains("js-plotly-plot"))
+          && (div.clientWidth !== div.posvizWidth
+              || parentElement.clientWidth !== div.posvizView)) render(div);
+    });
+    div.posvizResize.observe(parentElement);
+  }
   whenNear(div, () => plotly(data.bundle).then((Plotly) => {
     const file = `posviz-${data.name}`;
     const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
-    const config = {
+    div.posvizConfig = {
       displaylogo: false, displayModeBar: data.modebar === false ? false : "hover",
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
       toImageButtonOptions: { filename: file, scale: 2 },
@@ -397,18 +417,9 @@ function drawChart(data, parentElement) {
                                            "application/octet-stream")))] : []),
       ],
     };
-    div.posvizPlot = { figure, config, host: parentElement };
-    if (!div.posvizResize) {  // a new width (window, sidebar, phone turned) refits the chart
-      div.posvizResize = new ResizeObserver(() => {  // not for a chart a page switch hid
-        if (div.isConnected && div.offsetParent !== null && !div.posvizPending
-            && div.classList.contains("js-plotly-plot")
-            && (div.clientWidth !== div.posvizWidth
-                || parentElement.clientWidth !== div.posvizView)) render(div);
-      });
-      div.posvizResize.observe(parentElement);
-    }
     return render(div);
   }).catch((err) => { div.textContent = err.message; }));
+  if (div.offsetParent !== null) render(div);  // its place, at its drawn height
 }
 
 function drawTools(data, parentElement) {

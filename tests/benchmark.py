@@ -40,6 +40,7 @@ from tests.load_fixtures import (
     FINISHED,
     IN_VIEW_JS,
     LAUNCH_ARGS,
+    SENTENCE_BOX,
     page_url,
     route_name,
     run_apart,
@@ -145,7 +146,7 @@ def frames(page, received: list) -> None:
 
 
 def sidebar_box(page):
-    return page.locator("[data-testid=stSidebar] input[type=text]").first
+    return page.locator(SENTENCE_BOX)
 
 
 async def session_times(url: str, route: str | None, query: dict, n_tokens: int, salt: int,

@@ -32,6 +32,9 @@ T = TypeVar("T")
 
 FINISHED = "[data-testid=stApp][data-test-script-state=notRunning]"
 
+# The sidebar's sentence box, by its key (the sidebar holds other text boxes: a room's join box).
+SENTENCE_BOX = "[data-testid=stSidebar] .st-key-text input"
+
 # Every chart the page holds, as the text it draws (titles, tick labels, legends). Plotly's
 # root element; the one place that knows what a drawn chart looks like in the DOM.
 CHARTS_JS = "() => [...document.querySelectorAll('.js-plotly-plot')].map(c => c.textContent)"

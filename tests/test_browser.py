@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import PAGES, ROOT
+from tests.load_fixtures import SENTENCE_BOX
 from ui import page_name
 from ui.i18n import text
 
@@ -51,7 +52,7 @@ def assert_healthy(page, where: str) -> None:
 
 def shows(page, typed: str, position: bool, where: str) -> None:
     """The sidebar shows this sentence and switch (waiting a little for a redraw)."""
-    box = page.locator("[data-testid=stSidebar] input[type=text]").first
+    box = page.locator(SENTENCE_BOX)
     switch = page.locator("[data-testid=stSidebar] input[type=checkbox]").first
     expect(box, f"sentence on {where}").to_have_value(typed, timeout=10_000)
     (expect(switch, f"switch on {where}").to_be_checked if position else
@@ -75,7 +76,7 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
     shows(page, FIRST, True, "deep link")
     assert page.get_by_text(text(f"{lesson}.title", "en")).count() >= 1
 
-    box = page.locator("[data-testid=stSidebar] input[type=text]").first
+    box = page.locator(SENTENCE_BOX)
     box.fill(TYPED)
     box.press("Enter")
     settle(page)
@@ -177,7 +178,7 @@ def test_a_chart_out_of_sight_draws_when_scrolled_to_and_redraws_then(server, br
 
     page.evaluate("window.scrollTo(0, 0); document.querySelector('[data-testid=stMain]')"
                   ".scrollTo(0, 0)")
-    box = page.locator("[data-testid=stSidebar] input[type=text]").first
+    box = page.locator(SENTENCE_BOX)
     box.fill("later sentence here")
     box.press("Enter")
     settle(page)
@@ -185,3 +186,25 @@ def test_a_chart_out_of_sight_draws_when_scrolled_to_and_redraws_then(server, br
     below.scroll_into_view_if_needed()
     expect(below).to_contain_text("later", timeout=10_000)
     page.close()
+
+
+def test_a_chart_waiting_to_draw_already_takes_its_drawn_height(server, browser):
+    """Nothing on a page moves when a chart comes near the window and draws: the place it keeps
+    has the height it is drawn at (on a phone: the tool bar above it, a title wrapped to the
+    screen). A button under a chart that moved as it drew would take a tap meant for another."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=2)
+    page = context.new_page()
+    page.goto(f"{server}/attention?text={quote('刚想到了 and a longer sentence')}")
+    settle(page)
+    kept = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '.posviz-chart')].filter((c) => c.posvizPending).map((c) => [c.dataset.name,
+        c.getBoundingClientRect().height]))""")
+    assert len(kept) >= 3, f"expected charts below the window still waiting, got {kept}"
+    charts_drawn(page)
+    drawn = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '.posviz-chart')].map((c) => [c.dataset.name, c.getBoundingClientRect().height]))""")
+    moved = {name: (height, drawn[name]) for name, height in kept.items()
+             if abs(drawn[name] - height) > 1}
+    assert not moved, f"charts whose height changed as they drew (kept, drawn): {moved}"
+    context.close()

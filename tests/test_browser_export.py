@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from posviz.embedding import cosine_similarity, token_embeddings
 from posviz.tokens import token_labels, tokenize
+from tests.load_fixtures import SENTENCE_BOX
 from tests.test_browser import charts_drawn, settle
 from ui.i18n import text
 
@@ -95,7 +96,7 @@ def test_copy_link_copies_a_link_that_restores_the_exact_view(server, page, brow
     fresh.goto(link)
     settle(fresh)
     expect(fresh.locator("h1").first).to_have_text(text("alibi.title", "zh"))
-    expect(fresh.locator("[data-testid=stSidebar] input[type=text]").first).to_have_value(
+    expect(fresh.locator(SENTENCE_BOX)).to_have_value(
         "dog bites man")
     assert not fresh.locator("[data-testid=stSidebar] input[type=checkbox]").first.is_checked()
     for label, value in ((text("alibi.n_heads", "zh"), "16"),

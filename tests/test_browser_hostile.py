@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from posviz.tokens import tokenize
 from tests.controls import ROUTES
-from tests.load_fixtures import DRAWN_JS, FINISHED, charts, page_url, route_name
+from tests.load_fixtures import DRAWN_JS, FINISHED, SENTENCE_BOX, charts, page_url, route_name
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -43,7 +43,7 @@ def test_typed_markup_stays_text_on_every_page(server, browser):
                                timeout=60_000)
         page.wait_for_load_state("networkidle")  # nothing left to load that could rerun it
         page.wait_for_selector(FINISHED)
-        box = page.locator("[data-testid=stSidebar] input[type=text]").first
+        box = page.locator(SENTENCE_BOX)
         box.fill(TYPED)
         box.press("Enter")
         expect(page.locator("[data-testid=stSidebar] [data-testid=stCaptionContainer]").first

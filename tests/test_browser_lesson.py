@@ -3,6 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
+from tests.load_fixtures import SENTENCE_BOX
 from tests.test_browser import assert_healthy, charts_drawn, settle
 from ui.i18n import text
 
@@ -49,7 +50,7 @@ def test_a_link_to_a_scene_opens_it_and_its_full_lesson_link_keeps_the_sentence(
     page.locator("[data-testid=stMain] [data-testid=stPageLink] a").click()
     settle(page)
     expect(page.locator("h1").first).to_have_text(text("rope.title", "zh"))
-    expect(page.locator("[data-testid=stSidebar] input[type=text]").first).to_have_value(
+    expect(page.locator(SENTENCE_BOX)).to_have_value(
         "dog bites man")
     assert_healthy(page, "the full RoPE lesson")
     page.close()

@@ -15,7 +15,7 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from tests.conftest import ROOT
-from tests.load_fixtures import FINISHED
+from tests.load_fixtures import FINISHED, SENTENCE_BOX
 
 pytestmark = pytest.mark.browser
 
@@ -94,21 +94,21 @@ def test_a_room_follows_the_lecturer_votes_and_sees_the_reveal(server, browser, 
     lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
     settle(lecturer)
     waits += [at_view(s, "lesson", "scene=4") for s in (laptop, phone)]
-    box = lecturer.locator("[data-testid=stSidebar] input[type=text]").first
+    box = lecturer.locator(SENTENCE_BOX)
     box.fill("了到想刚")
     box.press("Enter")
     settle(lecturer)
     waits += [at_view(s, "lesson", "text=") for s in (laptop, phone)]
     for student in (laptop, phone):
-        expect(student.locator("[data-testid=stSidebar] input[type=text]").first
+        expect(student.locator(SENTENCE_BOX)
                ).to_have_value("了到想刚", timeout=10_000)
 
     # a follower who leaves the lecturer's view on their own (the Back button, the next scene)
     # is brought back to it, and still follows
     phone.go_back()
-    expect(phone.locator("[data-testid=stSidebar] input[type=text]").first
+    expect(phone.locator(SENTENCE_BOX)
            ).to_have_value("刚想到了", timeout=10_000)
-    expect(phone.locator("[data-testid=stSidebar] input[type=text]").first
+    expect(phone.locator(SENTENCE_BOX)
            ).to_have_value("了到想刚", timeout=FOLLOW_WITHIN * 1000)
     laptop.locator(".st-key-lesson_next button").click()
     at_view(laptop, "lesson", "scene=5")

@@ -72,7 +72,7 @@ SETTLED_JS = """() => {
       || [...main.querySelectorAll('.stBidiComponent')].some((b) => !b.querySelector(
         '.posviz-chart'))) return false;
   const waiting = [...main.querySelectorAll('.posviz-chart')]
-    .filter((c) => c.offsetParent !== null && (c.posvizPending || !c.posvizPlot
+    .filter((c) => c.offsetParent !== null && (c.posvizPending || !c.posvizConfig
                    || !c.classList.contains('js-plotly-plot') || c.posvizWidth !== c.clientWidth));
   if (waiting.length) waiting[0].scrollIntoView({ block: 'center' });
   return !waiting.length;

@@ -23,6 +23,7 @@ from tests.load_fixtures import (
     CHARTS_JS,
     IN_VIEW_JS,
     LAUNCH_ARGS,
+    SENTENCE_BOX,
     TITLED_JS,
     cpu_seconds,
     element,
@@ -74,9 +75,9 @@ SEEN_JS = """() => ({
   main: document.querySelector('[data-testid=stMain]').innerText,
   charts: (CHARTS)().join(' '),
   sidebar: document.querySelector('[data-testid=stSidebar]').innerText,
-  box: document.querySelector('[data-testid=stSidebar] input[type=text]').value,
+  box: document.querySelector('SENTENCE_BOX').value,
   exceptions: document.querySelectorAll('[data-testid=stException]').length,
-})""".replace("CHARTS", CHARTS_JS)
+})""".replace("CHARTS", CHARTS_JS).replace("SENTENCE_BOX", SENTENCE_BOX)
 
 
 WALK = [*ROUTES[1:], None]  # after home: every lesson page, then home again
@@ -100,7 +101,7 @@ async def tab(browser, url: str, i: int, times: list, shows: dict, problems: lis
         await page.wait_for_function(TITLED_JS, arg=[text("home.title", "en")],
                                      timeout=WAIT_MS, polling=100)
         step = "typing"
-        box = page.locator("[data-testid=stSidebar] input[type=text]").first
+        box = page.locator(SENTENCE_BOX)
         await box.fill(tab_sentence(i))
         await box.press("Enter")
         await page.locator(".posviz-chip", has_text=own).first.wait_for(timeout=WAIT_MS)
