@@ -110,7 +110,10 @@ def test_presentation_mode_enlarges_the_page_and_tucks_the_sidebar_away(server, 
     page.goto(f"{server}/sinusoidal?present=true")
     settle(page)
     charts_drawn(page)
-    assert page.evaluate("parseFloat(getComputedStyle(document.documentElement).fontSize)") >= 20
+    # the page's style is a style-only st.html (Streamlit's event container); once, under CI's
+    # load, the root font was read before it applied: waited for, not read once
+    page.wait_for_function("parseFloat(getComputedStyle(document.documentElement).fontSize)"
+                           " >= 20", timeout=10_000)
     expect(page.locator("[data-testid=stSidebar]")).to_have_attribute("data-collapsed", "true")
     tick = page.locator(".posviz-chart .xtick text").first
     assert float(tick.evaluate("t => parseFloat(t.style.fontSize)")) >= 20
