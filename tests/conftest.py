@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
 TIMED_LAST = ("test_load.py", "test_room_load.py", "test_rooms_http.py", "test_deploy.py")
-"""Modules whose tests measure time or CPU on a running server: they run last, when the other
-worker has finished and the machine is quiet."""
+"""Modules whose tests measure time or CPU on a running server: they run last, and the first of
+them waits for the other worker to finish (see _quiet_for_timed_tests)."""
 
 
 def pytest_collection_modifyitems(config, items) -> None:
@@ -22,6 +23,43 @@ def pytest_collection_modifyitems(config, items) -> None:
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.xdist_group("servers"))
     items.sort(key=lambda item: item.path.name in TIMED_LAST)  # stable: order kept otherwise
+
+
+def _busy_cores(seconds: float) -> float | None:
+    """How many of the machine's cores were busy over the next few seconds, from /proc/stat
+    (None where there is none)."""
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat") as stat:
+            ticks = [int(v) for v in stat.readline().split()[1:]]
+        idle = ticks[3] + ticks[4]  # idle, iowait
+        return sum(ticks) - idle, sum(ticks)
+
+    try:
+        busy0, total0 = sample()
+        time.sleep(seconds)
+        busy1, total1 = sample()
+    except OSError:
+        return None
+    cores = os.cpu_count() or 1
+    return cores * (busy1 - busy0) / max(total1 - total0, 1)
+
+
+_QUIET = []  # set once the machine was seen quiet before the first timed test
+
+
+@pytest.fixture(autouse=True)
+def _quiet_for_timed_tests(request) -> None:
+    """The first timed test starts once the machine is quiet: the other worker may still be
+    running its last unit tests when this one reaches the timed ones (at most two minutes'
+    wait; once that worker has finished it has nothing more to run)."""
+    if _QUIET or request.node.path.name not in TIMED_LAST:
+        return
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        busy = _busy_cores(1.0)
+        if busy is None or busy < 0.3:
+            break
+    _QUIET.append(True)
 
 
 @pytest.fixture(scope="session")
