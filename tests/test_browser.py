@@ -197,6 +197,10 @@ def test_a_chart_waiting_to_draw_already_takes_its_drawn_height(server, browser)
     page = context.new_page()
     page.goto(f"{server}/attention?text={quote('刚想到了 and a longer sentence')}")
     settle(page)
+    page.wait_for_function("""() => {
+        const boxes = [...document.querySelectorAll('[data-testid=stMain] .stBidiComponent')];
+        return boxes.length > 2 && boxes.every((box) => box.querySelector('.posviz-chart'));
+    }""", timeout=30_000)  # every chart element has loaded its module
     kept = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
         '.posviz-chart')].filter((c) => c.posvizPending).map((c) => [c.dataset.name,
         c.getBoundingClientRect().height]))""")
