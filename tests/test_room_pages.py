@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from posviz.rooms import new_voter, shared_store
+from posviz.rooms import shared_store
 from tests.conftest import ROOT
 from tests.hostile import CATEGORIES
 
@@ -187,11 +187,12 @@ def test_the_answers_download_as_csv_with_typed_formulas_defused(store):
 
     code, _ = store.create()
     poll = store.ask(code, "=cmd|' /C calc'!A0", ["+1", "-2", "@3"])
-    voter = new_voter()
-    store.vote(code, poll.id, voter, 2)
+    store.vote(code, poll.id, "plainVoter01", 2)
+    store.vote(code, poll.id, "-dashVoter01", 1)  # a voter id may start with a minus sign
     table = answers_csv(code)
     assert table.startswith("\ufeffroom,question_id,question,voter,answer,answer_text")
-    assert f"{code},q1,'=cmd|' /C calc'!A0,{voter},C,'@3,," in table
+    assert f"{code},q1,'=cmd|' /C calc'!A0,plainVoter01,C,'@3,," in table
+    assert f"{code},q1,'=cmd|' /C calc'!A0,'-dashVoter01,B,'-2,," in table
 
 
 def test_a_lecturer_whose_view_is_too_long_for_the_room_is_told(store):
