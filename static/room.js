@@ -147,6 +147,7 @@ async function follow(code, token) {
     const first = version === -1;
     if (answer.version === version) continue;  // held for the whole wait, nothing new
     version = answer.version;
+    tab.version = version;  // the newest version of the room this tab has heard of
     if (tab.data.follow) {
       tab.view = { page: answer.page, query: answer.query };
       const showing = shows(tab.view);

@@ -8,7 +8,7 @@ publishing of a scene to that follower's run of it finished.
 Prints, with the cores used:
 1. one replica (one server process) at growing class sizes: p95 page time per move, server CPU
    and resident memory per student, the cost of one follower update; the largest class it holds
-   at p95 <= 1.5 s;
+   at p95 <= 1.5 s; what 200 followers waiting on an unchanged room cost it for a minute;
 2. from these, a sizing table: replicas and cores for 50, 200, 500 and 5,000 students;
 3. one replica against two behind HAProxy (`python -m deploy.up`), the same room: follower
    updates per second and p95 page time of each, and their ratio.
@@ -39,6 +39,8 @@ SCENES = 9
 TARGET_P95 = 1.5   # seconds: the page time a class should see
 CLASSES = (25, 50, 100, 150, 200)
 SIZES = (50, 200, 500, 5000)
+IDLE_CLASS, IDLE_SECONDS = 200, 60
+IDLE_TARGET = 0.20  # of one core, for a whole class waiting on an unchanged room
 
 
 @dataclass
@@ -122,6 +124,35 @@ def measure(loop: Loop, url: str, store_url: str, pids: list[int], n: int,
                 n * moves / (seconds - moves * (pause + 0.2)))
 
 
+async def idle(students: list[Student], pid: int, seconds: float) -> tuple[float, int]:
+    """Followers waiting on an unchanged room for `seconds`: the server's share of one core, and
+    how many waits it answered (each is renewed after the route's hold, 25 s)."""
+    waits = {asyncio.ensure_future(s.wait()): s for s in students}
+    renewed = 0
+    await asyncio.sleep(1)
+    start, used = time.monotonic(), cpu_seconds(pid)
+    while time.monotonic() - start < seconds:
+        done, _ = await asyncio.wait(waits, timeout=1)
+        for finished in done:
+            student = waits.pop(finished)
+            waits[asyncio.ensure_future(student.wait())] = student
+            renewed += 1
+    share = (cpu_seconds(pid) - used) / (time.monotonic() - start)
+    for wait in waits:
+        wait.cancel()
+    return share, renewed
+
+
+def idle_cost(loop: Loop, n: int, seconds: float) -> tuple[float, int]:
+    folder = tempfile.mkdtemp()
+    store_url = f"sqlite:///{folder}/rooms.sqlite3"
+    with serving(env={"POSVIZ_ROOM_STORE": store_url}) as (proc, url):
+        lecturer, students = loop.run(seat(url, store_url, n))
+        share, renewed = loop.run(idle(students, proc.pid, seconds))
+        loop.run(close(lecturer, students))
+    return share, renewed
+
+
 def one_replica(loop: Loop, classes: tuple[int, ...], pause: float) -> list[Walk]:
     walks = []
     for n in classes:
@@ -194,6 +225,10 @@ def main() -> None:
     for row in table:
         print(f"  | {row['students']:>8,} | {row['replicas']:>8} | {row['cores']:>5} | "
               f"{row['memory_gb']:>11} |")
+    idle_class, idle_seconds = (50, 30) if args.quick else (IDLE_CLASS, IDLE_SECONDS)
+    share, renewed = idle_cost(loop, idle_class, idle_seconds)
+    print(f"  {idle_class} idle followers for {idle_seconds} s: {share:.1%} of one core "
+          f"(target {IDLE_TARGET:.0%}), {renewed} waits renewed", flush=True)
     print(f"3. the same room of {compared} students, behind HAProxy:", flush=True)
     compare = {}
     for replicas in (1, 2):
@@ -210,7 +245,8 @@ def main() -> None:
         args.json.write_text(json.dumps(dict(
             cores=os.cpu_count(), one_replica=[asdict(w) | {"update_ms": w.update_ms}
                                               for w in walks],
-            per_replica=per_replica, sizing=table,
+            per_replica=per_replica, sizing=table, idle=dict(
+                students=idle_class, seconds=idle_seconds, core_share=share, renewed=renewed),
             proxy={k: asdict(w) for k, w in compare.items()}, ratio=ratio), indent=2))
 
 

@@ -2,66 +2,42 @@
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 
+from tests import scheduling
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
-TIMED_LAST = ("test_load.py", "test_room_load.py", "test_rooms_http.py", "test_deploy.py")
-"""Modules whose tests measure time or CPU on a running server: they run last, and the first of
-them waits for the other worker to finish (see _quiet_for_timed_tests)."""
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items) -> None:
-    """Two workers share the suite (pytest-xdist, `-n 2 --dist loadgroup`). The group marked
-    here is meant to send every test that starts a server or a browser to one of them, timed
-    tests last. It does not: pytest-xdist 3.8 turns the mark into a suffix of the test's id in
-    its own collection hook, which runs before this one, so these tests are spread over both
-    workers like the rest (seen 2026-12-03; making the grouping real changes the suite's timing
-    and needs its own measured runs)."""
-    for item in items:
-        if item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.xdist_group("servers"))
-    items.sort(key=lambda item: item.path.name in TIMED_LAST)  # stable: order kept otherwise
+    """Mark each test's group (tests/scheduling.py); tests that start a server or a browser run
+    in the order of their modules, the deployment's last."""
+    scheduling.mark_groups(items)
 
 
-def _busy_cores(seconds: float) -> float | None:
-    """How many of the machine's cores were busy over the next few seconds, from /proc/stat
-    (None where there is none)."""
-    def sample() -> tuple[int, int]:
-        with open("/proc/stat") as stat:
-            ticks = [int(v) for v in stat.readline().split()[1:]]
-        idle = ticks[3] + ticks[4]  # idle, iowait
-        return sum(ticks) - idle, sum(ticks)
-
-    try:
-        busy0, total0 = sample()
-        time.sleep(seconds)
-        busy1, total1 = sample()
-    except OSError:
-        return None
-    cores = os.cpu_count() or 1
-    return cores * (busy1 - busy0) / max(total1 - total0, 1)
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    return scheduling.Scheduling(config, log)
 
 
-_QUIET = []  # set once the machine was seen quiet before the first timed test
+def pytest_configure(config) -> None:
+    scheduling.share_a_folder(config)
 
 
-@pytest.fixture(autouse=True)
-def _quiet_for_timed_tests(request) -> None:
-    """The first timed test starts once the machine is quiet: the other worker may still be
-    running its last unit tests when this one reaches the timed ones (at most two minutes'
-    wait; once that worker has finished it has nothing more to run)."""
-    if _QUIET or request.node.path.name not in TIMED_LAST:
-        return
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        busy = _busy_cores(1.0)
-        if busy is None or busy < 0.3:
-            break
-    _QUIET.append(True)
+def pytest_sessionfinish(session) -> None:
+    scheduling.worker_finished()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _machine_to_itself(request) -> None:
+    """A module that needs the whole machine starts once the other workers have finished."""
+    if request.node.path.name in scheduling.ALONE_MODULES:
+        scheduling.wait_for_the_others(request.config, [
+            item.nodeid for item in request.session.items if item.path == request.node.path])
 
 
 @pytest.fixture(scope="session")

@@ -35,6 +35,65 @@ FINISHED = "[data-testid=stApp][data-test-script-state=notRunning]"
 # The sidebar's sentence box, by its key (the sidebar holds other text boxes: a room's join box).
 SENTENCE_BOX = "[data-testid=stSidebar] .st-key-text input"
 
+# Counts the app's script state leaving a busy state (a rerun asked for, a run going), from the
+# moment it is installed in a document: a rerun is waited for by its end, not by a pause. (A run
+# quick enough may never show "running", but the request for it shows first.)
+RUNS_JS = """() => {
+  if (window.posvizRuns !== undefined) return;
+  window.posvizRuns = 0;
+  new MutationObserver((records) => records.forEach((r) => {
+    if (r.oldValue && r.oldValue !== 'notRunning') window.posvizRuns += 1;
+  })).observe(document, { subtree: true, attributes: true, attributeOldValue: true,
+                         attributeFilter: ['data-test-script-state'] });
+}"""
+
+# True once more than `before` runs have ended (or a new document has replaced the one that
+# counted them), the script is not running, the page has its title and no element is still
+# loading or left over from the run before.
+RAN_JS = """([before]) => !(window.posvizRuns <= before) && !!document.querySelector('FINISHED')
+  && !!document.querySelector('[data-testid=stMain] h1')
+  && !document.querySelector('[data-testid=stSkeleton], [data-stale=true]')""".replace(
+    "FINISHED", FINISHED)
+
+
+def settle(page) -> None:
+    """Wait until a page just opened (goto, reload) has run its script to the end and drawn
+    it, and start counting its runs (for `rerun`)."""
+    page.wait_for_function(RAN_JS, arg=[-1], timeout=30_000, polling=50)
+    page.evaluate(RUNS_JS)
+
+
+@contextlib.contextmanager
+def rerun(page) -> Iterator[None]:
+    """Wait, after the block (a click, a key), until the run it started has ended and its page
+    is drawn."""
+    page.evaluate(RUNS_JS)
+    before = page.evaluate("window.posvizRuns")
+    yield
+    page.wait_for_function(RAN_JS, arg=[before], timeout=30_000, polling=50)
+    page.evaluate(RUNS_JS)
+
+
+# True once what `selector` finds has kept its place and size for a few frames (polled each
+# animation frame): a chart's own redraws (margins that grow), a panel sliding in.
+STILL_JS = """([selector]) => {
+  const now = JSON.stringify([...document.querySelectorAll(selector)].map((e) => {
+    const r = e.getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height];
+  }));
+  const last = window.posvizStill;
+  if (last && last.selector === selector && last.now === now) return ++last.frames >= 3;
+  window.posvizStill = { selector, now, frames: 0 };
+  return false;
+}"""
+
+
+def still(page, selector: str) -> None:
+    """Wait until what selector finds stays put (STILL_JS)."""
+    page.evaluate("window.posvizStill = null")
+    page.wait_for_function(STILL_JS, arg=[selector], timeout=10_000, polling="raf")
+
+
 # Every chart the page holds, as the text it draws (titles, tick labels, legends). Plotly's
 # root element; the one place that knows what a drawn chart looks like in the DOM.
 CHARTS_JS = "() => [...document.querySelectorAll('.js-plotly-plot')].map(c => c.textContent)"

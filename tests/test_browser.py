@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import PAGES, ROOT
-from tests.load_fixtures import SENTENCE_BOX
+from tests.load_fixtures import SENTENCE_BOX, rerun, settle
 from ui import page_name
 from ui.i18n import text
 
@@ -17,19 +17,6 @@ pytestmark = pytest.mark.browser
 
 FIRST = "the cat saw the dog"
 TYPED = "了到想刚 <b>x</b>"
-
-
-def settle(page) -> None:
-    """Wait until the script has run to its end and the page has drawn it.
-
-    Some elements (page links, HTML) load their code lazily after the run: network idle.
-    """
-    page.wait_for_timeout(300)
-    page.wait_for_selector("[data-testid=stApp][data-test-script-state=notRunning]",
-                           timeout=30_000)
-    page.wait_for_selector("[data-testid=stMain] h1", timeout=30_000)
-    page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(500)
 
 
 def charts_drawn(page) -> int:
@@ -60,9 +47,9 @@ def shows(page, typed: str, position: bool, where: str) -> None:
 
 
 def nav_click(page, label: str) -> None:
-    page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
-                 has_text=label).first.click()
-    settle(page)
+    with rerun(page):
+        page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
+                     has_text=label).first.click()
 
 
 def test_sentence_and_language_survive_every_route(server, browser, artifacts):
@@ -78,17 +65,17 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
 
     box = page.locator(SENTENCE_BOX)
     box.fill(TYPED)
-    box.press("Enter")
-    settle(page)
+    with rerun(page):
+        box.press("Enter")
     shows(page, TYPED, True, "typing")
     assert page.locator("b", has_text="x").count() == 0, "typed markup must stay text"
-    page.locator("[data-testid=stSidebar] [data-testid=stCheckbox]").first.click()
-    settle(page)
+    with rerun(page):
+        page.locator("[data-testid=stSidebar] [data-testid=stCheckbox]").first.click()
     shows(page, TYPED, False, "the switch")
 
     for name in ["home", *(page_name(ROOT / p) for p in PAGES)]:
         nav_click(page, text(f"{name}.nav", "en"))
-        page.wait_for_timeout(1000)  # let plotly draw before the screenshot
+        charts_drawn(page)
         assert_healthy(page, name)
         shows(page, TYPED, False, name)
         page.screenshot(path=artifacts / f"{name}-en.png", full_page=True)
@@ -98,8 +85,8 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
     assert_healthy(page, "reload")
     shows(page, TYPED, False, "reload")
 
-    page.locator("[data-testid=stSidebar] label", has_text="简体中文").click()
-    settle(page)
+    with rerun(page):
+        page.locator("[data-testid=stSidebar] label", has_text="简体中文").click()
     assert page.get_by_text(text("common.sentence", "zh"), exact=True).count() >= 1
     nav_click(page, text("home.nav", "zh"))
     assert_healthy(page, "home in Chinese")
@@ -107,7 +94,7 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
     assert page.get_by_text(text("home.lessons", "zh"), exact=True).count() >= 1
     for name in (page_name(ROOT / p) for p in PAGES):
         nav_click(page, text(f"{name}.nav", "zh"))
-        page.wait_for_timeout(1000)
+        charts_drawn(page)
         assert_healthy(page, f"{name} in Chinese")
         shows(page, TYPED, False, f"{name} in Chinese")
         page.screenshot(path=artifacts / f"{name}-zh.png", full_page=True)
@@ -180,8 +167,8 @@ def test_a_chart_out_of_sight_draws_when_scrolled_to_and_redraws_then(server, br
                   ".scrollTo(0, 0)")
     box = page.locator(SENTENCE_BOX)
     box.fill("later sentence here")
-    box.press("Enter")
-    settle(page)
+    with rerun(page):
+        box.press("Enter")
     assert "later" not in below.text_content(), "an out-of-sight chart redrew without a reader"
     below.scroll_into_view_if_needed()
     expect(below).to_contain_text("later", timeout=10_000)

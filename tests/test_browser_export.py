@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 
 from posviz.embedding import cosine_similarity, token_embeddings
 from posviz.tokens import token_labels, tokenize
-from tests.load_fixtures import SENTENCE_BOX
-from tests.test_browser import charts_drawn, settle
+from tests.load_fixtures import SENTENCE_BOX, settle
+from tests.test_browser import charts_drawn
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser

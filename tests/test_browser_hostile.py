@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 from posviz.tokens import tokenize
 from tests.controls import ROUTES
 from tests.load_fixtures import DRAWN_JS, FINISHED, SENTENCE_BOX, charts, page_url, route_name
+from tests.test_browser import charts_drawn
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -50,8 +51,7 @@ def test_typed_markup_stays_text_on_every_page(server, browser):
                ).to_have_text(text("common.n_tokens", "en", n=len(tokens)), timeout=30_000)
         page.wait_for_function(DRAWN_JS, arg=[text(f"{name}.title", "en"), 0, ""],
                                timeout=60_000)
-        page.wait_for_load_state("networkidle")
-        page.wait_for_timeout(500)  # charts drawn after the script's end
+        charts_drawn(page)  # every chart drawn, each scrolled to
 
         assert page.locator("[data-testid=stException]").count() == 0, name
         assert page.evaluate(RENDERED_JS) == {"pwned": None, "images": 0, "scripts": 0,

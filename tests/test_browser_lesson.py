@@ -3,8 +3,8 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.load_fixtures import SENTENCE_BOX
-from tests.test_browser import assert_healthy, charts_drawn, settle
+from tests.load_fixtures import SENTENCE_BOX, settle
+from tests.test_browser import assert_healthy, charts_drawn
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser

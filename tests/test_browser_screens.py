@@ -19,7 +19,7 @@ import pytest
 
 from tests.conftest import PAGES, ROOT
 from tests.drawn import problems
-from tests.load_fixtures import FINISHED, TITLED_JS, page_url, route_name, serving
+from tests.load_fixtures import FINISHED, TITLED_JS, page_url, route_name, serving, still
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -77,6 +77,8 @@ SETTLED_JS = """() => {
   if (waiting.length) waiting[0].scrollIntoView({ block: 'center' });
   return !waiting.length;
 }""".replace("FINISHED", FINISHED)
+
+PLOTS = "[data-testid=stMain] .js-plotly-plot .draglayer"  # every chart's plot areas
 
 # Whether the page is drawn on a dark background (the theme follows the browser's preference).
 DARK_JS = """() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor
@@ -147,7 +149,7 @@ class Sweep:
         """Draw every chart in view of the reader, check them all, keep a screenshot."""
         page = self.page
         page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
-        page.wait_for_timeout(150)  # the last chart's own redraws (margins that grow)
+        still(page, PLOTS)  # the last chart's own redraws (margins that grow)
         said = f"{self.screen.name}, {self.lang}, {where}"
         if page.locator("[data-testid=stException]").count():
             self.found.append(f"{said}: the page shows an exception")
@@ -171,7 +173,7 @@ class Sweep:
             if tall <= page.viewport_size["height"]:
                 break
             page.set_viewport_size({"width": screen.width, "height": tall})
-            page.wait_for_timeout(100)
+            still(page, f"[data-testid=stMain] > div, {PLOTS}")
         page.screenshot(path=self.folder / f"{screen.name}-{self.lang}-{where}.jpg", quality=70)
         page.set_viewport_size({"width": screen.width, "height": screen.height})
 
@@ -201,7 +203,7 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
     if screen.phone:  # the sidebar, opened as a student does
         sweep.page.locator("[data-testid=stExpandSidebarButton]").click()
         sweep.page.locator("[data-testid=stSidebar]").wait_for()
-        sweep.page.wait_for_timeout(500)
+        still(sweep.page, "[data-testid=stSidebar]")  # slid all the way in
         sidebar = sweep.page.locator("[data-testid=stSidebarContent]")
         if sidebar.evaluate("(bar) => bar.scrollWidth - bar.clientWidth") > 1:
             sweep.found.append(f"phone, {lang}: the sidebar scrolls sideways")

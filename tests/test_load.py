@@ -12,8 +12,6 @@ The two Chromium tabs run at the lowest CPU priority (`nice -n 19`), the server 
 """
 
 import asyncio
-import random
-import statistics
 import time
 
 import pytest
@@ -43,10 +41,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 
 TABS = 20
 IN_CHROMIUM = (0, 10)  # the tabs drawn by a real browser
-READING = (2.0, 6.0)   # seconds a student stays on a page before the next click (seeded)
-STAGGER = 0.5          # seconds between two students' arrivals
-PAGE_P95 = 1.5         # seconds from a click on a page link to the page shown (Chromium: with
-                       # its charts in sight drawn; protocol: the script-finished message)
+STAGGER = 0.25         # seconds between two students' arrivals
 SESSIONS = 100
 GROWTH_MB = 200
 WAIT_MS = 60_000
@@ -92,7 +87,7 @@ async def tab(browser, url: str, i: int, times: list, shows: dict, problems: lis
     context = await browser.new_context(viewport=VIEWPORT)
     page = await context.new_page()
     page.on("pageerror", lambda err: problems.append(f"tab {i} page error: {err}"))
-    own, pace = marker(i), random.Random(i)
+    own = marker(i)
     others = [marker(j) for j in range(TABS) if j != i]
     step = "home"
     try:
@@ -107,7 +102,6 @@ async def tab(browser, url: str, i: int, times: list, shows: dict, problems: lis
         await page.locator(".posviz-chip", has_text=own).first.wait_for(timeout=WAIT_MS)
         for route in WALK:
             name = step = route_name(route)
-            await asyncio.sleep(pace.uniform(*READING))
             link = page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
                                 has_text=text(f"{name}.nav", "en")).first
             start = time.monotonic()
@@ -136,7 +130,7 @@ async def tab(browser, url: str, i: int, times: list, shows: dict, problems: lis
 async def protocol_tab(url: str, i: int, times: list, shows: dict, problems: list) -> None:
     """One student over the websocket: home with a sentence, then every page as a click on its
     sidebar link asks for it (the page's name and the sentence in the query string)."""
-    own, pace = marker(i), random.Random(i)
+    own = marker(i)
     others = [marker(j) for j in range(TABS) if j != i]
     step = "home"
     try:
@@ -145,7 +139,6 @@ async def protocol_tab(url: str, i: int, times: list, shows: dict, problems: lis
             await s.run(None, {"text": tab_sentence(i)})
             for route in WALK:
                 name = step = route_name(route)
-                await asyncio.sleep(pace.uniform(*READING))
                 start = time.monotonic()
                 shown = await s.run(route, {"text": tab_sentence(i)})
                 times.append((name, time.monotonic() - start, "protocol"))
@@ -174,32 +167,17 @@ async def room(chromium: str, url: str, times: list, shows: dict, problems: list
         await browser.close()
 
 
-def p95(values: list[float]) -> float:
-    return statistics.quantiles(values, n=20, method="inclusive")[-1]
-
-
 def test_twenty_tabs_each_see_only_their_own_sentence_on_every_page(own_server, chromium_path,
                                                                     tmp_path):
-    """20 tabs at once, each with its own sentence, through every page: no error, no sentence
-    of another tab anywhere, every visit done. The page times are printed against PAGE_P95, not
-    judged: speed is measured, and the two cores this room shares with the rest of the suite
-    (under CI, the other worker's last tests) set them as much as posviz does."""
+    """20 tabs at once, each with its own sentence, through every page as fast as it can: no
+    error, no sentence of another tab anywhere, every visit done. Page times are measured by
+    `python -m tests.benchmark`, on a quiet machine."""
     proc, url = own_server
     times, shows, problems = [], {}, []
     server, wall = cpu_seconds(proc.pid), time.monotonic()
     run_apart(room(lowly(chromium_path, tmp_path), url, times, shows, problems))
     server, wall = cpu_seconds(proc.pid) - server, time.monotonic() - wall
-    print(f"\n{wall:.0f} s, the server used {server:.0f} CPU-s; {len(times)} page visits:")
-    for kind in ("protocol", "chromium"):
-        mine = [t for _, t, k in times if k == kind]
-        print(f"  {kind:9} median {statistics.median(mine):.2f} s, p95 {p95(mine):.2f} s, "
-              f"max {max(mine):.2f} s")
-    for name in dict.fromkeys(name for name, _, _ in times):
-        mine = [t for n, t, _ in times if n == name]
-        print(f"  {name:12} median {statistics.median(mine):.2f} s, p95 {p95(mine):.2f} s")
-    every = p95([t for _, t, _ in times])
-    print(f"  all visits p95 {every:.2f} s: target {PAGE_P95} s on a quiet machine "
-          f"{'met' if every <= PAGE_P95 else 'NOT met'}")
+    print(f"\n{wall:.0f} s, the server used {server:.0f} CPU-s for {len(times)} page visits")
     assert not problems, "\n".join(problems[:30])
     assert len(times) == TABS * len(WALK)
     for i in range(TABS):

@@ -1,0 +1,102 @@
+"""How the suite shares the machine's two cores (pytest-xdist, `-n 2`).
+
+Three kinds of test:
+- **servers**: every test marked `browser` (a real server, a browser, Redis): one work unit,
+  run in order on one worker, so that no two of them ever run beside each other and they share
+  one app server and one browser (the session fixtures of that worker);
+- **alone**: tests that need the whole machine (a deployment of several server processes whose
+  health checks have deadlines): handed out last, once every other test has been, and started
+  only once every other worker has finished (`wait_for_the_others`);
+- every other test (unit, property and page tests, each in a process of its own making): one
+  unit each, on whichever worker is free, beside the servers' worker.
+
+The groups are marks that pytest-xdist reads in its own collection hook (it turns each into a
+suffix of the test's id); `mark_groups` has to run before that hook.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from xdist.scheduler import LoadGroupScheduling
+
+SERVERS = "servers"
+ALONE = "alone"
+ALONE_MODULES = ("test_deploy.py",)
+"""Modules whose tests run with the machine to themselves."""
+
+OTHERS_WAIT = 600  # seconds an alone test waits for the other workers at most
+
+
+def group_of(item: pytest.Item) -> str | None:
+    if item.path.name in ALONE_MODULES:
+        return ALONE
+    if item.get_closest_marker("browser"):
+        return SERVERS
+    return None
+
+
+def mark_groups(items: list[pytest.Item]) -> None:
+    for item in items:
+        if group := group_of(item):
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _is_alone(scope: str) -> bool:
+    return scope == ALONE
+
+
+class Scheduling(LoadGroupScheduling):
+    """loadgroup, except that the alone unit waits until it is the only one left, and the
+    worker it goes to is the last at work: every other worker is told to finish."""
+
+    def _assign_work_unit(self, node) -> None:
+        scope = next((s for s in self.workqueue if not _is_alone(s)), None)
+        if scope is None:  # only the alone unit is left: every other worker stops
+            super()._assign_work_unit(node)
+            for other in self.nodes:
+                if other is not node and not other.shutting_down:
+                    other.shutdown()
+            return
+        self.workqueue.move_to_end(scope, last=False)
+        super()._assign_work_unit(node)
+
+
+SHARED = "POSVIZ_TEST_WORKERS"  # the folder where workers leave word, in their environment
+
+
+def share_a_folder(config: pytest.Config) -> None:
+    """The controller makes a folder for its workers to leave word in (they inherit it)."""
+    if not hasattr(config, "workerinput"):
+        os.environ[SHARED] = tempfile.mkdtemp(prefix="posviz-workers-")
+
+
+def _finished(worker: str) -> Path:
+    return Path(os.environ[SHARED]) / f"finished-{worker}"
+
+
+def worker_finished() -> None:
+    """A worker leaves word that it has run its last test (at the end of its session)."""
+    if (worker := os.environ.get("PYTEST_XDIST_WORKER")) and SHARED in os.environ:
+        _finished(worker).touch()
+
+
+def wait_for_the_others(config: pytest.Config, nodeids: list[str]) -> None:
+    """Alone tests (these) start once every other worker has run its last test."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker or SHARED not in os.environ or not config.getvalue("loadgroup"):
+        return
+    if ungrouped := [n for n in nodeids if not n.endswith(f"@{ALONE}")]:
+        pytest.fail(f"pytest-xdist did not group {ungrouped[0]}: this pytest and pytest-xdist "
+                    "do not work together (see requirements-dev.txt)")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    others = [f"gw{i}" for i in range(count) if f"gw{i}" != worker]
+    deadline = time.monotonic() + OTHERS_WAIT
+    while any(not _finished(other).exists() for other in others):
+        if time.monotonic() > deadline:
+            pytest.fail(f"the other workers ({others}) did not finish within {OTHERS_WAIT} s")
+        time.sleep(0.5)
