@@ -66,11 +66,13 @@ def server(chromium_path, tmp_path_factory) -> str:
 def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
+    from tests.load_fixtures import Watched
+
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run"])
-        yield browser
+        yield Watched(browser)
         browser.close()
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import weakref
 from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -35,22 +36,9 @@ FINISHED = "[data-testid=stApp][data-test-script-state=notRunning]"
 # The sidebar's sentence box, by its key (the sidebar holds other text boxes: a room's join box).
 SENTENCE_BOX = "[data-testid=stSidebar] .st-key-text input"
 
-# Counts the app's script state leaving a busy state (a rerun asked for, a run going), from the
-# moment it is installed in a document: a rerun is waited for by its end, not by a pause. (A run
-# quick enough may never show "running", but the request for it shows first.)
-RUNS_JS = """() => {
-  if (window.posvizRuns !== undefined) return;
-  window.posvizRuns = 0;
-  new MutationObserver((records) => records.forEach((r) => {
-    if (r.oldValue && r.oldValue !== 'notRunning') window.posvizRuns += 1;
-  })).observe(document, { subtree: true, attributes: true, attributeOldValue: true,
-                         attributeFilter: ['data-test-script-state'] });
-}"""
-
-# True once more than `before` runs have ended (or a new document has replaced the one that
-# counted them), the script is not running, the page has its title and no element is still
-# loading or left over from the run before.
-RAN_JS = """([before]) => !(window.posvizRuns <= before) && !!document.querySelector('FINISHED')
+# True once the script is not running, the page has its title and no element is still loading
+# or left over from the run before.
+DRAWN_RUN_JS = """() => !!document.querySelector('FINISHED')
   && !!document.querySelector('[data-testid=stMain] h1')
   && !document.querySelector('[data-testid=stSkeleton], [data-stale=true]')""".replace(
     "FINISHED", FINISHED)
@@ -58,20 +46,67 @@ RAN_JS = """([before]) => !(window.posvizRuns <= before) && !!document.querySele
 
 def settle(page) -> None:
     """Wait until a page just opened (goto, reload) has run its script to the end and drawn
-    it, and start counting its runs (for `rerun`)."""
-    page.wait_for_function(RAN_JS, arg=[-1], timeout=30_000, polling=50)
-    page.evaluate(RUNS_JS)
+    it."""
+    page.wait_for_function(DRAWN_RUN_JS, timeout=30_000, polling=50)
+
+
+def at_scene(page, scene: int) -> None:
+    """Wait until the guided lesson shows this scene (in its address) and is drawn."""
+    page.wait_for_function("([n]) => new URLSearchParams(location.search).get('scene') == n",
+                           arg=[str(scene)], timeout=30_000)
+    settle(page)
+
+
+# Each page's connection to the server (its websocket), for `rerun`: kept by `Watched`.
+_SOCKETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _full_run_finished(payload: bytes | str) -> bool:
+    """Whether a message from the server says a run of the whole page has finished (not one
+    cut short by a rerun, nor a fragment's)."""
+    if isinstance(payload, str):
+        return False
+    message = ForwardMsg.FromString(payload)
+    return message.WhichOneof("type") == "script_finished" and message.script_finished in (
+        ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR)
+
+
+def _watch(page) -> None:
+    def connected(socket) -> None:
+        if socket.url.endswith("/_stcore/stream"):
+            _SOCKETS[page] = socket
+    page.on("websocket", connected)
+
+
+class Watched:
+    """A browser (or one of its contexts) whose new pages keep their websocket for `rerun`: a
+    run's end is read from the server's own message, which a page under load may never show in
+    its markup (React can draw a whole quick run at once)."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+
+    def new_page(self, **options):
+        page = self._inner.new_page(**options)
+        _watch(page)
+        return page
+
+    def new_context(self, **options) -> Watched:
+        return Watched(self._inner.new_context(**options))
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
 
 
 @contextlib.contextmanager
 def rerun(page) -> Iterator[None]:
-    """Wait, after the block (a click, a key), until the run it started has ended and its page
-    is drawn."""
-    page.evaluate(RUNS_JS)
-    before = page.evaluate("window.posvizRuns")
-    yield
-    page.wait_for_function(RAN_JS, arg=[before], timeout=30_000, polling=50)
-    page.evaluate(RUNS_JS)
+    """Wait, after the block (a click, a key), until the run of the whole page it started has
+    finished (the server's message) and the page is drawn. Only for pages made by a `Watched`
+    browser."""
+    with _SOCKETS[page].expect_event("framereceived", predicate=_full_run_finished,
+                                     timeout=30_000):
+        yield
+    settle(page)
 
 
 # True once what `selector` finds has kept its place and size for a few frames (polled each
