@@ -32,6 +32,10 @@ def pytest_sessionfinish(session) -> None:
     scheduling.worker_finished()
 
 
+def pytest_unconfigure(config) -> None:
+    scheduling.drop_the_folder(config)
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _machine_to_itself(request) -> None:
     """A module that needs the whole machine starts once the other workers have finished."""

@@ -7,8 +7,8 @@ Three kinds of test:
 - **alone**: tests that need the whole machine (a deployment of several server processes whose
   health checks have deadlines): handed out last, once every other test has been, and started
   only once every other worker has finished (`wait_for_the_others`);
-- every other test (unit, property and page tests, each in a process of its own making): one
-  unit each, on whichever worker is free, beside the servers' worker.
+- every other test (unit, property and AppTest page tests): one unit each, on whichever worker
+  is free, beside the servers' worker.
 
 The groups are marks that pytest-xdist reads in its own collection hook (it turns each into a
 suffix of the test's id); `mark_groups` has to run before that hook.
@@ -17,6 +17,7 @@ suffix of the test's id); `mark_groups` has to run before that hook.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -46,16 +47,12 @@ def mark_groups(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(group))
 
 
-def _is_alone(scope: str) -> bool:
-    return scope == ALONE
-
-
 class Scheduling(LoadGroupScheduling):
     """loadgroup, except that the alone unit waits until it is the only one left, and the
     worker it goes to is the last at work: every other worker is told to finish."""
 
     def _assign_work_unit(self, node) -> None:
-        scope = next((s for s in self.workqueue if not _is_alone(s)), None)
+        scope = next((s for s in self.workqueue if s != ALONE), None)
         if scope is None:  # only the alone unit is left: every other worker stops
             super()._assign_work_unit(node)
             for other in self.nodes:
@@ -73,6 +70,11 @@ def share_a_folder(config: pytest.Config) -> None:
     """The controller makes a folder for its workers to leave word in (they inherit it)."""
     if not hasattr(config, "workerinput"):
         os.environ[SHARED] = tempfile.mkdtemp(prefix="posviz-workers-")
+
+
+def drop_the_folder(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput") and SHARED in os.environ:
+        shutil.rmtree(os.environ.pop(SHARED), ignore_errors=True)
 
 
 def _finished(worker: str) -> Path:
