@@ -67,9 +67,13 @@ SHARED = "POSVIZ_TEST_WORKERS"  # the folder where workers leave word, in their 
 
 
 def share_a_folder(config: pytest.Config) -> None:
-    """The controller makes a folder for its workers to leave word in (they inherit it)."""
+    """The controller makes a folder for its workers to leave word in (they inherit it), and
+    gives each worker's torch one thread: two workers on two cores, each with a thread per core,
+    would fight over them (a classifier's training took twice as long)."""
     if not hasattr(config, "workerinput"):
         os.environ[SHARED] = tempfile.mkdtemp(prefix="posviz-workers-")
+        if (config.getoption("numprocesses", None) or 0) > 1:
+            os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 def drop_the_folder(config: pytest.Config) -> None:

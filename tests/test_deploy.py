@@ -1,5 +1,5 @@
 """posviz for a class as `python -m deploy.up` runs it: two replicas, Redis and HAProxy under
-supervisord, on 127.0.0.1. A lecturer in Chromium and 120 students speaking Streamlit's
+supervisord, on 127.0.0.1. A lecturer in Chromium and 80 students speaking Streamlit's
 protocol through the proxy: each student stays on one replica, none sees another's sentence,
 all follow and vote, counts are exact; then one replica is killed, and its students carry on
 through the other one."""
@@ -24,7 +24,7 @@ from ui.i18n import text
 
 pytestmark = pytest.mark.browser
 
-CLASS = 120
+CLASS = 80
 ALONE = 20  # students who explore on their own, each with a sentence of their own
 
 
