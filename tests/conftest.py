@@ -14,22 +14,24 @@ PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items) -> None:
-    """Mark each test's group (tests/scheduling.py); tests that start a server or a browser run
-    in the order of their modules, the deployment's last."""
+    """Mark each test's group (tests/scheduling.py)."""
     scheduling.mark_groups(items)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
-    return scheduling.Scheduling(config, log)
+    if config.getvalue("dist") == "loadgroup":
+        return scheduling.Scheduling(config, log)
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    scheduling.node_down(node)
 
 
 def pytest_configure(config) -> None:
     scheduling.share_a_folder(config)
-
-
-def pytest_sessionfinish(session) -> None:
-    scheduling.worker_finished()
 
 
 def pytest_unconfigure(config) -> None:

@@ -1,5 +1,5 @@
-"""A real server of our own, what a browser sees of it, and sessions without a browser: shared by
-the load and hostile-input browser tests and by the benchmark (`python -m tests.benchmark`)."""
+"""A real server of our own, what a browser sees of it (and how a browser test waits for it), and
+sessions without a browser: shared by the browser, load and room tests and by the benchmarks."""
 
 from __future__ import annotations
 
@@ -57,6 +57,11 @@ def at_scene(page, scene: int) -> None:
     settle(page)
 
 
+# Resolves once the page has drawn two frames: the tasks queued before (the server's message
+# and the drawing it asks for) have run.
+DRAWN_FRAMES_JS = """() => new Promise((done) => requestAnimationFrame(
+  () => requestAnimationFrame(done)))"""
+
 # Each page's connection to the server (its websocket), for `rerun`: kept by `Watched`.
 _SOCKETS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -103,9 +108,12 @@ def rerun(page) -> Iterator[None]:
     """Wait, after the block (a click, a key), until the run of the whole page it started has
     finished (the server's message) and the page is drawn. Only for pages made by a `Watched`
     browser."""
-    with _SOCKETS[page].expect_event("framereceived", predicate=_full_run_finished,
-                                     timeout=30_000):
+    socket = _SOCKETS.get(page)
+    if socket is None:
+        raise RuntimeError("rerun needs a page made by the browser fixture (Watched)")
+    with socket.expect_event("framereceived", predicate=_full_run_finished, timeout=30_000):
         yield
+    page.evaluate(DRAWN_FRAMES_JS)  # the page has handled the message and drawn what it said
     settle(page)
 
 

@@ -45,6 +45,8 @@ def mark_groups(items: list[pytest.Item]) -> None:
     for item in items:
         if group := group_of(item):
             item.add_marker(pytest.mark.xdist_group(group))
+        if group == ALONE:  # its time limit covers the wait for the others
+            item.add_marker(pytest.mark.timeout(OTHERS_WAIT + 300))
 
 
 class Scheduling(LoadGroupScheduling):
@@ -63,13 +65,14 @@ class Scheduling(LoadGroupScheduling):
         super()._assign_work_unit(node)
 
 
-SHARED = "POSVIZ_TEST_WORKERS"  # the folder where workers leave word, in their environment
+SHARED = "POSVIZ_TEST_WORKERS"  # the folder that says which workers are done, in their environment
 
 
 def share_a_folder(config: pytest.Config) -> None:
-    """The controller makes a folder for its workers to leave word in (they inherit it), and
-    gives each worker's torch one thread: two workers on two cores, each with a thread per core,
-    would fight over them (a classifier's training took twice as long)."""
+    """The controller makes a folder where it notes each worker that is done (the workers
+    inherit its name), and gives torch one thread in the workers and the servers they start:
+    two workers on two cores, each with a thread per core, fight over them (a classifier's
+    training took six times as long)."""
     if not hasattr(config, "workerinput"):
         os.environ[SHARED] = tempfile.mkdtemp(prefix="posviz-workers-")
         if (config.getoption("numprocesses", None) or 0) > 1:
@@ -85,14 +88,14 @@ def _finished(worker: str) -> Path:
     return Path(os.environ[SHARED]) / f"finished-{worker}"
 
 
-def worker_finished() -> None:
-    """A worker leaves word that it has run its last test (at the end of its session)."""
-    if (worker := os.environ.get("PYTEST_XDIST_WORKER")) and SHARED in os.environ:
-        _finished(worker).touch()
+def node_down(node) -> None:
+    """The controller notes a worker that has finished its session, or crashed."""
+    if SHARED in os.environ:
+        _finished(node.gateway.id).touch()
 
 
 def wait_for_the_others(config: pytest.Config, nodeids: list[str]) -> None:
-    """Alone tests (these) start once every other worker has run its last test."""
+    """Alone tests (these) start once every other worker has finished (or crashed)."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker or SHARED not in os.environ or not config.getvalue("loadgroup"):
         return

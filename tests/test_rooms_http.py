@@ -111,6 +111,34 @@ def test_waiting_followers_are_counted_as_present(site, loop):
     assert WAIT > REPORT  # a follower renews its wait before it stops counting as present
 
 
+def test_a_held_wait_ends_with_the_same_version_and_the_follower_stays_present(site, loop):
+    """An idle follower's wait is answered after the longest hold with the room unchanged, and
+    the follower, renewing it, is still counted as present."""
+    base, store = site
+    code, _ = store.create()
+
+    async def wait_it_out():
+        follower = Http(base)
+        try:
+            start = time.monotonic()
+            status, room = await follower.request(
+                "GET", f"/_posviz/room/{code}?v=1&me=student-0001")
+            held = time.monotonic() - start
+            renewed = asyncio.ensure_future(follower.request(
+                "GET", f"/_posviz/room/{code}?v=1&me=student-0001"))
+            await asyncio.sleep(REPORT + 2 * TICK + 0.5)
+            present = await asyncio.to_thread(store.headcount, code)
+            renewed.cancel()
+            return status, room["version"], held, present
+        finally:
+            await follower.close()
+
+    status, version, held, present = loop.run(wait_it_out())
+    assert status == 200 and version == 1  # nothing changed: the same version
+    assert WAIT - 1 <= held <= WAIT + 5
+    assert present == 1
+
+
 def test_a_closed_room_answers_at_once_and_takes_no_view(site, loop):
     base, store = site
     code, key = store.create()

@@ -12,7 +12,8 @@ from tests.conftest import ROOT
 
 CONFTEST = """
 from tests.conftest import (_machine_to_itself, pytest_collection_modifyitems,
-                            pytest_configure, pytest_sessionfinish, pytest_xdist_make_scheduler)
+                            pytest_configure, pytest_testnodedown, pytest_unconfigure,
+                            pytest_xdist_make_scheduler)
 """
 
 TEST = """
