@@ -117,6 +117,13 @@ def rerun(page) -> Iterator[None]:
     settle(page)
 
 
+def nav_click(page, label: str) -> None:
+    """Follow the sidebar's link to a page, and wait for its run."""
+    with rerun(page):
+        page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
+                     has_text=label).first.click()
+
+
 # True once what `selector` finds has kept its place and size for a few frames (polled each
 # animation frame): a chart's own redraws (margins that grow), a panel sliding in.
 STILL_JS = """([selector]) => {

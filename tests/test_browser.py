@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import PAGES, ROOT
-from tests.load_fixtures import SENTENCE_BOX, rerun, settle
+from tests.load_fixtures import SENTENCE_BOX, nav_click, rerun, settle
 from ui import page_name
 from ui.i18n import text
 
@@ -44,12 +44,6 @@ def shows(page, typed: str, position: bool, where: str) -> None:
     expect(box, f"sentence on {where}").to_have_value(typed, timeout=10_000)
     (expect(switch, f"switch on {where}").to_be_checked if position else
      expect(switch, f"switch on {where}").not_to_be_checked)(timeout=10_000)
-
-
-def nav_click(page, label: str) -> None:
-    with rerun(page):
-        page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
-                     has_text=label).first.click()
 
 
 def test_sentence_and_language_survive_every_route(server, browser, artifacts):

@@ -15,17 +15,11 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from tests.conftest import ROOT
-from tests.load_fixtures import FINISHED, SENTENCE_BOX, at_scene, rerun, settle
+from tests.load_fixtures import FINISHED, SENTENCE_BOX, at_scene, nav_click, rerun, settle
 
 pytestmark = pytest.mark.browser
 
 FOLLOW_WITHIN = 5.0  # seconds; the benchmark measures the real figure (about a second)
-
-
-def nav_click(page, label: str) -> None:
-    with rerun(page):
-        page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
-                     has_text=label).first.click()
 
 
 def at_view(page, path: str, query: str = "", timeout: float = FOLLOW_WITHIN) -> float:

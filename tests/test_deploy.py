@@ -17,9 +17,8 @@ import pytest
 
 from deploy.up import TOOLS
 from posviz.rooms import open_store
-from tests.load_fixtures import at_scene, rerun, settle
+from tests.load_fixtures import at_scene, nav_click, rerun, settle
 from tests.room_fixtures import Student, deployment, gather_in, shown_text
-from tests.test_browser_room import nav_click
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
