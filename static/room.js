@@ -15,12 +15,20 @@
 // address has stayed the same for a moment, so a dragged slider is sent once, where it stops.
 //
 // Cookies remember who this browser is across reloads and server restarts: its anonymous voter
-// id, and, for a lecturer, the room's key (which never stays in the address bar).
+// id (issued and signed by the server), the signed proof that it was in its room (so a room the
+// server lost is named as such), and, for a lecturer, the room's key: the server sets that one
+// HttpOnly when the tab hands it the key once (which never stays in the address bar), and
+// deletes it on Leave and Close.
+//
+// On errors every request backs off (at most one every few seconds; a 429 or 503 says how long
+// to wait); a tab whose room store is down asks the server's health route until it answers,
+// then reruns its page, which finds the room again.
 
 const PERSONAL = ["lang", "present", "room", "key", "follow"];
 const SETTLE_MS = 300;  // how long an address must stay put to be published, or undone
 const TICK_MS = 150;
 const GONE_MS = 3000;   // a follower whose element is gone this long stops following
+const MOST_MS = 5000;   // the longest back-off between two failed requests
 
 const tab = window.posvizRoom || (window.posvizRoom = {});
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -35,6 +43,19 @@ function root(page) {
 }
 
 const route = (code) => `${location.origin}${tab.root}_posviz/room/${code}`;
+
+// How long to wait after the nth failure in a row: what the server asked for (Retry-After),
+// else a back-off that doubles up to MOST_MS.
+function backoff(failures, reply) {
+  const asked = reply && Number(reply.headers.get("Retry-After"));
+  if (asked > 0) return asked * 1000;
+  return Math.min(MOST_MS, 250 * 2 ** Math.min(failures, 5));
+}
+
+// A small JSON POST to one of the room's routes (credentials: the key's cookie goes with it).
+const post = (url, body) => fetch(url, {
+  method: "POST", cache: "no-store", credentials: "same-origin",
+  headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
 
 // Whether the address shows the page the server drew (not yet, while a page switch runs).
 const settled = () => location.pathname === `${tab.root}${tab.data.page}`;
@@ -129,13 +150,17 @@ async function follow(code, token) {
         go(null);
         break;
       }
-      if (!reply.ok) throw new Error(`room route answered ${reply.status}`);
+      if (!reply.ok) {  // too many requests, the store down: wait as long as the server says
+        failures += 1;
+        await sleep(backoff(failures, reply));
+        continue;
+      }
       answer = await reply.json();
       failures = 0;
     } catch {
       if (tab.follower !== token) break;
       failures += 1;  // the server is restarting, or the network dropped: try again soon
-      await sleep(Math.min(5000, 250 * 2 ** Math.min(failures, 5)));
+      await sleep(backoff(failures, null));
       continue;
     }
     if (tab.follower !== token) break;
@@ -160,15 +185,27 @@ async function follow(code, token) {
   }
 }
 
+// Hand the room's key to the server once, which keeps it in an HttpOnly cookie; true once the
+// browser holds that cookie.
+async function grant(data) {
+  tab.granted = tab.granted || {};
+  if (!data.grant || tab.granted[data.code] === data.grant) return true;
+  const reply = await post(`${route(data.code)}/lead`, { key: data.grant });
+  if (reply.ok) tab.granted[data.code] = data.grant;
+  return reply;
+}
+
 function lead() {
   if (tab.leader) return;
   let candidate = null;
   let since = 0;
   let published = null;
   let busy = false;
+  let failures = 0;
+  let next = 0;  // no request before this time (a back-off after a failure)
   tab.leader = setInterval(async () => {
     const data = tab.data;
-    if (!data || !data.key || !(tab.host && tab.host.isConnected)) {
+    if (!data || !data.lead || !(tab.host && tab.host.isConnected)) {
       clearInterval(tab.leader);
       tab.leader = null;
       return;
@@ -179,7 +216,7 @@ function lead() {
     }
     const view = { page: data.page, query: shared(location.search) };
     const signature = `${data.code} ${view.page}?${view.query}`;
-    if (signature === published) return;
+    if (signature === published || Date.now() < next) return;
     if (signature !== candidate) {
       candidate = signature;
       since = Date.now();
@@ -187,23 +224,53 @@ function lead() {
     }
     if (Date.now() - since < SETTLE_MS) return;
     busy = true;
+    let reply = null;
     try {
-      const reply = await fetch(`${route(data.code)}/view`, {
-        method: "POST", cache: "no-store", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ key: data.key, ...view }) });
+      const granted = await grant(data);
+      reply = granted === true ? await post(`${route(data.code)}/view`, view) : granted;
       if (reply.ok || reply.status === 400) {
         published = signature;  // a refused view (too long) is not sent again; the page says so
+        failures = 0;
       } else if (reply.status === 403 || reply.status === 409) {
         clearInterval(tab.leader);  // no longer leading (the room closed): the page says why
         tab.leader = null;
         go(null);
+      } else {
+        throw new Error(`the view route answered ${reply.status}`);
       }
     } catch {
-      // the server is restarting: the next tick tries again
+      failures += 1;  // the server is restarting, or its store is down: wait, then again
+      next = Date.now() + backoff(failures, reply);
     } finally {
       busy = false;
     }
   }, TICK_MS);
+}
+
+// A tab whose room store is down: ask the health route now and then; once it answers, rerun
+// the page, which finds the room again.
+async function recover(token) {
+  for (let failures = 1; tab.recovering === token; failures += 1) {
+    let reply = null;
+    try {
+      reply = await fetch(`${location.origin}${tab.root}_posviz/health`, { cache: "no-store" });
+      if (reply.ok && tab.recovering === token) {
+        tab.recovering = null;
+        go(null);
+        return;
+      }
+    } catch {
+      // the server itself is away: the same wait
+    }
+    await sleep(Math.max(backoff(failures, reply), 2000));
+    if (!(tab.host && tab.host.isConnected)) tab.recovering = null;
+  }
+}
+
+function stop() {
+  tab.follower = null;
+  tab.recovering = null;
+  if (tab.abort) tab.abort.abort();
 }
 
 function remember(name, value, seconds) {
@@ -218,18 +285,35 @@ function cookie(name) {
 export default function (component) {
   const { data, parentElement } = component;
   const before = tab.data;
-  tab.data = data;
   tab.host = parentElement;
+  if (data.forget) {  // Leave or Close: the server deletes the key's cookie
+    stop();
+    tab.data = null;
+    tab.root = tab.root || root(data.page);
+    post(`${route(data.forget)}/forget`, {}).catch(() => {});
+    return;
+  }
   tab.root = tab.root || root(data.page);
+  if (data.down) {
+    stop();
+    tab.data = null;
+    const token = {};
+    tab.recovering = token;
+    recover(token);
+    return;
+  }
+  tab.data = data;
+  tab.recovering = null;
   if (cookie(data.meCookie) !== data.me) remember(data.meCookie, data.me, 30 * 86400);
-  if (data.key) {
-    remember(data.keyCookie, data.key, data.keySeconds);
-    tab.follower = null;
-    if (tab.abort) tab.abort.abort();
+  if (cookie(data.joinedCookie) !== data.joined) {
+    remember(data.joinedCookie, data.joined, data.seconds);
+  }
+  if (data.lead) {
+    stop();
     lead();
     return;
   }
-  if (!tab.follower || !before || before.code !== data.code || before.key
+  if (!tab.follower || !before || before.code !== data.code || before.lead
       || (!before.follow && data.follow)) {
     if (tab.abort) tab.abort.abort();
     const token = {};

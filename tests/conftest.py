@@ -10,6 +10,7 @@ from tests import scheduling
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
+os.environ.setdefault("POSVIZ_SECRET", "the test run's own secret")  # servers inherit it
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
@@ -44,6 +45,16 @@ def _machine_to_itself(request) -> None:
     if request.node.path.name in scheduling.ALONE_MODULES:
         scheduling.wait_for_the_others(request.config, [
             item.nodeid for item in request.session.items if item.path == request.node.path])
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits() -> None:
+    """Each test starts with no client address over a rate limit of this process (page tests
+    all come from one address and start many rooms)."""
+    from posviz.rooms import throttle
+
+    for limit in (throttle.STARTS, throttle.WRONG, throttle.FOLLOWS):
+        limit._buckets.clear()
 
 
 @pytest.fixture(scope="session")

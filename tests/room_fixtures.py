@@ -61,6 +61,7 @@ class Http:
         self.host, self.port = parts.hostname, parts.port
         self.reader = self.writer = None
         self.cookies = {} if cookies is None else cookies  # shared with the tab's websocket
+        self.headers: dict[str, str] = {}  # the last answer's, names in lower case
 
     async def request(self, method: str, path: str, body: object = None
                       ) -> tuple[int, dict | None]:
@@ -90,6 +91,7 @@ class Http:
         status_line, *headers = (await self.reader.readuntil(b"\r\n\r\n")).decode(
             "latin-1").split("\r\n")
         fields = {k.lower(): v.strip() for k, _, v in (h.partition(":") for h in headers if h)}
+        self.headers = fields
         content = await self.reader.readexactly(int(fields.get("content-length", 0)))
         keep(self.cookies, [v for k, v in (h.partition(":")[::2] for h in headers)
                             if k.lower() == "set-cookie"])
@@ -105,10 +107,14 @@ class Http:
 
 
 def keep(cookies: dict[str, str], set_cookie: list[str]) -> None:
-    """Keep the cookies of Set-Cookie header values, as a browser does."""
+    """Keep the cookies of Set-Cookie header values, as a browser does (one set to expire now
+    is deleted)."""
     for header in set_cookie:
         name, _, value = header.split(";")[0].strip().partition("=")
-        cookies[name] = value
+        if "max-age=0" in header.lower().replace(" ", ""):
+            cookies.pop(name, None)
+        else:
+            cookies[name] = value
 
 
 def room_element(messages: list[ForwardMsg]) -> dict | None:
@@ -257,8 +263,9 @@ class Student:
 @dataclass(eq=False)
 class Lecturer:
     """A lecturer's tab without a browser: its session runs the pages (with the key from the
-    lecturer link at first, then from the cookie the room element sets), and it publishes each
-    view it shows, as static/room.js does once a run has finished."""
+    lecturer link at first, then from the HttpOnly cookie the server sets when the room element
+    hands it the key), and it publishes each view it shows, as static/room.js does once a run
+    has finished."""
 
     url: str
     code: str
@@ -270,13 +277,13 @@ class Lecturer:
     _session: Session | None = None
     _exit: contextlib.AsyncExitStack | None = None
     _linked: bool = False
+    cookies: dict[str, str] = field(default_factory=dict)  # the browser's, for this server
 
     async def connect(self) -> None:
         await self.close()
         self._exit = contextlib.AsyncExitStack()
-        cookies = {f"posviz_key_{self.code}": self.key} if self._linked else None
-        self._session = await self._exit.enter_async_context(session(self.url, cookies))
-        self.http = Http(self.url)
+        self._session = await self._exit.enter_async_context(session(self.url, self.cookies))
+        self.http = Http(self.url, self.cookies)
 
     async def show(self, page: str, **query: str) -> None:
         """Open a page with these parameters, then publish it to the room."""
@@ -286,11 +293,15 @@ class Lecturer:
             {**query, "room": self.code, **linked}))
         self._linked = True
         data = room_element(self.last)
-        if data is None or data.get("key") != self.key:
+        if data is None or not data.get("lead"):
             raise AssertionError(f"the lecturer does not lead {self.code} on {page!r}")
+        if data.get("grant"):  # the server keeps the key in an HttpOnly cookie
+            status, _ = await self.http.request("POST", f"/_posviz/room/{self.code}/lead",
+                                                {"key": data["grant"]})
+            if status != 204:
+                raise AssertionError(f"handing the key over answered {status}")
         status, _ = await self.http.request("POST", f"/_posviz/room/{self.code}/view",
-                                            {"key": self.key, "page": page,
-                                             "query": self.query})
+                                            {"page": page, "query": self.query})
         if status != 200:
             raise AssertionError(f"publishing the view answered {status}")
 

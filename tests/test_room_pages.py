@@ -187,12 +187,14 @@ def test_the_answers_download_as_csv_with_typed_formulas_defused(store):
 
     code, _ = store.create()
     poll = store.ask(code, "=cmd|' /C calc'!A0", ["+1", "-2", "@3"])
-    store.vote(code, poll.id, "plainVoter01", 2)
-    store.vote(code, poll.id, "-dashVoter01", 1)  # a voter id may start with a minus sign
+    plain = next(v for v in iter(store.new_voter, None) if v[0].isalnum())
+    dash = next(v for v in iter(store.new_voter, None) if v[0] == "-")  # ids may start so
+    store.vote(code, poll.id, plain, 2)
+    store.vote(code, poll.id, dash, 1)
     table = answers_csv(code)
     assert table.startswith("\ufeffroom,question_id,question,voter,answer,answer_text")
-    assert f"{code},q1,'=cmd|' /C calc'!A0,plainVoter01,C,'@3,," in table
-    assert f"{code},q1,'=cmd|' /C calc'!A0,'-dashVoter01,B,'-2,," in table
+    assert f"{code},q1,'=cmd|' /C calc'!A0,{plain},C,'@3,," in table
+    assert f"{code},q1,'=cmd|' /C calc'!A0,'{dash},B,'-2,," in table
 
 
 def test_a_lecturer_whose_view_is_too_long_for_the_room_is_told(store):

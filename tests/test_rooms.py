@@ -11,11 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from posviz.rooms import (
+    CLOSED_SECONDS,
+    LECTURER_IDLE,
     PRESENT_SECONDS,
     ROOM_SECONDS,
     Limits,
     RoomError,
-    new_voter,
     normal_code,
     open_store,
     shared_query,
@@ -130,7 +131,7 @@ def test_closing_ends_the_room_for_everyone(store):
     room = store.room(code)
     assert room.closed and room.version == 3  # opened 1, asked 2 (a live poll), closed 3
     for refused in (lambda: store.set_view(code, "", ""),
-                    lambda: store.vote(code, poll.id, new_voter(), 0),
+                    lambda: store.vote(code, poll.id, store.new_voter(), 0),
                     lambda: store.ask(code, "Again?", ["a", "b"])):
         with pytest.raises(RoomError, match="room_closed"):
             refused()
@@ -193,7 +194,7 @@ def test_a_malformed_question_is_refused(store, question, options, reason):
 def test_one_vote_per_student_a_second_replaces_the_first(store):
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b", "c"])
-    alice, bob = new_voter(), new_voter()
+    alice, bob = store.new_voter(), store.new_voter()
     store.vote(code, poll.id, alice, 0)
     store.vote(code, poll.id, bob, 0)
     store.vote(code, poll.id, alice, 2)
@@ -203,12 +204,13 @@ def test_one_vote_per_student_a_second_replaces_the_first(store):
 
 @pytest.mark.parametrize(("voter", "option", "reason"), [
     ("short", 0, "bad_voter"), ("<script>alert(1)</script>", 0, "bad_voter"),
-    (None, 0, "bad_voter"), ("a" * 65, 0, "bad_voter"), ("validvoter1", 3, "bad_option"),
-    ("validvoter1", -1, "bad_option"), ("validvoter1", True, "bad_option"),
-    ("validvoter1", "0", "bad_option"), ("validvoter1", 0.0, "bad_option")])
+    (None, 0, "bad_voter"), ("a" * 65, 0, "bad_voter"), ("SIGNED", 3, "bad_option"),
+    ("SIGNED", -1, "bad_option"), ("SIGNED", True, "bad_option"),
+    ("SIGNED", "0", "bad_option"), ("SIGNED", 0.0, "bad_option")])
 def test_a_malformed_vote_is_refused(store, voter, option, reason):
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b", "c"])
+    voter = store.new_voter() if voter == "SIGNED" else voter
     with pytest.raises(RoomError) as refused:
         store.vote(code, poll.id, voter, option)
     assert refused.value.reason == reason
@@ -219,13 +221,13 @@ def test_no_vote_for_a_poll_that_does_not_exist(store):
     code, _ = store.create()
     for poll_id in ("q1", "scene-order", "q1; DROP TABLE votes", "../x", 3):
         with pytest.raises(RoomError, match="no_poll"):
-            store.vote(code, poll_id, new_voter(), 0)
+            store.vote(code, poll_id, store.new_voter(), 0)
 
 
 def test_a_revealed_poll_takes_no_more_votes(store):
     code, _ = store.create()
     poll = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
-    voter = new_voter()
+    voter = store.new_voter()
     store.vote(code, poll.id, voter, 0)
     store.reveal(code, poll.id, correct=1)
     assert store.poll(code, poll.id).revealed and store.poll(code, poll.id).correct == 1
@@ -251,14 +253,14 @@ def test_the_number_of_voters_in_a_room_is_capped(backend, clock):
     store = backend(clock=clock, limits=Limits(voters=3))
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b"])
-    voters = [new_voter() for _ in range(4)]
+    voters = [store.new_voter() for _ in range(4)]
     for voter in voters[:3]:
         store.vote(code, poll.id, voter, 0)
     with pytest.raises(RoomError, match="room_full"):
         store.vote(code, poll.id, voters[3], 0)
     store.vote(code, poll.id, voters[0], 1)  # one already in may still change their mind
-    store.seen(code, voters)  # presence admits no one new either
-    assert store.headcount(code) == 3
+    store.seen(code, voters)  # being connected is not voting
+    assert (store.voters(code), store.headcount(code)) == (3, 4)
 
 
 def test_the_number_of_polls_in_a_room_is_capped(backend, clock):
@@ -273,7 +275,7 @@ def test_the_number_of_polls_in_a_room_is_capped(backend, clock):
 def test_two_hundred_students_voting_at_once_are_counted_exactly(store):
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b", "c", "d"])
-    voters = [new_voter() for _ in range(200)]
+    voters = [store.new_voter() for _ in range(200)]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(lambda i: store.vote(code, poll.id, voters[i], i % 4), range(200)))
     assert store.counts(code, poll.id) == [50, 50, 50, 50]
@@ -293,7 +295,7 @@ def test_votes_racing_a_reveal_are_either_counted_before_it_or_refused(store):
             assert refused.reason == "poll_closed"
 
     with ThreadPoolExecutor(8) as pool:
-        futures = [pool.submit(vote, new_voter()) for _ in range(100)]
+        futures = [pool.submit(vote, store.new_voter()) for _ in range(100)]
         go.set()
         store.reveal(code, poll.id)
         [f.result() for f in futures]
@@ -306,7 +308,7 @@ def test_everything_is_back_after_a_restart(backend, clock):
     code, key = store.create()
     store.set_view(code, "lesson", "scene=4&text=abc")
     poll = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
-    voter = new_voter()
+    voter = store.new_voter()
     store.vote(code, poll.id, voter, 1)
     again = backend(clock=clock)
     assert again.holds_key(code, key)
@@ -318,7 +320,7 @@ def test_answers_list_every_vote_with_its_texts(store):
     code, _ = store.create()
     first = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
     second = store.ask(code, "Which <b>one</b>?", ["a, b", '"c"'])
-    alice, bob = new_voter(), new_voter()
+    alice, bob = store.new_voter(), store.new_voter()
     store.vote(code, first.id, alice, 1)
     store.vote(code, second.id, bob, 0)
     store.vote(code, second.id, alice, 1)
@@ -332,9 +334,9 @@ def test_answers_list_every_vote_with_its_texts(store):
 
 def test_headcount_counts_students_seen_lately(store, clock):
     code, _ = store.create()
-    store.seen(code, [new_voter() for _ in range(5)])
+    store.seen(code, [store.new_voter() for _ in range(5)])
     clock.now += PRESENT_SECONDS / 2
-    late = [new_voter() for _ in range(3)]
+    late = [store.new_voter() for _ in range(3)]
     store.seen(code, late + ["bad id!", ""])
     assert store.headcount(code) == 8
     clock.now += PRESENT_SECONDS * 0.75
@@ -361,9 +363,77 @@ def test_counts_are_each_students_last_vote(backend, votes):
     store = backend()
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b", "c"])
-    voters = [f"student-{i:04d}" for i in range(6)]
+    voters = [store.new_voter() for _ in range(6)]
     last = {}
     for who, option in votes:
         store.vote(code, poll.id, voters[who], option)
         last[who] = option
     assert store.counts(code, poll.id) == [list(last.values()).count(o) for o in range(3)]
+
+
+def test_only_voter_ids_the_server_signed_vote_or_count(backend, clock):
+    """The id flood: thousands of invented ids (and ids signed with another secret) waiting on
+    the room fill neither the voters nor the connected count; a real student still votes."""
+    store = backend(clock=clock, limits=Limits(voters=3))
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b"])
+    forged = [f"{i:016d}.{'A' * 22}" for i in range(1500)]
+    stranger = backend(clock=clock, secret=b"another server").new_voter()
+    store.seen(code, [*forged, stranger, "student-0001"])
+    assert (store.voters(code), store.headcount(code)) == (0, 0)
+    for voter in (forged[0], stranger, stranger.split(".")[0] + ".", "student-0001"):
+        with pytest.raises(RoomError, match="bad_voter"):
+            store.vote(code, poll.id, voter, 0)
+    late = store.new_voter()
+    store.vote(code, poll.id, late, 1)
+    assert [(a.voter, a.option) for a in store.answers(code)] == [(late, 1)]
+    assert store.voter(late) == late and store.voter(late[:-1] + "x") is None
+
+
+def test_connected_followers_are_bounded_and_expire(backend, clock):
+    store = backend(clock=clock, limits=Limits(present=5))
+    code, _ = store.create()
+    store.seen(code, [store.new_voter() for _ in range(8)])
+    assert store.headcount(code) == 5
+    clock.now += PRESENT_SECONDS + 1
+    store.seen(code, [store.new_voter() for _ in range(4)])  # the gone make room for these
+    assert store.headcount(code) == 4
+
+
+def test_a_closed_room_frees_its_place_at_once_and_goes_within_the_hour(backend, clock):
+    """The room flood: a closed room no longer counts against the cap of open rooms."""
+    store = backend(clock=clock, limits=Limits(rooms=3))
+    codes = [store.create()[0] for _ in range(3)]
+    with pytest.raises(RoomError, match="rooms_full"):
+        store.create()
+    store.close(codes[0])
+    store.create()
+    assert store.room(codes[0]).closed  # its answers stay readable for a while
+    clock.now += CLOSED_SECONDS + 1
+    assert store.room(codes[0]) is None
+
+
+def test_a_room_whose_lecturer_is_gone_two_hours_ends(backend, clock):
+    store = backend(clock=clock, limits=Limits(rooms=2))
+    kept, _ = store.create()
+    left, _ = store.create()
+    for _ in range(3):  # the lecturer of one room is still here, every hour
+        clock.now += LECTURER_IDLE / 2
+        store.lecturer_here(kept)
+    assert store.versions([kept, left]) == {kept: (1, False), left: (1, True)}
+    assert not store.room(kept).closed and store.room(left).closed
+    store.create()  # the ended room's place is free
+    with pytest.raises(RoomError, match="room_closed"):
+        store.set_view(left, "", "")
+
+
+def test_the_operator_lists_and_purges_rooms(store):
+    first, _ = store.create()
+    second, _ = store.create()
+    poll = store.ask(second, "Which?", ["a", "b"])
+    store.vote(second, poll.id, store.new_voter(), 0)
+    store.close(first)
+    assert [(r.code, r.closed) for r in store.rooms()] == [(first, True), (second, False)]
+    store.purge(second)
+    assert store.room(second) is None and store.answers(second) == []
+    assert [r.code for r in store.rooms()] == [first]

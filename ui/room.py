@@ -5,10 +5,15 @@ module draws it. Who a session is in its room is settled at the top of every pag
 
 - the room code comes from the link (`?room=482913`), the home page's join box, or the session;
 - a lecturer is whoever holds the room's key: from the lecturer link (`?key=...`, taken out of
-  the address bar at once, since a projector shows it), or from a cookie set on that first visit,
-  so a reload or a server restart keeps the lecturer in charge;
-- a student's anonymous voter id lives in a cookie (one vote per browser, not per tab);
+  the address bar at once, since a projector shows it), or from the HttpOnly cookie the server
+  sets on that first visit, so a reload or a server restart keeps the lecturer in charge; Leave
+  and Close delete it;
+- a student's anonymous voter id, issued and signed by the server, lives in a cookie (one vote
+  per browser, not per tab);
 - following is a switch of the student's own (`?follow=false` when off).
+
+Starting rooms and trying codes are rate-limited per client address (posviz.rooms.throttle), and
+a store that fails gives a message in the reader's language while the lesson goes on.
 
 The room element (static/room.js) does the rest in the browser: a follower's tab waits on the
 room's HTTP route and, when the room changes, goes to the lecturer's view as the Back button
@@ -19,6 +24,8 @@ run has finished and the address has settled.
 from __future__ import annotations
 
 import csv
+import functools
+import hmac
 import io
 import ipaddress
 import os
@@ -37,13 +44,15 @@ from posviz.rooms import (
     Poll,
     Room,
     RoomError,
-    new_voter,
+    StoreDown,
+    key_cookie,
     normal_code,
     shared_query,
     shared_store,
+    signing,
     spaced,
-    valid_voter,
 )
+from posviz.rooms.throttle import STARTS, WRONG, client_address
 from ui.chart import chart, module
 from ui.i18n import text
 from ui.markup import entities
@@ -51,6 +60,7 @@ from ui.state import flag, history_navigation, remembered, to_url
 
 LETTERS = "ABCDEF"
 VOTER_COOKIE = "posviz_me"
+JOINED_COOKIE = "posviz_joined"  # the signed proof that this browser was in its last room
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
 
 _ELEMENT = st.components.v2.component("posviz_room", js=module("room.js"))
@@ -64,10 +74,7 @@ class Member:
     lecturer: bool
     voter: str
     room: Room
-
-
-def key_cookie(code: str) -> str:
-    return f"posviz_key_{code}"
+    key_kept: bool = False  # the browser's HttpOnly cookie holds the lecturer's key already
 
 
 def _note(key: str, **values: object) -> None:
@@ -92,41 +99,86 @@ def notes(lang: str) -> list[str]:
             for key, values in st.session_state.pop("room_notes", [])]
 
 
+def _client() -> str:
+    """This session's client address, as the rate limits know it."""
+    return client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"))
+
+
+def _blocked() -> bool:
+    """Whether this client tried too many wrong codes lately (then it may try none for now)."""
+    wait = WRONG.wait(_client())
+    if wait:
+        _note("too_many", seconds=int(wait) + 1)
+    return bool(wait)
+
+
 def _voter() -> str:
-    """This browser's anonymous voter id: the cookie's, else the session's, else a new one."""
+    """This browser's anonymous voter id: the cookie's if the server signed it, else the
+    session's, else a new one."""
     if "room_voter" not in st.session_state:
-        st.session_state.room_voter = (valid_voter(st.context.cookies.get(VOTER_COOKIE))
-                                       or new_voter())
+        store = shared_store()
+        st.session_state.room_voter = (store.voter(st.context.cookies.get(VOTER_COOKIE))
+                                       or store.new_voter())
     return st.session_state.room_voter
 
 
-def _key_for(code: str) -> str | None:
-    """The key this session holds for the room: from the link, the session or the cookie."""
+def _key_for(code: str) -> tuple[str | None, bool]:
+    """The key this session holds for the room (from the link, the session or the cookie), and
+    whether the browser's cookie holds it already."""
     store = shared_store()
+    cookie = st.context.cookies.get(key_cookie(code))
+    if code in st.session_state.get("room_forgot", ()):
+        cookie = None  # deleted on Leave; this session's copy of the cookies is older
     linked = st.query_params.get("key")
     if linked is not None:
         st.query_params.pop("key", None)  # never left on show in the address bar
-        if store.holds_key(code, linked):
-            return linked
+        if not _blocked() and store.holds_key(code, linked):
+            st.session_state.get("room_forgot", set()).discard(code)
+            return linked, linked == cookie
+        WRONG.hit(_client())
         _note("key_wrong", code=spaced(code))
-    for held in (st.session_state.get("room_key"), st.context.cookies.get(key_cookie(code))):
+    for held in (st.session_state.get("room_key"), cookie):
         if held and store.holds_key(code, held):
-            return held
-    return None
+            return held, held == cookie
+    return None, False
+
+
+def _gone(code: str) -> None:
+    """The note for a room that is not there: lost by the server if this browser was in it
+    before it would have ended, else not found."""
+    proof = st.context.cookies.get(JOINED_COOKIE)
+    lost = (st.session_state.get("room_seen") == code
+            or signing.was_in(shared_store().secret, proof, code, time.time()))
+    _note("lost" if lost else "no_room", code=spaced(code))
 
 
 def membership() -> Member | None:
     """Who this session is in its room, or None outside any (with a note when a room was asked
-    for and cannot be entered)."""
+    for and cannot be entered, or the rooms cannot be reached)."""
+    st.session_state.rooms_down = False
+    try:
+        return _membership()
+    except StoreDown:
+        st.session_state.rooms_down = True
+        _note("store_down")
+        return None
+
+
+def _membership() -> Member | None:
     if "kept_room" not in st.session_state or history_navigation():
         raw = st.query_params.get("room")
-        if raw is not None and normal_code(raw) is None:
+        code = normal_code(raw)
+        if raw is not None and code is None:
             _note("bad_code")
-        st.session_state.kept_room = normal_code(raw) or ""
+        if code and code != st.session_state.get("kept_room") and _blocked():
+            code = None
+        st.session_state.kept_room = code or ""
     code = st.session_state.kept_room
     room = shared_store().room(code) if code else None
     if code and room is None:
-        _note("no_room", code=spaced(code))
+        if st.session_state.get("room_seen") != code:
+            WRONG.hit(_client())
+        _gone(code)
         leave()
         return None
     if room is None:
@@ -137,15 +189,22 @@ def membership() -> Member | None:
         leave()
         return None
     to_url("room", code, "", code)
-    key = _key_for(code)
+    st.session_state.room_seen = code
+    key, kept = _key_for(code)
     st.session_state.room_key = key
-    return Member(code, key is not None, _voter(), room)
+    if key is not None:
+        shared_store().lecturer_here(code)
+    return Member(code, key is not None, _voter(), room, kept)
 
 
 def leave() -> None:
-    """Leave the room this session is in (the room itself goes on)."""
+    """Leave the room this session is in (the room itself goes on); a lecturer's browser
+    forgets the key (on a shared computer the next person is no lecturer)."""
+    code = st.session_state.get("kept_room")
+    if code and st.session_state.pop("room_key", None):
+        st.session_state.room_forget = code
+        st.session_state.setdefault("room_forgot", set()).add(code)
     st.session_state.kept_room = ""
-    st.session_state.pop("room_key", None)
     st.query_params.pop("room", None)
     st.query_params.pop("follow", None)
 
@@ -153,27 +212,59 @@ def leave() -> None:
 # ---- starting, joining, leaving -------------------------------------------------------------
 
 
+def _refusing(callback):
+    """A button's callback whose refusals (a room's, or a failed store's) become a message."""
+    @functools.wraps(callback)
+    def call(*args) -> None:
+        try:
+            callback(*args)
+        except RoomError as refused:
+            _refused(refused)
+    return call
+
+
+def passphrase() -> str:
+    """The passphrase that guards Start a room on a public server ("" for none)."""
+    return os.environ.get("POSVIZ_LECTURER_PASSWORD", "")
+
+
+@_refusing
 def _start() -> None:
-    try:
-        code, key = shared_store().create()
-    except RoomError as refused:
-        _refused(refused)
+    client = _client()
+    if wait := STARTS.wait(client):
+        _note("too_many_starts", seconds=int(wait) + 1)
         return
+    if passphrase():
+        typed = st.session_state.pop("room_passphrase", "") or ""
+        if _blocked():
+            return
+        if not hmac.compare_digest(typed.encode(), passphrase().encode()):
+            WRONG.hit(client)
+            _note("passphrase_wrong")
+            return
+    STARTS.hit(client)
+    code, key = shared_store().create()
+    st.session_state.get("room_forgot", set()).discard(code)
     st.session_state.update(kept_room=code, room_key=key, kept_room_show_join=True)
 
 
+@_refusing
 def _join(field: str) -> None:
     typed = st.session_state.get(field, "")
     code = normal_code(typed)
     if code is None:
         _note("bad_code")
+    elif _blocked():
+        pass
     elif shared_store().room(code) is None:
-        _note("no_room", code=spaced(code))
+        WRONG.hit(_client())
+        _gone(code)
     else:
         st.session_state.update(kept_room=code, kept_follow=True)
         st.session_state[field] = ""
 
 
+@_refusing
 def _close(code: str) -> None:
     shared_store().close(code)
     _note("closed", code=spaced(code))
@@ -232,7 +323,21 @@ def section(s, m: Member | None, page: str) -> None:
     """The sidebar's room box: start or join one; lead it; or follow it."""
     box = st.sidebar.container(border=True)
     box.markdown(f"**{s.t('room.head')}**")
+    if forgotten := st.session_state.pop("room_forget", None):
+        with st.sidebar:  # the browser drops the key's cookie
+            _ELEMENT(data={"forget": forgotten, "page": page}, key="posviz_room",
+                     width="stretch")
+    if st.session_state.get("rooms_down"):
+        box.warning(s.t("room.down"))
+        if code := st.session_state.get("kept_room"):
+            with st.sidebar:  # the tab comes back to its room once the store answers
+                _ELEMENT(data={"down": code, "page": page}, key="posviz_room",
+                         width="stretch")
+        return
     if m is None:
+        if passphrase():
+            box.text_input(s.t("room.passphrase"), key="room_passphrase", type="password",
+                           max_chars=200, help=s.t("room.passphrase_help"))
         box.button(s.t("room.start"), key="room_start", on_click=_start,
                    help=s.t("room.start_help"), width="stretch")
         join_box(box, s.lang, "room_join_side")
@@ -255,10 +360,13 @@ def _lead(box, s, m: Member, page: str) -> None:
                **remembered("room_show_join", False, flag))
     box.caption(s.t("room.student_link"))
     box.code(student_link(m.code), language=None, wrap_lines=True)
-    with box.expander(s.t("room.lecturer_link")):
+    with box.popover(s.t("room.lecturer_link"), width="stretch"):
         st.caption(s.t("room.lecturer_link_help"))
-        st.code(f"{public_base()}?{urlencode({'room': m.code, 'key': st.session_state.room_key})}",
-                language=None, wrap_lines=True)
+        st.button(s.t("room.lecturer_link_show"), key="room_show_key", type="primary")
+    if st.session_state.get("room_show_key"):  # shown for this run only, never by itself
+        box.warning(s.t("room.lecturer_link_warning"))
+        box.code(f"{public_base()}?{urlencode({'room': m.code, 'key': st.session_state.room_key})}",
+                 language=None, wrap_lines=True)
     with box.expander(s.t("room.ask_head")):
         _ask_form(s, m)
     box.download_button(s.t("room.download"), data=lambda: answers_csv(m.code),
@@ -268,6 +376,8 @@ def _lead(box, s, m: Member, page: str) -> None:
         st.caption(s.t("room.close_help"))
         st.button(s.t("room.close_confirm"), key="room_close", on_click=_close, args=(m.code,),
                   type="primary")
+    box.button(s.t("room.leave"), key="room_leave", on_click=leave, width="stretch",
+               help=s.t("room.leave_lead_help"))
     _element(m, page, lead=True)
 
 
@@ -291,17 +401,27 @@ def student_bar(s, m: Member | None, page: str) -> None:
 
 @st.fragment(run_every=5.0)
 def _headcount(where, code: str, lang: str) -> None:
-    where.caption(text("room.headcount", lang, n=shared_store().headcount(code)))
+    """Who is really there, read again every 5 s (which also tells the room its lecturer is
+    still here)."""
+    store = shared_store()
+    try:
+        store.lecturer_here(code)
+        where.caption(text("room.headcount", lang, n=store.headcount(code),
+                           voted=store.voters(code)))
+    except StoreDown:
+        where.warning(text("room.down", lang))
 
 
 def _element(m: Member, page: str, lead: bool, following: bool = False) -> None:
     """The room element: keeps the tab in its room (static/room.js); draws nothing itself. page is
-    the page's URL path ("" for home)."""
+    the page's URL path ("" for home). A lecturer's key goes to the browser only until the
+    server has set it in its HttpOnly cookie."""
+    proof = signing.joined(shared_store().secret, m.code, m.room.expires)
     data = {"code": m.code, "page": page, "me": m.voter, "meCookie": VOTER_COOKIE,
-            "follow": following}
+            "joined": proof, "joinedCookie": JOINED_COOKIE,
+            "seconds": max(60, int(m.room.expires - time.time())), "follow": following}
     if lead:
-        data |= {"key": st.session_state.room_key, "keyCookie": key_cookie(m.code),
-                 "keySeconds": max(60, int(m.room.expires - time.time()))}
+        data |= {"lead": True} | ({} if m.key_kept else {"grant": st.session_state.room_key})
     with st.sidebar:
         _ELEMENT(data=data, key="posviz_room", width="stretch")
 
@@ -318,15 +438,12 @@ def _ask_form(s, m: Member) -> None:
                               type="primary")
 
 
+@_refusing
 def _ask(code: str) -> None:
     options = [line for line in st.session_state.room_ask_options.splitlines() if line.strip()]
     correct = st.session_state.room_ask_correct
-    try:
-        shared_store().ask(code, st.session_state.room_ask_question, options,
-                           LETTERS.index(correct) if correct else None)
-    except RoomError as refused:
-        _refused(refused)
-        return
+    shared_store().ask(code, st.session_state.room_ask_question, options,
+                       LETTERS.index(correct) if correct else None)
     st.session_state.update(room_ask_question="", room_ask_options="", room_ask_correct="")
 
 
@@ -336,7 +453,12 @@ def answers_csv(code: str) -> str:
     rows = csv.writer(out)
     rows.writerow(["room", "question_id", "question", "voter", "answer", "answer_text",
                    "right_answer", "answered_at_utc"])
-    for a in shared_store().answers(code):
+    try:
+        answers = shared_store().answers(code)
+    except StoreDown as down:
+        rows.writerow([code, "", f"the answers could not be read: {down}"])
+        answers = []
+    for a in answers:
         rows.writerow([code, a.poll, _cell(a.question), _cell(a.voter), LETTERS[a.option],
                        _cell(a.option_text), "" if a.correct is None else LETTERS[a.correct],
                        datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds")])
@@ -394,20 +516,17 @@ def options_list(where, labels: list[str]) -> None:
                ".posviz-options li {margin: .25rem 0}</style>")
 
 
+@_refusing
 def _vote(code: str, poll_id: str, voter: str, option: int) -> None:
-    try:
-        shared_store().vote(code, poll_id, voter, option)
-    except RoomError as refused:
-        _refused(refused)
+    shared_store().vote(code, poll_id, voter, option)
 
 
+@_refusing
 def _reveal(code: str, poll_id: str, correct: int | None) -> None:
-    try:
-        shared_store().reveal(code, poll_id, correct)
-    except RoomError as refused:
-        _refused(refused)
+    shared_store().reveal(code, poll_id, correct)
 
 
+@_refusing
 def _put_away(code: str) -> None:
     shared_store().put_away(code)
 
@@ -416,10 +535,15 @@ def _put_away(code: str) -> None:
 def _tally(code: str, poll_id: str, letters: str, lang: str) -> None:
     """The lecturer's live counts, read again every TALLY_SECONDS."""
     store = shared_store()
-    counts = store.counts(code, poll_id) or [0] * len(letters)
+    try:
+        counts = store.counts(code, poll_id) or [0] * len(letters)
+        here = store.headcount(code)
+    except StoreDown:
+        st.warning(text("room.down", lang))
+        return
     chart(poll_bars(counts, list(letters), text("room.live_title", lang),
                     text("room.answers_axis", lang)), f"tally_{poll_id}", toolbar=False)
-    st.caption(text("room.answered", lang, n=sum(counts), here=store.headcount(code)))
+    st.caption(text("room.answered", lang, n=sum(counts), here=here))
 
 
 def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
@@ -465,13 +589,17 @@ def lesson_poll(where, s, m: Member | None, scene: str, question: str, labels: l
     if m is None:
         return None
     store = shared_store()
-    if m.lecturer:
-        poll = store.lesson_poll(m.code, scene, question, labels)
-    else:
-        poll = store.poll(m.code, f"scene-{scene}")
-        if poll is None:
-            return None
-    show_poll(where, s, m, poll, labels, correct)
+    try:
+        if m.lecturer:
+            poll = store.lesson_poll(m.code, scene, question, labels)
+        else:
+            poll = store.poll(m.code, f"scene-{scene}")
+            if poll is None:
+                return None
+        show_poll(where, s, m, poll, labels, correct)
+    except StoreDown:
+        where.warning(s.t("room.down"))
+        return None
     return poll.revealed
 
 
@@ -479,6 +607,13 @@ def live_question(s, m: Member | None) -> None:
     """The lecturer's own question, on every member's page until it is taken away."""
     if m is None or not m.room.live:
         return
+    try:
+        _live_question(s, m)
+    except StoreDown:
+        st.warning(s.t("room.down"))
+
+
+def _live_question(s, m: Member) -> None:
     poll = shared_store().poll(m.code, m.room.live)
     if poll is None:
         return

@@ -4,11 +4,18 @@ A room has a six-digit code (read aloud in any language, typed on a phone's numb
 secret key whose holder drives it, the lecturer's current view (a page and its query string,
 which holds every control of the page), polls, and a version number that grows whenever
 something a follower shows changes: the view, a poll put in front of the class or revealed, the
-room closing. Followers compare versions and redraw only when theirs is behind.
+room closing. Followers compare versions and redraw only when theirs is behind. A room ends when
+its lecturer closes it, when its lecturer has not been seen for LECTURER_IDLE seconds, or
+ROOM_SECONDS after it opened.
 
 Everything arriving here comes from a link, a form or the network and is untrusted: codes, keys,
 voter ids, poll ids, views and question texts are checked and bounded, and the number of rooms,
-polls and voters is capped, so a flood can fill neither memory nor disk.
+polls, voters and connected followers is capped, so a flood can fill neither memory nor disk.
+Voter ids are issued and signed by the server (posviz.rooms.signing): an id it did not sign
+follows but never votes or counts.
+
+A store that fails (a deleted, corrupt or read-only file, a Redis that stopped) raises StoreDown,
+a RoomError the pages turn into a message; the lesson itself goes on.
 
 Two stores implement the same interface (`RoomStore`): SQLite in a data folder, for one server
 process with nothing installed, and Redis, for several server processes sharing the rooms.
@@ -20,6 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import logging
 import os
 import re
 import secrets
@@ -27,18 +35,24 @@ import time
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import parse_qsl, urlencode
+
+from posviz.rooms import signing
 
 CODE_LENGTH = 6
 ROOM_SECONDS = 12 * 3600          # a room ends by itself this long after it was opened
+LECTURER_IDLE = 2 * 3600          # ... or once its lecturer has not been seen for this long
+CLOSED_SECONDS = 3600             # a closed room's answers are kept this long, then it goes
+LECTURER_TOUCH = 60.0             # how often a lecturer's presence is written down at most
 PRESENT_SECONDS = 15.0            # a follower counts as connected this long after its last check
 PERSONAL = ("lang", "present", "room", "key", "follow")
 """Query parameters that belong to one reader, never to the view a room shares."""
 
+log = logging.getLogger("posviz.rooms")
 _CODE_DIGITS = re.compile(f"[0-9]{{{CODE_LENGTH}}}")
-_VOTER = re.compile(r"[A-Za-z0-9_-]{8,64}")
 _POLL = re.compile(r"scene-[a-z]{1,20}|q\d{1,3}")
 _PAGE = re.compile(r"[a-z0-9_]{0,40}")
 _PARAM = re.compile(r"[A-Za-z0-9_]{1,40}")
@@ -52,13 +66,21 @@ class RoomError(ValueError):
         self.reason = reason
 
 
+class StoreDown(RoomError):
+    """The store cannot be read or written now; detail says what failed."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("store_down", detail)
+
+
 @dataclass(frozen=True)
 class Limits:
     """Caps that keep a flood of rooms, polls, voters or text bounded in memory and on disk."""
 
-    rooms: int = 200          # rooms open at once in one store
+    rooms: int = 200          # rooms open at once in one store (closed ones do not count)
     polls: int = 40           # per room: nine lesson questions and the lecturer's own
-    voters: int = 1000        # per room: a lecture of 500 with room to spare
+    voters: int = 1000        # per room, students who voted: a lecture of 500 with room to spare
+    present: int = 2000       # per room, followers counted as connected at once
     question: int = 300       # characters of a question
     option: int = 100         # characters of one option
     options: tuple[int, int] = (2, 6)
@@ -72,9 +94,10 @@ class Room:
     page: str          # the lecturer's page as its URL path ("" for home)
     query: str         # the lecturer's query string, personal parameters removed
     live: str          # the poll every member sees on any page, "" for none
-    closed: bool
+    closed: bool       # closed by its lecturer, or ended: its lecturer gone LECTURER_IDLE
     created: float
     expires: float
+    lead_seen: float   # when its lecturer was last seen
 
 
 @dataclass(frozen=True)
@@ -109,18 +132,14 @@ def normal_code(raw: object) -> str | None:
     return digits if _CODE_DIGITS.fullmatch(digits) else None
 
 
+def key_cookie(code: str) -> str:
+    """The cookie holding a lecturer's key to room code (HttpOnly, set by posviz.rooms.http)."""
+    return f"posviz_key_{code}"
+
+
 def spaced(code: str) -> str:
     """A code as it is read aloud and shown: 482913 -> 482 913."""
     return f"{code[:3]} {code[3:]}"
-
-
-def new_voter() -> str:
-    """A fresh anonymous voter id."""
-    return secrets.token_urlsafe(12)
-
-
-def valid_voter(raw: object) -> str | None:
-    return raw if isinstance(raw, str) and _VOTER.fullmatch(raw) else None
 
 
 def _digest(key: str) -> str:
@@ -148,20 +167,54 @@ def _clean_text(raw: object, limit: int, what: str) -> str:
     return text
 
 
+def guarded(method: Callable) -> Callable:
+    """A public store method whose backend failures raise StoreDown (once logged)."""
+    @functools.wraps(method)
+    def call(self: RoomStore, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except self.failures as failed:
+            self._failed(failed)
+            raise StoreDown(f"{type(failed).__name__}: {failed}") from failed
+    return call
+
+
 @dataclass
 class RoomStore(ABC):
     """Rooms, their views and polls, behind one interface; backends store the plain records.
 
-    Public methods check their arguments and raise RoomError for anything a room refuses;
-    the `_` methods of a backend get only checked values. Every time is the store's clock
-    (seconds since the epoch), injectable for tests.
+    Public methods check their arguments and raise RoomError for anything a room refuses, and
+    StoreDown when the backend fails; the `_` methods of a backend get only checked values.
+    Every time is the store's clock (seconds since the epoch), injectable for tests; `secret`
+    signs voter ids (posviz.rooms.signing).
     """
 
     limits: Limits = field(default_factory=Limits)
     clock: Callable[[], float] = time.time
+    secret: bytes = field(default=b"", repr=False)
+    failures: ClassVar[tuple[type[BaseException], ...]] = (OSError,)
+    """What the backend raises when it cannot be read or written."""
+
+    def __post_init__(self) -> None:
+        self.secret = self.secret or signing.server_secret(ROOT)
+
+    def _failed(self, failed: BaseException) -> None:
+        """Called with a backend failure before StoreDown is raised (log it, recover)."""
+        log.warning("posviz rooms: the store failed: %s: %s", type(failed).__name__, failed)
+
+    # ---- identities ---------------------------------------------------------------------------
+
+    def new_voter(self) -> str:
+        """A fresh anonymous voter id, signed by this server."""
+        return signing.new_voter(self.secret)
+
+    def voter(self, raw: object) -> str | None:
+        """raw if it is a voter id this server signed, else None."""
+        return signing.signed_voter(self.secret, raw)
 
     # ---- rooms ----------------------------------------------------------------------------
 
+    @guarded
     def create(self) -> tuple[str, str]:
         """Open a room; returns (code, key). The key is shown once and stored only hashed."""
         key = secrets.token_urlsafe(18)
@@ -172,14 +225,23 @@ class RoomStore(ABC):
                 return code, key
         raise RoomError("rooms_full", f"at most {self.limits.rooms} rooms at once")
 
+    @guarded
     def room(self, code: object) -> Room | None:
-        """The room, or None for a malformed, unknown, or expired code."""
+        """The room, or None for a malformed, unknown, or expired code. A room whose lecturer
+        has been gone LECTURER_IDLE ends here."""
         code = normal_code(code)
         if code is None:
             return None
         room = self._room(code)
-        return room if room is not None and room.expires > self.clock() else None
+        now = self.clock()
+        if room is None or room.expires <= now:
+            return None
+        if not room.closed and now - room.lead_seen > LECTURER_IDLE:
+            self._close(code, min(room.expires, now + CLOSED_SECONDS))
+            room = replace(room, closed=True, version=room.version + 1)
+        return room
 
+    @guarded
     def holds_key(self, code: object, key: object) -> bool:
         """Whether key drives the room (compared in constant time)."""
         code = normal_code(code)
@@ -188,6 +250,15 @@ class RoomStore(ABC):
         stored = self._key_digest(code)
         return stored is not None and hmac.compare_digest(stored, _digest(key))
 
+    @guarded
+    def lecturer_here(self, code: str) -> None:
+        """Note that the room's lecturer is here (written at most every LECTURER_TOUCH)."""
+        room = self.room(code)
+        now = self.clock()
+        if room is not None and not room.closed and now - room.lead_seen >= LECTURER_TOUCH:
+            self._touch(room.code, now)
+
+    @guarded
     def set_view(self, code: str, page: str, query: str) -> int:
         """Show the class this page and query string; returns the room's version."""
         room = self._open_room(code)
@@ -195,29 +266,55 @@ class RoomStore(ABC):
             raise RoomError("bad_view", "unexpected page")
         query = shared_query(query, self.limits.view)
         if (page, query) == (room.page, room.query):
+            self.lecturer_here(room.code)
             return room.version
-        return self._set_view(room.code, page, query)
+        return self._set_view(room.code, page, query, self.clock())
 
+    @guarded
     def close(self, code: str) -> None:
-        """End the room for everyone (its answers stay readable until it expires)."""
+        """End the room for everyone; its answers stay readable for CLOSED_SECONDS, and it no
+        longer counts against the cap of open rooms."""
         room = self.room(code)
         if room is not None and not room.closed:
-            self._close(room.code)
+            self._close(room.code, min(room.expires, self.clock() + CLOSED_SECONDS))
 
+    @guarded
     def versions(self, codes: Iterable[str]) -> dict[str, tuple[int, bool]]:
-        """(version, closed) of each known room among codes: what a waiting follower needs."""
+        """(version, closed) of each known room among codes: what a waiting follower needs. A
+        room whose lecturer is gone shows as closed (room() ends it)."""
         now = self.clock()
-        return {code: (room.version, room.closed) for code in codes
+        return {code: (room.version, room.closed or now - room.lead_seen > LECTURER_IDLE)
+                for code in codes
                 if (room := self._room(code)) is not None and room.expires > now}
+
+    @guarded
+    def rooms(self) -> list[Room]:
+        """Every room the store keeps, open or closed, oldest first (for the operator)."""
+        now = self.clock()
+        return sorted((room for code in self._codes() if (room := self.room(code)) is not None
+                       and room.expires > now), key=lambda room: room.created)
+
+    @guarded
+    def purge(self, code: str) -> None:
+        """Delete the room and everything in it at once (for the operator)."""
+        if normal_code(code):
+            self._delete(normal_code(code))
+
+    @guarded
+    def health(self) -> None:
+        """Read and write the store once; raises StoreDown when it cannot."""
+        self._health(self.clock())
 
     # ---- polls ----------------------------------------------------------------------------
 
+    @guarded
     def poll(self, code: str, poll_id: str) -> Poll | None:
         room = self.room(code)
         if room is None or not isinstance(poll_id, str) or not _POLL.fullmatch(poll_id):
             return None
         return self._poll(room.code, poll_id)
 
+    @guarded
     def lesson_poll(self, code: str, scene: str, question: str,
                     options: list[str]) -> Poll:
         """The poll of a lesson scene's question, opened on the lecturer's first visit."""
@@ -231,6 +328,7 @@ class RoomStore(ABC):
         return self._add_poll(room, poll_id, *self._checked(question, options), live=False,
                               correct=None)
 
+    @guarded
     def ask(self, code: str, question: object, options: object,
             correct: int | None = None) -> Poll:
         """The lecturer's own question (2-6 options, optionally one right), put in front of the
@@ -244,16 +342,19 @@ class RoomStore(ABC):
         number = sum(poll_id.startswith("q") for poll_id in self._poll_ids(room.code)) + 1
         return self._add_poll(room, f"q{number}", text, clean, live=True, correct=correct)
 
+    @guarded
     def put_away(self, code: str) -> None:
         """Take the lecturer's question off every screen."""
         room = self._open_room(code)
         if room.live:
             self._set_live(room.code, "")
 
+    @guarded
     def vote(self, code: str, poll_id: str, voter: object, option: object) -> None:
-        """One vote per voter per poll (a second one replaces the first), while it is open."""
+        """One vote per voter per poll (a second one replaces the first), while it is open.
+        Only a voter id this server signed votes."""
         room = self._open_room(code)
-        voter = valid_voter(voter)
+        voter = self.voter(voter)
         if voter is None:
             raise RoomError("bad_voter")
         poll = self.poll(room.code, poll_id)
@@ -267,12 +368,14 @@ class RoomStore(ABC):
         if not self._vote(room.code, poll.id, voter, option, self.clock()):
             raise RoomError("room_full", f"at most {self.limits.voters} students")
 
+    @guarded
     def my_vote(self, code: str, poll_id: str, voter: object) -> int | None:
-        room, voter = self.room(code), valid_voter(voter)
+        room, voter = self.room(code), self.voter(voter)
         if room is None or voter is None or not _POLL.fullmatch(str(poll_id)):
             return None
         return self._my_vote(room.code, poll_id, voter)
 
+    @guarded
     def counts(self, code: str, poll_id: str) -> list[int]:
         """Votes per option, in option order."""
         poll = self.poll(code, poll_id)
@@ -283,6 +386,7 @@ class RoomStore(ABC):
             tally[option] += 1
         return tally
 
+    @guarded
     def reveal(self, code: str, poll_id: str, correct: int | None = None) -> None:
         """Close the poll and show every member the answer and the class's distribution; the
         right option is `correct`, or the one given when the question was asked."""
@@ -295,6 +399,7 @@ class RoomStore(ABC):
         if not poll.revealed:
             self._reveal(room.code, poll.id, poll.correct if correct is None else correct)
 
+    @guarded
     def answers(self, code: str) -> list[Answer]:
         """Every vote of the room, poll by poll, for the lecturer's CSV."""
         room = self.room(code)
@@ -302,17 +407,26 @@ class RoomStore(ABC):
 
     # ---- who is here ----------------------------------------------------------------------
 
+    @guarded
     def seen(self, code: str, voters: Iterable[str]) -> None:
-        """Mark voters as connected now (a server process reports its waiting followers)."""
-        voters = [v for v in voters if valid_voter(v)][: self.limits.voters]
+        """Mark followers as connected now (a server process reports its waiting followers):
+        only ids this server signed, at most `limits.present` in a room at once."""
+        voters = [v for v in voters if self.voter(v)][: self.limits.present]
         if voters and normal_code(code):
             self._seen(code, voters, self.clock())
 
+    @guarded
     def headcount(self, code: str) -> int:
-        """Students connected within the last PRESENT_SECONDS."""
+        """Followers connected within the last PRESENT_SECONDS."""
         room = self.room(code)
         return 0 if room is None else self._headcount(room.code,
                                                       self.clock() - PRESENT_SECONDS)
+
+    @guarded
+    def voters(self, code: str) -> int:
+        """Students who voted in the room (what the cap of voters counts)."""
+        room = self.room(code)
+        return 0 if room is None else self._voters(room.code)
 
     # ---- shared checks ----------------------------------------------------------------------
 
@@ -343,19 +457,37 @@ class RoomStore(ABC):
 
     @abstractmethod
     def _create(self, code: str, digest: str, now: float, expires: float) -> bool:
-        """Store a new room unless the code is taken or `limits.rooms` are open."""
+        """Store a new room unless the code is taken or `limits.rooms` are open (not closed,
+        not expired, lecturer seen within LECTURER_IDLE); rooms past their time go for good."""
 
     @abstractmethod
     def _room(self, code: str) -> Room | None: ...
 
     @abstractmethod
+    def _codes(self) -> list[str]:
+        """The codes of every room kept."""
+
+    @abstractmethod
     def _key_digest(self, code: str) -> str | None: ...
 
     @abstractmethod
-    def _set_view(self, code: str, page: str, query: str) -> int: ...
+    def _touch(self, code: str, now: float) -> None:
+        """The lecturer was seen now."""
 
     @abstractmethod
-    def _close(self, code: str) -> None: ...
+    def _set_view(self, code: str, page: str, query: str, now: float) -> int:
+        """The new view (the version grows); the lecturer was seen now."""
+
+    @abstractmethod
+    def _close(self, code: str, expires: float) -> None:
+        """Close the room (the version grows); it and all it holds go at expires."""
+
+    @abstractmethod
+    def _delete(self, code: str) -> None: ...
+
+    @abstractmethod
+    def _health(self, now: float) -> None:
+        """Read and write something small."""
 
     @abstractmethod
     def _poll(self, code: str, poll_id: str) -> Poll | None: ...
@@ -375,8 +507,8 @@ class RoomStore(ABC):
 
     @abstractmethod
     def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float) -> bool:
-        """Record the vote; False when the voter is new and the room has `limits.voters`.
-        Atomic with respect to the poll's reveal."""
+        """Record the vote; False when the voter has not voted in the room before and
+        `limits.voters` have. Atomic with respect to the poll's reveal."""
 
     @abstractmethod
     def _my_vote(self, code: str, poll_id: str, voter: str) -> int | None: ...
@@ -391,10 +523,15 @@ class RoomStore(ABC):
     def _answers(self, code: str) -> list[Answer]: ...
 
     @abstractmethod
-    def _seen(self, code: str, voters: list[str], now: float) -> None: ...
+    def _seen(self, code: str, voters: list[str], now: float) -> None:
+        """Mark voters connected now; forget those not seen for PRESENT_SECONDS; add no one
+        beyond `limits.present`."""
 
     @abstractmethod
     def _headcount(self, code: str, since: float) -> int: ...
+
+    @abstractmethod
+    def _voters(self, code: str) -> int: ...
 
 
 DEFAULT_STORE = "sqlite:///data/rooms.sqlite3"

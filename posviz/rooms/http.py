@@ -1,14 +1,25 @@
-"""The two HTTP routes a room needs beside the app (served by serve.py through st.App).
+"""The HTTP routes a room needs beside the app (served by serve.py through st.App).
 
 GET  /_posviz/room/{code}?v=N&me=ID  a follower waits here until the room's version is not N
                                      (at most WAIT seconds), then gets the room's version, view,
                                      live poll and whether it is closed. An idle follower costs a
                                      request every WAIT seconds, not a script run every second.
-POST /_posviz/room/{code}/view       the lecturer's page publishes its view: {key, page, query}.
+                                     ID, a voter id the server signed, counts the follower as
+                                     connected; any other follows uncounted.
+POST /_posviz/room/{code}/view       the lecturer's page publishes its view: {page, query}, with
+                                     the room's key in its HttpOnly cookie.
+POST /_posviz/room/{code}/lead       {key}: sets that cookie (a page script cannot set one that
+                                     script in the page cannot read back).
+POST /_posviz/room/{code}/forget     deletes it (Leave, Close).
+GET  /_posviz/health                 "ok", or 503 when the room store cannot be read and
+                                     written (a proxy then sends room traffic elsewhere; the
+                                     lesson goes on).
 
-Each server process runs one watcher that reads the versions of the rooms it has followers
-waiting on, every TICK seconds, from the shared store (so a change made through another process
-reaches them too), and reports who is waiting as present.
+Every room route is rate-limited per client address (posviz.rooms.throttle): followers' requests,
+and wrong codes or keys; past a limit it answers 429 with Retry-After. Bodies are bounded before
+they are read. Each server process runs one watcher that reads the versions of the rooms it has
+followers waiting on, every TICK seconds, from the shared store (so a change made through another
+process reaches them too), and reports who is waiting as present.
 """
 
 from __future__ import annotations
@@ -19,16 +30,27 @@ import json
 import time
 from dataclasses import dataclass, field
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from posviz.rooms import Room, RoomError, RoomStore, normal_code, shared_store, valid_voter
+from posviz.rooms import (
+    Room,
+    RoomError,
+    RoomStore,
+    StoreDown,
+    key_cookie,
+    normal_code,
+    shared_store,
+)
+from posviz.rooms.throttle import FOLLOWS, WRONG, client_address, retry_after, trusted
 
 WAIT = 25.0        # longest a follower's request is held (proxies allow much more)
 TICK = 0.25        # how often a process reads the versions of rooms with waiting followers
 REPORT = 5.0       # how often a process reports its waiting followers as present
-MAX_BODY = 16_384  # bytes of a published view
+MAX_BODY = 16_384  # bytes of a request's body (a published view is far smaller)
+HEALTH_SECONDS = 1.0  # how long the store's health is taken as known
+DOWN_RETRY = 5     # seconds a browser waits before asking again while the store is down
 NO_STORE = {"Cache-Control": "no-store"}
 
 
@@ -47,6 +69,7 @@ class Watch:
     waiting: dict[str, dict[str, int]] = field(default_factory=dict)  # code -> voter -> requests
     recent: dict[str, set[str]] = field(default_factory=dict)  # seen since the last report
     task: asyncio.Task | None = None
+    health: tuple[float, str] = (0.0, "")  # when last checked, and what failed ("" for none)
 
     async def room(self, code: str) -> Room | None:
         """The room as this process last read it (read now when it has no copy)."""
@@ -62,7 +85,8 @@ class Watch:
         room = await asyncio.to_thread(self.store.room, code)
         if room is None:
             self.rooms.pop(code, None)
-        elif code in self.rooms and self.rooms[code].version == room.version:
+        elif code in self.rooms and (self.rooms[code].version, self.rooms[code].closed) == (
+                room.version, room.closed):
             return
         else:
             self.rooms[code] = room
@@ -104,7 +128,7 @@ class Watch:
                 versions = await asyncio.to_thread(self.store.versions, codes)
                 for code in codes:
                     known = self.rooms.get(code)
-                    if code not in versions or known is None or versions[code][0] != known.version:
+                    if known is None or versions.get(code) != (known.version, known.closed):
                         await self.refresh(code)
                 if time.monotonic() - reported >= REPORT:
                     reported = time.monotonic()
@@ -112,6 +136,19 @@ class Watch:
                         present = self.recent.pop(code, set()) | set(self.waiting.get(code, ()))
                         await asyncio.to_thread(self.store.seen, code, present)
         self.rooms.clear()  # nobody waits: the next follower reads afresh
+
+    async def failure(self) -> str:
+        """What keeps the store from being read and written ("" when it works), checked at
+        most every HEALTH_SECONDS."""
+        checked, failed = self.health
+        if time.monotonic() - checked >= HEALTH_SECONDS:
+            try:
+                await asyncio.to_thread(self.store.health)
+                failed = ""
+            except StoreDown as down:
+                failed = str(down)
+            self.health = (time.monotonic(), failed)
+        return failed
 
 
 _watch: Watch | None = None
@@ -124,6 +161,20 @@ def watch() -> Watch:
     return _watch
 
 
+def _who(request: Request) -> str:
+    return client_address(request.client.host if request.client else None,
+                          request.headers.get("x-forwarded-for"))
+
+
+def _refused(error: str, status: int, wait: float = 0.0) -> JSONResponse:
+    headers = NO_STORE | ({"Retry-After": retry_after(wait)} if wait else {})
+    return JSONResponse({"error": error}, status, headers=headers)
+
+
+def _down() -> JSONResponse:
+    return _refused("store_down", 503, DOWN_RETRY)
+
+
 async def _dropped(request: Request) -> None:
     """Returns when the client goes away (a closed tab ends its wait at once)."""
     while (await request.receive())["type"] != "http.disconnect":
@@ -131,49 +182,149 @@ async def _dropped(request: Request) -> None:
 
 
 async def follow(request: Request) -> Response:
+    who = _who(request)
+    if wait := WRONG.wait(who) or FOLLOWS.take(who):
+        return _refused("too_many", 429, wait)
     code = normal_code(request.path_params["code"])
     if code is None:
-        return JSONResponse({"error": "bad_code"}, 400, headers=NO_STORE)
+        WRONG.hit(who)
+        return _refused("bad_code", 400)
     try:
         known = int(request.query_params.get("v", "-1"))
     except ValueError:
         known = -1
-    voter = valid_voter(request.query_params.get("me"))
     rooms = watch()
-    room = await rooms.room(code)
-    if room is not None and room.version == known and not room.closed:
-        gone = asyncio.ensure_future(_dropped(request))
-        try:
-            await rooms.until_changed(code, voter, gone)
-        finally:
-            gone.cancel()
-        room = rooms.rooms.get(code) or await rooms.room(code)
+    voter = rooms.store.voter(request.query_params.get("me"))
+    try:
+        room = await rooms.room(code)
+        if room is not None and room.version == known and not room.closed:
+            gone = asyncio.ensure_future(_dropped(request))
+            try:
+                await rooms.until_changed(code, voter, gone)
+            finally:
+                gone.cancel()
+            room = rooms.rooms.get(code) or await rooms.room(code)
+    except StoreDown:
+        return _down()
     if room is None:
-        return JSONResponse({"error": "no_room"}, 404, headers=NO_STORE)
+        WRONG.hit(who)
+        return _refused("no_room", 404)
     return JSONResponse(_payload(room), headers=NO_STORE)
 
 
-async def publish(request: Request) -> Response:
-    code = normal_code(request.path_params["code"])
-    body = await request.body()
-    if code is None or len(body) > MAX_BODY:
-        return JSONResponse({"error": "bad_request"}, 400)
+class _Refusal(Exception):
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
+async def _json_body(request: Request) -> dict:
+    """The request's JSON object, read only as far as MAX_BODY + 1 bytes."""
+    if not request.headers.get("content-type", "").startswith("application/json"):
+        raise _Refusal(_refused("bad_request", 415))
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise _Refusal(_refused("too_large", 413) if declared.isdigit() else
+                       _refused("bad_request", 400))
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise _Refusal(_refused("too_large", 413))
     try:
         sent = json.loads(body)
-        key, page, query = sent["key"], sent["page"], sent["query"]
-    except (ValueError, KeyError, TypeError):
-        return JSONResponse({"error": "bad_request"}, 400)
+    except (ValueError, RecursionError):  # malformed, or nested past what the parser takes
+        raise _Refusal(_refused("bad_request", 400)) from None
+    if not isinstance(sent, dict):
+        raise _Refusal(_refused("bad_request", 400))
+    return sent
+
+
+def _posted(handler):
+    """A POST route of a room: rate-limited, its code checked, its body bounded, a client that
+    hangs up mid-body answered quietly, a failed store answered with 503."""
+    async def route(request: Request) -> Response:
+        who = _who(request)
+        if wait := WRONG.wait(who):
+            return _refused("too_many", 429, wait)
+        code = normal_code(request.path_params["code"])
+        if code is None:
+            WRONG.hit(who)
+            return _refused("bad_code", 400)
+        try:
+            return await handler(request, code, await _json_body(request), who)
+        except _Refusal as refusal:
+            return refusal.response
+        except ClientDisconnect:
+            return Response(status_code=400)  # nobody is left to read it
+        except StoreDown:
+            return _down()
+    return route
+
+
+def _secure(request: Request) -> bool:
+    """Whether the browser reached the app over https (directly, or through a trusted proxy
+    that says so)."""
+    if request.url.scheme == "https":
+        return True
+    peer = request.client.host if request.client else None
+    return trusted(peer) and request.headers.get("x-forwarded-proto") == "https"
+
+
+@_posted
+async def publish(request: Request, code: str, sent: dict, who: str) -> Response:
+    page, query = sent.get("page"), sent.get("query")
+    if not isinstance(page, str) or not isinstance(query, str):
+        return _refused("bad_request", 400)
     rooms = watch()
+    key = request.cookies.get(key_cookie(code))
     if not await asyncio.to_thread(rooms.store.holds_key, code, key):
-        return JSONResponse({"error": "not_lecturer"}, 403)
+        WRONG.hit(who)
+        return _refused("not_lecturer", 403)
     try:
         version = await asyncio.to_thread(rooms.store.set_view, code, page, query)
+    except StoreDown:
+        raise
     except RoomError as refused:
-        return JSONResponse({"error": refused.reason}, 409 if refused.reason in (
-            "room_closed", "no_room") else 400)
+        return _refused(refused.reason, 409 if refused.reason in ("room_closed", "no_room")
+                        else 400)
     await rooms.refresh(code)  # followers in this process need not wait for the next tick
-    return JSONResponse({"version": version})
+    return JSONResponse({"version": version}, headers=NO_STORE)
 
 
-ROUTES = [Route("/_posviz/room/{code}", follow, methods=["GET"]),
-          Route("/_posviz/room/{code}/view", publish, methods=["POST"])]
+@_posted
+async def lead(request: Request, code: str, sent: dict, who: str) -> Response:
+    store = watch().store
+    key = sent.get("key")
+    if not await asyncio.to_thread(store.holds_key, code, key):
+        WRONG.hit(who)
+        return _refused("not_lecturer", 403)
+    room = await asyncio.to_thread(store.room, code)
+    if room is None or room.closed:
+        return _refused("room_closed", 409)
+    answer = Response(status_code=204, headers=NO_STORE)
+    answer.set_cookie(key_cookie(code), key, max_age=max(60, int(room.expires - time.time())),
+                      path="/", secure=_secure(request), httponly=True, samesite="strict")
+    return answer
+
+
+@_posted
+async def forget(request: Request, code: str, sent: dict, who: str) -> Response:
+    answer = Response(status_code=204, headers=NO_STORE)
+    answer.delete_cookie(key_cookie(code), path="/", secure=_secure(request), httponly=True,
+                         samesite="strict")
+    return answer
+
+
+async def health(request: Request) -> Response:
+    failed = await watch().failure()
+    if failed:
+        return PlainTextResponse(f"rooms unavailable: {failed}", 503,
+                                 headers=NO_STORE | {"Retry-After": str(DOWN_RETRY)})
+    return PlainTextResponse("ok", headers=NO_STORE)
+
+
+ROUTES = [Route("/_posviz/health", health, methods=["GET"]),
+          Route("/_posviz/room/{code}", follow, methods=["GET"]),
+          Route("/_posviz/room/{code}/view", publish, methods=["POST"]),
+          Route("/_posviz/room/{code}/lead", lead, methods=["POST"]),
+          Route("/_posviz/room/{code}/forget", forget, methods=["POST"])]

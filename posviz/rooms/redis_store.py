@@ -1,9 +1,11 @@
 """Rooms in Redis, shared by every server process that points at the same Redis.
 
-One hash per room, one per poll, one hash of votes per poll and one sorted set of the room's
-voters (by when each was last seen); every key of a room expires with the room. Writes that
-check before they change (a new room against the cap, a vote against a reveal and the voter
-cap, a poll added once) are Lua scripts, which Redis runs atomically.
+One hash per room, one per poll, one hash of votes per poll, and two sorted sets per room: its
+voters and its connected followers (by when each was last seen); every key of a room expires
+with the room. Two sorted sets list the rooms: every room kept (by when it ends) and the open
+ones (by when their lecturer was last seen). Writes that check before they change (a new room
+against the cap, a vote against a reveal and the voter cap, a poll added once) are Lua scripts,
+which Redis runs atomically.
 """
 
 from __future__ import annotations
@@ -14,19 +16,38 @@ from dataclasses import dataclass
 
 import redis
 
-from posviz.rooms import Answer, Poll, Room, RoomError, RoomStore
+from posviz.rooms import (
+    LECTURER_IDLE,
+    PRESENT_SECONDS,
+    Answer,
+    Poll,
+    Room,
+    RoomError,
+    RoomStore,
+    guarded,
+)
 
 PREFIX = "posviz:"
-ROOMS = PREFIX + "rooms"  # sorted set: code -> expiry time
+ROOMS = PREFIX + "rooms"  # sorted set: code -> when the room ends
+OPEN = PREFIX + "open"    # sorted set: code of an open room -> when its lecturer was last seen
+HEALTH = PREFIX + "health"
 
+# ARGV: code, key digest, now, expires, cap of open rooms, expires in whole seconds, the time
+# before which a lecturer counts as gone
 CREATE = """
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])) do
+  redis.call('ZREM', KEYS[2], gone)
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5]) then return 0 end
-redis.call('HSET', KEYS[2], 'key_digest', ARGV[2], 'created', ARGV[3], 'expires', ARGV[4],
-           'closed', '0', 'version', '1', 'page', '', 'query', '', 'live', '')
-redis.call('EXPIREAT', KEYS[2], ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[7])
+if redis.call('EXISTS', KEYS[3]) == 1 then return 0 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 0 end
+redis.call('HSET', KEYS[3], 'key_digest', ARGV[2], 'created', ARGV[3], 'expires', ARGV[4],
+           'closed', '0', 'version', '1', 'page', '', 'query', '', 'live', '',
+           'lead_seen', ARGV[3])
+redis.call('EXPIREAT', KEYS[3], ARGV[6])
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
 return 1
 """
 
@@ -56,9 +77,11 @@ redis.call('EXPIREAT', KEYS[3], ARGV[5])
 return 1
 """
 
+# ARGV: now, cap, expires, the time before which a follower counts as gone, followers...
 SEEN = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
 local cap = tonumber(ARGV[2])
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   if redis.call('ZSCORE', KEYS[1], ARGV[i]) or redis.call('ZCARD', KEYS[1]) < cap then
     redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i])
   end
@@ -88,11 +111,17 @@ def _voters_key(code: str) -> str:
     return f"{PREFIX}room:{code}:voters"
 
 
+def _present_key(code: str) -> str:
+    return f"{PREFIX}room:{code}:present"
+
+
 @dataclass
 class RedisStore(RoomStore):
     client: redis.Redis | None = None
+    failures = (redis.RedisError, OSError)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         self._create_script = self.client.register_script(CREATE)
         self._add_poll_script = self.client.register_script(ADD_POLL)
         self._vote_script = self.client.register_script(VOTE)
@@ -101,7 +130,7 @@ class RedisStore(RoomStore):
     @classmethod
     def from_url(cls, url: str, **options) -> RedisStore:
         client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5,
-                                      health_check_interval=30)
+                                      socket_connect_timeout=2, health_check_interval=30)
         return cls(client=client, **options)
 
     def _expiry(self, code: str) -> int:
@@ -109,41 +138,77 @@ class RedisStore(RoomStore):
         return math.ceil(float(self.client.hget(_room_key(code), "expires") or 0))
 
     def _create(self, code: str, digest: str, now: float, expires: float) -> bool:
-        return self._create_script(keys=[ROOMS, _room_key(code)],
+        return self._create_script(keys=[ROOMS, OPEN, _room_key(code)],
                                    args=[code, digest, now, expires, self.limits.rooms,
-                                         math.ceil(expires)]) == 1
+                                         math.ceil(expires), now - LECTURER_IDLE]) == 1
 
     def _room(self, code: str) -> Room | None:
         room = self.client.hgetall(_room_key(code))
         if not room:
             return None
         return Room(code, int(room["version"]), room["page"], room["query"], room["live"],
-                    room["closed"] == "1", float(room["created"]), float(room["expires"]))
+                    room["closed"] == "1", float(room["created"]), float(room["expires"]),
+                    float(room["lead_seen"]))
 
+    def _codes(self) -> list[str]:
+        return self.client.zrange(ROOMS, 0, -1)
+
+    @guarded
     def versions(self, codes) -> dict[str, tuple[int, bool]]:
         codes = list(codes)
-        with self.client.pipeline(transaction=False) as pipe:
+        with self.client.pipeline(transaction=False) as pipe:  # one round trip for all
             for code in codes:
-                pipe.hmget(_room_key(code), "version", "closed", "expires")
+                pipe.hmget(_room_key(code), "version", "closed", "expires", "lead_seen")
             rows = pipe.execute()
         now = self.clock()
-        return {code: (int(version), closed == "1") for code, (version, closed, expires)
-                in zip(codes, rows, strict=True) if version is not None and float(expires) > now}
+        return {code: (int(version), closed == "1" or now - float(lead) > LECTURER_IDLE)
+                for code, (version, closed, expires, lead) in zip(codes, rows, strict=True)
+                if version is not None and float(expires) > now}
 
     def _key_digest(self, code: str) -> str | None:
         return self.client.hget(_room_key(code), "key_digest")
 
-    def _set_view(self, code: str, page: str, query: str) -> int:
+    def _touch(self, code: str, now: float) -> None:
         with self.client.pipeline(transaction=True) as pipe:
-            pipe.hset(_room_key(code), mapping={"page": page, "query": query})
+            pipe.hset(_room_key(code), "lead_seen", now)
+            pipe.zadd(OPEN, {code: now}, xx=True)
+            pipe.execute()
+
+    def _set_view(self, code: str, page: str, query: str, now: float) -> int:
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(_room_key(code), mapping={"page": page, "query": query, "lead_seen": now})
             pipe.hincrby(_room_key(code), "version", 1)
+            pipe.zadd(OPEN, {code: now}, xx=True)
             return pipe.execute()[1]
 
-    def _close(self, code: str) -> None:
+    def _keys(self, code: str) -> list[str]:
+        """Every key of the room."""
+        polls = self._poll_ids(code)
+        return [_room_key(code), _polls_key(code), _voters_key(code), _present_key(code),
+                *(_poll_key(code, p) for p in polls), *(_votes_key(code, p) for p in polls)]
+
+    def _close(self, code: str, expires: float) -> None:
+        keys = self._keys(code)
         with self.client.pipeline(transaction=True) as pipe:
-            pipe.hset(_room_key(code), "closed", "1")
+            pipe.hset(_room_key(code), mapping={"closed": "1", "expires": expires})
             pipe.hincrby(_room_key(code), "version", 1)
+            pipe.zrem(OPEN, code)
+            pipe.zadd(ROOMS, {code: expires})
+            for key in keys:
+                pipe.expireat(key, math.ceil(expires))
             pipe.execute()
+
+    def _delete(self, code: str) -> None:
+        keys = self._keys(code)
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.delete(*keys)
+            pipe.zrem(OPEN, code)
+            pipe.zrem(ROOMS, code)
+            pipe.execute()
+
+    def _health(self, now: float) -> None:
+        self.client.set(HEALTH, now, ex=60)
+        self.client.get(HEALTH)
 
     def _poll(self, code: str, poll_id: str) -> Poll | None:
         poll = self.client.hgetall(_poll_key(code, poll_id))
@@ -206,8 +271,12 @@ class RedisStore(RoomStore):
     def _seen(self, code: str, voters: list[str], now: float) -> None:
         expires = self._expiry(code)
         if expires:
-            self._seen_script(keys=[_voters_key(code)],
-                              args=[now, self.limits.voters, expires, *voters])
+            self._seen_script(keys=[_present_key(code)],
+                              args=[now, self.limits.present, expires, now - PRESENT_SECONDS,
+                                    *voters])
 
     def _headcount(self, code: str, since: float) -> int:
-        return self.client.zcount(_voters_key(code), since, "+inf")
+        return self.client.zcount(_present_key(code), since, "+inf")
+
+    def _voters(self, code: str) -> int:
+        return self.client.zcard(_voters_key(code))

@@ -3,25 +3,42 @@
 Each thread gets its own connection (Streamlit runs every session's script on a thread of its
 own); writes that check before they change (a vote against a reveal, a room against the cap)
 run in `BEGIN IMMEDIATE` transactions, so two processes sharing the file stay consistent too.
+
+The store mends itself where it can: a connection whose file was deleted or replaced opens the
+file at its path again (a new, empty store when it is gone), one that failed is opened afresh on
+the next call (a folder made writable again), and a file that is not a database any more is moved
+aside (`rooms.sqlite3.corrupt-<time>`) for a fresh one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from posviz.rooms import Answer, Poll, Room, RoomError, RoomStore
+from posviz.rooms import (
+    LECTURER_IDLE,
+    PRESENT_SECONDS,
+    Answer,
+    Poll,
+    Room,
+    RoomError,
+    RoomStore,
+    log,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, key_digest TEXT NOT NULL, created REAL NOT NULL,
     expires REAL NOT NULL, closed INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 1,
-    page TEXT NOT NULL DEFAULT '', query TEXT NOT NULL DEFAULT '', live TEXT NOT NULL DEFAULT '');
+    page TEXT NOT NULL DEFAULT '', query TEXT NOT NULL DEFAULT '', live TEXT NOT NULL DEFAULT '',
+    lead_seen REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS polls (
     code TEXT NOT NULL, id TEXT NOT NULL, question TEXT NOT NULL, options TEXT NOT NULL,
     revealed INTEGER NOT NULL DEFAULT 0, correct INTEGER, PRIMARY KEY (code, id));
@@ -30,30 +47,77 @@ CREATE TABLE IF NOT EXISTS votes (
     at REAL NOT NULL, PRIMARY KEY (code, poll, voter));
 CREATE TABLE IF NOT EXISTS voters (
     code TEXT NOT NULL, voter TEXT NOT NULL, seen REAL NOT NULL, PRIMARY KEY (code, voter));
+CREATE TABLE IF NOT EXISTS present (
+    code TEXT NOT NULL, voter TEXT NOT NULL, seen REAL NOT NULL, PRIMARY KEY (code, voter));
+CREATE TABLE IF NOT EXISTS health (id INTEGER PRIMARY KEY, at REAL NOT NULL);
 """
-ROOM_COLUMNS = "code, version, page, query, live, closed, created, expires"
+ROOM_COLUMNS = "code, version, page, query, live, closed, created, expires, lead_seen"
+TABLES = ("polls", "votes", "voters", "present")  # what a room holds, by its code
+CORRUPT = ("not a database", "malformed")
 
 
 @dataclass
 class SQLiteStore(RoomStore):
     path: Path = Path("data/rooms.sqlite3")
+    failures = (sqlite3.Error, OSError)
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         self.path = Path(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db.executescript(SCHEMA)
 
     @property
     def _db(self) -> sqlite3.Connection:
+        """This thread's connection to the file now at self.path."""
         db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=10, isolation_level=None,
-                                 check_same_thread=False)
+        try:
+            here = os.stat(self.path)
+            same = db is not None and (here.st_dev, here.st_ino) == self._local.file
+        except FileNotFoundError:
+            same = False
+        if not same:
+            self._drop()
+            db = self._connect()
+        return db
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=10, isolation_level=None,
+                             check_same_thread=False)
+        try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # durable across a process crash
-            self._local.db = db
+            db.executescript(SCHEMA)
+            columns = {row[1] for row in db.execute("PRAGMA table_info(rooms)")}
+            if "lead_seen" not in columns:  # a file from before lecturers were timed
+                db.execute("ALTER TABLE rooms ADD COLUMN lead_seen REAL NOT NULL DEFAULT 0")
+                db.execute("UPDATE rooms SET lead_seen = ?", (time.time(),))
+        except BaseException:
+            db.close()
+            raise
+        here = os.stat(self.path)
+        self._local.db, self._local.file = db, (here.st_dev, here.st_ino)
         return db
+
+    def _drop(self) -> None:
+        db = getattr(self._local, "db", None)
+        self._local.db = None
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                db.close()
+
+    def _failed(self, failed: BaseException) -> None:
+        super()._failed(failed)
+        self._drop()  # the next call opens the file again
+        if isinstance(failed, sqlite3.DatabaseError) and any(
+                words in str(failed) for words in CORRUPT):
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            with contextlib.suppress(OSError):
+                self.path.rename(aside)
+                for extra in ("-wal", "-shm"):
+                    Path(f"{self.path}{extra}").unlink(missing_ok=True)
+                log.warning("posviz rooms: %s is not a database; moved to %s, a new store "
+                            "starts empty", self.path, aside)
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -62,42 +126,62 @@ class SQLiteStore(RoomStore):
         try:
             yield db
         except BaseException:
-            db.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
 
     def _create(self, code: str, digest: str, now: float, expires: float) -> bool:
         with self._write() as db:
-            for table in ("polls", "votes", "voters"):  # rooms past their time go for good
+            for table in TABLES:  # rooms past their time go for good
                 db.execute(f"DELETE FROM {table} WHERE code IN "
                            "(SELECT code FROM rooms WHERE expires <= ?)", (now,))
             db.execute("DELETE FROM rooms WHERE expires <= ?", (now,))
-            (open_rooms,) = db.execute("SELECT COUNT(*) FROM rooms").fetchone()
+            (open_rooms,) = db.execute(
+                "SELECT COUNT(*) FROM rooms WHERE closed = 0 AND lead_seen > ?",
+                (now - LECTURER_IDLE,)).fetchone()
             if open_rooms >= self.limits.rooms:
                 return False
             return db.execute(
-                "INSERT OR IGNORE INTO rooms (code, key_digest, created, expires) "
-                "VALUES (?, ?, ?, ?)", (code, digest, now, expires)).rowcount == 1
+                "INSERT OR IGNORE INTO rooms (code, key_digest, created, expires, lead_seen) "
+                "VALUES (?, ?, ?, ?, ?)", (code, digest, now, expires, now)).rowcount == 1
 
     def _room(self, code: str) -> Room | None:
         row = self._db.execute(f"SELECT {ROOM_COLUMNS} FROM rooms WHERE code = ?",
                                (code,)).fetchone()
         return None if row is None else Room(row[0], row[1], row[2], row[3], row[4],
-                                             bool(row[5]), row[6], row[7])
+                                             bool(row[5]), row[6], row[7], row[8])
+
+    def _codes(self) -> list[str]:
+        return [code for (code,) in self._db.execute("SELECT code FROM rooms")]
 
     def _key_digest(self, code: str) -> str | None:
         row = self._db.execute("SELECT key_digest FROM rooms WHERE code = ?", (code,)).fetchone()
         return None if row is None else row[0]
 
-    def _set_view(self, code: str, page: str, query: str) -> int:
+    def _touch(self, code: str, now: float) -> None:
         with self._write() as db:
-            return db.execute("UPDATE rooms SET page = ?, query = ?, version = version + 1 "
-                              "WHERE code = ? RETURNING version", (page, query, code)).fetchone()[0]
+            db.execute("UPDATE rooms SET lead_seen = ? WHERE code = ?", (now, code))
 
-    def _close(self, code: str) -> None:
+    def _set_view(self, code: str, page: str, query: str, now: float) -> int:
         with self._write() as db:
-            db.execute("UPDATE rooms SET closed = 1, version = version + 1 WHERE code = ?",
-                       (code,))
+            return db.execute("UPDATE rooms SET page = ?, query = ?, version = version + 1, "
+                              "lead_seen = ? WHERE code = ? RETURNING version",
+                              (page, query, now, code)).fetchone()[0]
+
+    def _close(self, code: str, expires: float) -> None:
+        with self._write() as db:
+            db.execute("UPDATE rooms SET closed = 1, version = version + 1, expires = ? "
+                       "WHERE code = ?", (expires, code))
+
+    def _delete(self, code: str) -> None:
+        with self._write() as db:
+            for table in (*TABLES, "rooms"):
+                db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
+
+    def _health(self, now: float) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO health (id, at) VALUES (1, ?)", (now,))
 
     def _poll(self, code: str, poll_id: str) -> Poll | None:
         row = self._db.execute("SELECT id, question, options, revealed, correct FROM polls "
@@ -139,7 +223,7 @@ class SQLiteStore(RoomStore):
             return True
 
     def _admit(self, db: sqlite3.Connection, code: str, voter: str, now: float) -> bool:
-        """Count the voter in the room (seen now) unless it is new and the room is full."""
+        """Count the voter among the room's voters unless it is new and the room is full."""
         if db.execute("UPDATE voters SET seen = ? WHERE code = ? AND voter = ?",
                       (now, code, voter)).rowcount:
             return True
@@ -174,9 +258,21 @@ class SQLiteStore(RoomStore):
 
     def _seen(self, code: str, voters: list[str], now: float) -> None:
         with self._write() as db:
+            db.execute("DELETE FROM present WHERE code = ? AND seen < ?",
+                       (code, now - PRESENT_SECONDS))
+            (count,) = db.execute("SELECT COUNT(*) FROM present WHERE code = ?",
+                                  (code,)).fetchone()
             for voter in voters:
-                self._admit(db, code, voter, now)
+                if db.execute("UPDATE present SET seen = ? WHERE code = ? AND voter = ?",
+                              (now, code, voter)).rowcount == 0 and count < self.limits.present:
+                    db.execute("INSERT INTO present (code, voter, seen) VALUES (?, ?, ?)",
+                               (code, voter, now))
+                    count += 1
 
     def _headcount(self, code: str, since: float) -> int:
-        return self._db.execute("SELECT COUNT(*) FROM voters WHERE code = ? AND seen >= ?",
+        return self._db.execute("SELECT COUNT(*) FROM present WHERE code = ? AND seen >= ?",
                                 (code, since)).fetchone()[0]
+
+    def _voters(self, code: str) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM voters WHERE code = ?",
+                                (code,)).fetchone()[0]
