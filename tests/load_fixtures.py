@@ -380,10 +380,12 @@ def run_apart(work: Coroutine[object, object, T]) -> T:
 
 @contextlib.asynccontextmanager
 async def session(url: str, cookies: dict[str, str] | None = None,
-                  pages: dict[str, str] | None = None):
+                  pages: dict[str, str] | None = None, headers: dict[str, str] | None = None):
     """A new session of the server at url (closed, and so ended, at the end of the block), sent
-    these cookies as a browser sends its own; pages: the app's pages as the tab knows them."""
-    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else None
+    these cookies as a browser sends its own (and these headers, e.g. a proxy's); pages: the
+    app's pages as the tab knows them."""
+    headers = dict(headers or {}) | (
+        {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {})
     async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream",
                                   subprotocols=["streamlit"], max_size=None,
                                   additional_headers=headers) as socket:

@@ -56,11 +56,13 @@ async def gather_in(batch: int, jobs) -> list:
 class Http:
     """A keep-alive HTTP/1.1 connection, as a browser holds one to the server."""
 
-    def __init__(self, url: str, cookies: dict[str, str] | None = None) -> None:
+    def __init__(self, url: str, cookies: dict[str, str] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         parts = urlsplit(url)
         self.host, self.port = parts.hostname, parts.port
         self.reader = self.writer = None
         self.cookies = {} if cookies is None else cookies  # shared with the tab's websocket
+        self.sent = headers or {}  # sent with every request (e.g. a proxy's X-Forwarded-For)
         self.headers: dict[str, str] = {}  # the last answer's, names in lower case
 
     async def request(self, method: str, path: str, body: object = None
@@ -84,6 +86,7 @@ class Http:
                 f"Content-Length: {len(payload)}"]
         if body is not None:
             head.append("Content-Type: application/json")
+        head += [f"{name}: {value}" for name, value in self.sent.items()]
         if self.cookies:
             head.append("Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()))
         self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
