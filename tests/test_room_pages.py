@@ -3,6 +3,8 @@ reveal, ask, close; and every hostile input as a room code, a key and a question
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -201,3 +203,102 @@ def test_a_lecturer_whose_view_is_too_long_for_the_room_is_told(store):
     at, code, _ = lecturer(store, text="word " * 2000)
     assert "longer than 8192 characters" in shown(at)
     assert at.text_input(key="text").value == "word " * 2000  # kept, all of it
+
+
+def element_data(at: AppTest) -> dict | None:
+    """The data the run gave the room element (static/room.js), or None."""
+    for drawn in at.get("bidi_component"):
+        if drawn.proto.component_name == "posviz_room":
+            return json.loads(drawn.proto.json)
+    return None
+
+
+def test_the_key_goes_to_the_browser_once_and_leave_has_the_server_delete_it(store):
+    """The key reaches the page only to be handed to the server (which sets its HttpOnly
+    cookie); Leave has the browser ask the server to delete that cookie, and coming back to the
+    room, this session is no lecturer of it."""
+    at, code, key = lecturer(store)
+    assert element_data(at).items() >= {"lead": True, "grant": key}.items()
+    at.button(key="room_leave").click().run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert element_data(at) == {"forget": code, "page": ""}
+    at.text_input(key="room_join_home").input(code)
+    at.button(key="room_join_home_go").click().run()
+    assert at.session_state["kept_room"] == code and not at.session_state["room_key"]
+
+
+def test_the_lecturer_link_is_shown_once_behind_a_warning(store):
+    at, code, key = lecturer(store)
+    assert key not in shown(at)
+    at.button(key="room_show_key").click().run()
+    assert key in shown(at) and "Whoever opens this link leads the room" in shown(at)
+    at.run()
+    assert key not in shown(at)
+
+
+def test_one_address_starts_a_few_rooms_then_is_told_to_wait(store):
+    started = []
+    for _ in range(6):
+        at = opened()
+        at.button(key="room_start").click().run()
+        started.append(at.session_state["kept_room"])
+    assert all(started[:5]) and not started[5]
+    assert "Too many rooms started from your network" in shown(at)
+    assert len(store.rooms()) == 5
+
+
+def test_a_passphrase_guards_start_a_room(store, monkeypatch):
+    monkeypatch.setenv("POSVIZ_LECTURER_PASSWORD", "correct horse")
+    at = opened()
+    at.text_input(key="room_passphrase").input("wrong horse")
+    at.button(key="room_start").click().run()
+    assert not at.session_state["kept_room"] and "not this server's lecturer passphrase" in \
+        shown(at)
+    at.text_input(key="room_passphrase").input("correct horse")
+    at.button(key="room_start").click().run()
+    assert store.room(at.session_state["kept_room"]) is not None
+
+
+def test_twenty_wrong_codes_and_even_the_right_one_waits(store):
+    """The guessing burst through the join box: after 20 wrong codes from one address, the
+    real code is refused too, with a message saying how long to wait."""
+    code, _ = store.create()
+    at = opened()
+    for n in range(21):
+        at.text_input(key="room_join_home").input(f"{100_000 + n:06d}")
+        at.button(key="room_join_home_go").click().run()
+    at.text_input(key="room_join_home").input(code)
+    at.button(key="room_join_home_go").click().run()
+    assert not at.session_state["kept_room"]
+    assert "Too many wrong room codes from your network" in shown(at)
+
+
+def test_a_room_the_server_lost_is_named_as_such(store):
+    """A student in a room whose store lost it (a deleted file) is told the server lost it,
+    not to check the digits."""
+    code, _ = store.create()
+    at = opened(LESSON, room=code, scene="2")
+    assert at.session_state["kept_room"] == code
+    store.path.unlink()
+    at.run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert "the server lost its rooms" in shown(at) and "Check the digits" not in shown(at)
+
+
+def test_a_store_that_fails_gives_a_message_and_the_lesson_goes_on(store, monkeypatch):
+    """Rooms unreachable (a Redis that is not there): the room parts of the page say so in the
+    reader's language, the lesson itself is drawn, and the tab stays in its room to come back."""
+    code, key = store.create()
+    for lang, words in (("en", "Lecture rooms are unavailable right now"),
+                        ("zh", "课堂房间暂时无法使用")):
+        monkeypatch.setenv("POSVIZ_ROOM_STORE", f"sqlite:///{store.path}")
+        shared_store.cache_clear()
+        at = opened(LESSON, room=code, key=key, scene="2", lang=lang)
+        monkeypatch.setenv("POSVIZ_ROOM_STORE", "redis://127.0.0.1:9/0")  # nothing listens
+        shared_store.cache_clear()
+        at.run()
+        assert not at.exception and words in shown(at)
+        assert at.get("plotly_chart") or at.get("bidi_component")  # the scene's figure
+        assert at.session_state["kept_room"] == code
+        assert element_data(at) == {"down": code, "page": "lesson"}
+        assert not [b for b in at.button if b.key == "room_start"]

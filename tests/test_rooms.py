@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,12 +19,14 @@ from posviz.rooms import (
     ROOM_SECONDS,
     Limits,
     RoomError,
+    StoreDown,
     normal_code,
     open_store,
     shared_query,
     spaced,
 )
 from tests.hostile import HOSTILE
+from tests.load_fixtures import free_port, redis_serving
 
 
 class Clock:
@@ -437,3 +441,87 @@ def test_the_operator_lists_and_purges_rooms(store):
     store.purge(second)
     assert store.room(second) is None and store.answers(second) == []
     assert [r.code for r in store.rooms()] == [first]
+
+
+# ---- a store that fails, and mends ------------------------------------------------------------
+
+
+def test_a_deleted_sqlite_file_is_a_new_empty_store(tmp_path):
+    store = open_store(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    code, _ = store.create()
+    for made in tmp_path.glob("rooms.sqlite3*"):
+        made.unlink()
+    assert store.room(code) is None  # lost with its file, and the store goes on
+    assert store.room(store.create()[0]) is not None
+
+
+def test_a_corrupt_sqlite_file_is_moved_aside_for_a_fresh_one(tmp_path):
+    path = tmp_path / "rooms.sqlite3"
+    store = open_store(f"sqlite:///{path}")
+    code, _ = store.create()
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"this is not a database at all " * 400)
+    garbage.replace(path)  # the file and its write-ahead log overwritten
+    for journal in tmp_path.glob("rooms.sqlite3-*"):
+        journal.unlink()
+    with pytest.raises(StoreDown, match="not a database"):
+        store.room(code)
+    assert len(list(tmp_path.glob("rooms.sqlite3.corrupt-*"))) == 1
+    store.health()
+    assert store.room(code) is None and store.create()
+
+
+@pytest.fixture
+def read_only(tmp_path):
+    """Makes a folder read-only for this process, even as root (an immutable folder), and
+    writable again at the end."""
+    class Freezer:
+        frozen: set = set()
+
+        def __call__(self, folder) -> None:
+            if os.geteuid() == 0:
+                subprocess.run(["chattr", "+i", str(folder)], check=True)
+            else:
+                folder.chmod(0o555)
+            self.frozen.add(folder)
+
+        def thaw(self, folder) -> None:
+            if os.geteuid() == 0:
+                subprocess.run(["chattr", "-i", str(folder)], check=True)
+            else:
+                folder.chmod(0o755)
+            self.frozen.discard(folder)
+
+    freezer = Freezer()
+    yield freezer
+    for folder in list(freezer.frozen):
+        freezer.thaw(folder)
+
+
+def test_a_read_only_sqlite_folder_is_down_until_it_is_writable(tmp_path, read_only):
+    folder = tmp_path / "data"
+    url = f"sqlite:///{folder / 'rooms.sqlite3'}"
+    creator = open_store(url)
+    code, _ = creator.create()
+    creator.disconnect()  # the last connection closed: its write-ahead log is gone
+    store = open_store(url)  # a server started on the folder once it was read-only
+    read_only(folder)
+    for refused in (store.health, store.create, lambda: store.room(code)):
+        with pytest.raises(StoreDown, match="unable to open"):
+            refused()
+    read_only.thaw(folder)
+    store.health()
+    assert store.room(code) is not None
+
+
+def test_a_stopped_redis_is_down_and_its_rooms_are_back_when_it_restarts(tmp_path):
+    port = free_port()
+    with redis_serving(tmp_path, port) as url:
+        store = open_store(url)
+        code, _ = store.create()
+    for refused in (store.health, store.create, lambda: store.room(code)):
+        with pytest.raises(StoreDown, match="ConnectionError"):
+            refused()
+    with redis_serving(tmp_path, port):
+        store.health()
+        assert store.room(code) is not None  # kept in its append-only file

@@ -99,6 +99,10 @@ class SQLiteStore(RoomStore):
         self._local.db, self._local.file = db, (here.st_dev, here.st_ino)
         return db
 
+    def disconnect(self) -> None:
+        """Close this thread's connection (the next call opens the file again)."""
+        self._drop()
+
     def _drop(self) -> None:
         db = getattr(self._local, "db", None)
         self._local.db = None

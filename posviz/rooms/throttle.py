@@ -74,7 +74,7 @@ def trusted_proxies(setting: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv
 def trusted(peer: str | None) -> bool:
     """Whether peer is a proxy named in POSVIZ_TRUSTED_PROXIES (None is this machine)."""
     try:
-        ip = ipaddress.ip_address(peer or "127.0.0.1")
+        ip = ipaddress.ip_address(peer if isinstance(peer, str) and peer else "127.0.0.1")
     except ValueError:
         return False
     proxies = trusted_proxies(os.environ.get("POSVIZ_TRUSTED_PROXIES", ""))
@@ -85,12 +85,12 @@ def client_address(peer: str | None, forwarded_for: str | None) -> str:
     """Who a request comes from, as a rate limit's key: the peer's address (None is this
     machine), or the last address a trusted proxy appended to X-Forwarded-For; an IPv6 address
     as its /64 network."""
-    address = peer or "127.0.0.1"
+    address = peer if isinstance(peer, str) and peer else "127.0.0.1"
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return address[:100]
-    if forwarded_for and trusted(address):
+    if isinstance(forwarded_for, str) and trusted(address):
         with contextlib.suppress(ValueError):  # no address in it: limit the proxy itself
             ip = ipaddress.ip_address(forwarded_for.split(",")[-1].strip())
     if ip.version == 6 and not ip.ipv4_mapped:
