@@ -431,8 +431,9 @@ def test_a_room_whose_lecturer_is_gone_two_hours_ends(backend, clock):
         store.set_view(left, "", "")
 
 
-def test_the_operator_lists_and_purges_rooms(store):
+def test_the_operator_lists_and_purges_rooms(store, clock):
     first, _ = store.create()
+    clock.now += 1
     second, _ = store.create()
     poll = store.ask(second, "Which?", ["a", "b"])
     store.vote(second, poll.id, store.new_voter(), 0)
