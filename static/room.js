@@ -185,14 +185,15 @@ async function follow(code, token) {
   }
 }
 
-// Hand the room's key to the server once, which keeps it in an HttpOnly cookie; true once the
-// browser holds that cookie.
+// Hand the room's key to the server once, which keeps it in an HttpOnly cookie: true once the
+// browser holds that cookie, else the server's refusal.
 async function grant(data) {
   tab.granted = tab.granted || {};
   if (!data.grant || tab.granted[data.code] === data.grant) return true;
   const reply = await post(`${route(data.code)}/lead`, { key: data.grant });
-  if (reply.ok) tab.granted[data.code] = data.grant;
-  return reply;
+  if (!reply.ok) return reply;
+  tab.granted[data.code] = data.grant;
+  return true;
 }
 
 function lead() {

@@ -72,10 +72,12 @@ class Watch:
     health: tuple[float, str] = (0.0, "")  # when last checked, and what failed ("" for none)
 
     async def room(self, code: str) -> Room | None:
-        """The room as this process last read it (read now when it has no copy)."""
-        if code not in self.rooms:
+        """The room as this process last read it while followers wait on it (the watcher keeps
+        that copy fresh), else as the store has it now."""
+        if code not in self.rooms or code not in self.waiting:
             room = await asyncio.to_thread(self.store.room, code)
             if room is None:
+                self.rooms.pop(code, None)
                 return None
             self.rooms[code] = room
         return self.rooms[code]
@@ -316,9 +318,8 @@ async def forget(request: Request, code: str, sent: dict, who: str) -> Response:
 
 
 async def health(request: Request) -> Response:
-    failed = await watch().failure()
-    if failed:
-        return PlainTextResponse(f"rooms unavailable: {failed}", 503,
+    if await watch().failure():  # what failed is in the server's log, not shown to anyone
+        return PlainTextResponse("rooms unavailable", 503,
                                  headers=NO_STORE | {"Retry-After": str(DOWN_RETRY)})
     return PlainTextResponse("ok", headers=NO_STORE)
 
