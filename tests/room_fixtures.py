@@ -329,6 +329,11 @@ class Deployment:
         """The process id of the replica on port."""
         return int(self.supervisor("pid", f"posviz:posviz-{port}"))
 
+    def store_url(self) -> str:
+        """The rooms' Redis, as the replicas reach it (its password included)."""
+        conf = (self.run / "supervisord.conf").read_text("utf-8")
+        return conf.split('POSVIZ_ROOM_STORE="', 1)[1].split('"', 1)[0]
+
     def wait_up(self, timeout: float = 90) -> None:
         """Until HAProxy sees every replica up."""
         deadline = time.monotonic() + timeout

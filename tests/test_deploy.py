@@ -55,7 +55,7 @@ def test_a_class_through_the_proxy(tools, tmp_path, browser, loop):
         with rerun(lecturer):
             lecturer.get_by_role("button", name="Start a room").click()
         code = lecturer.url.split("room=")[1][:6]
-        store = open_store(f"redis://127.0.0.1:{_redis_port(up)}/0")
+        store = open_store(up.store_url())
         assert store.room(code) is not None  # the rooms live in the deployment's Redis
 
         students = [Student(up.url, code, lang="en" if i % 2 else "zh") for i in range(CLASS)]
@@ -146,8 +146,3 @@ def _held_when(up, expected: dict[str, int], timeout: float = 15) -> dict[str, i
         if held == expected or time.monotonic() > deadline:
             return held
         time.sleep(0.1)
-
-
-def _redis_port(up) -> int:
-    conf = (up.run / "supervisord.conf").read_text()
-    return int(conf.split("--port ", 1)[1].split()[0])
