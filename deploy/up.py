@@ -12,10 +12,13 @@ voter ids with it) and redis-password (Redis always asks for it: loopback is ope
 user of this machine; `REDISCLI_AUTH=$(cat deploy/run/redis-password) redis-cli -p 6390`).
 
 More machines: start replicas there with the same secrets and name each with --backend
-HOST:PORT here; Redis must then listen where they can reach it (--redis-bind):
+HOST:PORT here; Redis must then listen where they can reach it (--redis-bind), and they must
+believe HAProxy's X-Forwarded-For (POSVIZ_TRUSTED_PROXIES: this machine's address as they see
+it, comma-separated addresses or CIDRs):
 
     POSVIZ_ROOM_STORE=redis://:<redis-password>@<this machine>:6390/0 \
     STREAMLIT_SERVER_COOKIE_SECRET=<cookie-secret> POSVIZ_SECRET=<posviz-secret> \
+    POSVIZ_TRUSTED_PROXIES=<this machine> \
     python -m streamlit run serve.py --server.address 0.0.0.0 --server.port 8601
 """
 
@@ -33,6 +36,7 @@ from string import Template
 DEPLOY = Path(__file__).resolve().parent
 ROOT = DEPLOY.parent
 TOOLS = ("supervisord", "haproxy", "redis-server")
+TRUSTED_PROXIES = "127.0.0.1"  # HAProxy, as the replicas on this machine see it
 
 
 def servers(local: list[int], remote: list[str]) -> str:
@@ -63,7 +67,7 @@ def render(args: argparse.Namespace) -> Path:
         local_replicas=str(bool(local)).lower(), replica_address=args.replica_address,
         local_redis=str(args.redis is None).lower(), store=store,
         public_url=args.public_url or "", cookie_secret=kept(run, "cookie-secret"),
-        posviz_secret=kept(run, "posviz-secret"),
+        posviz_secret=kept(run, "posviz-secret"), trusted_proxies=TRUSTED_PROXIES,
         redis_server=shutil.which("redis-server") or "redis-server",
         haproxy=shutil.which("haproxy") or "haproxy")
     for name in ("haproxy.cfg", "supervisord.conf"):

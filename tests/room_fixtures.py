@@ -342,9 +342,9 @@ class Deployment:
                 raise RuntimeError("HAProxy did not see every replica up")
             time.sleep(0.2)
 
-    def servers(self) -> dict[str, dict[str, str]]:
-        """HAProxy's statistics of each replica (`show stat` on its admin socket): scur is its
-        current sessions, status UP or DOWN."""
+    def stats(self) -> list[dict[str, str]]:
+        """HAProxy's statistics (`show stat` on its admin socket): a row for each frontend,
+        backend and server; scur is current sessions, stot all so far, status UP or DOWN."""
         with socket.socket(socket.AF_UNIX) as sock:
             sock.connect(str(self.run / "haproxy.sock"))
             sock.sendall(b"show stat\n")
@@ -352,9 +352,12 @@ class Deployment:
             while chunk := sock.recv(65536):
                 raw += chunk
         header, *rows = raw.decode().lstrip("# ").splitlines()
-        table = [dict(zip(header.split(","), row.split(","), strict=False)) for row in rows if row]
-        return {r["svname"]: r for r in table
-                if r.get("pxname") == "replicas" and r["svname"] not in ("BACKEND",)}
+        return [dict(zip(header.split(","), row.split(","), strict=False)) for row in rows if row]
+
+    def servers(self) -> dict[str, dict[str, str]]:
+        """HAProxy's statistics of each replica."""
+        return {r["svname"]: r for r in self.stats()
+                if r.get("pxname") == "replicas" and r["svname"] not in ("FRONTEND", "BACKEND")}
 
 
 def free_ports(n: int) -> int:

@@ -67,6 +67,14 @@ def test_the_secrets_are_kept_across_restarts_and_differ_between_deployments(tmp
     assert first["POSVIZ_SECRET"] == (tmp_path / "run" / "posviz-secret").read_text()
 
 
+def test_every_replica_has_the_secret_and_believes_only_the_local_proxy(tmp_path):
+    env = rendered(tmp_path / "run", "--replicas", "3")
+    assert env["POSVIZ_TRUSTED_PROXIES"] == "127.0.0.1"
+    assert env["POSVIZ_SECRET"]
+    conf = (tmp_path / "run" / "supervisord.conf").read_text("utf-8")
+    assert "numprocs=3" in conf and conf.count("environment=") == 1  # one line, every replica
+
+
 @pytest.mark.parametrize("bind", ["127.0.0.1", "10.0.0.5", "0.0.0.0"])
 def test_redis_asks_for_a_password_that_only_private_files_hold(tmp_path, bind):
     """On loopback too: every user of the machine can reach 127.0.0.1."""
