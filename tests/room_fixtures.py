@@ -335,11 +335,15 @@ class Deployment:
         return conf.split('POSVIZ_ROOM_STORE="', 1)[1].split('"', 1)[0]
 
     def wait_up(self, timeout: float = 90) -> None:
-        """Until HAProxy sees every replica up."""
+        """Until HAProxy sees every replica up, for its pages and for its rooms (checked on
+        `/_stcore/health` and on the rooms' `/_posviz/health`)."""
         deadline = time.monotonic() + timeout
-        while not all(s.get("status") == "UP" for s in _quiet(self.servers).values()):
+        while down := [f"{backend}/{name}: {s.get('status')} {s.get('last_chk', '')}"
+                       for backend in BACKENDS
+                       for name, s in _quiet(lambda b=backend: self.servers(b)).items()
+                       if s.get("status") != "UP"]:
             if time.monotonic() > deadline:
-                raise RuntimeError("HAProxy did not see every replica up")
+                raise RuntimeError(f"HAProxy did not see every replica up: {down}")
             time.sleep(0.2)
 
     def stats(self) -> list[dict[str, str]]:
@@ -354,10 +358,14 @@ class Deployment:
         header, *rows = raw.decode().lstrip("# ").splitlines()
         return [dict(zip(header.split(","), row.split(","), strict=False)) for row in rows if row]
 
-    def servers(self) -> dict[str, dict[str, str]]:
-        """HAProxy's statistics of each replica."""
+    def servers(self, backend: str = "replicas") -> dict[str, dict[str, str]]:
+        """HAProxy's statistics of each replica in one backend: `replicas` (pages, websockets)
+        or `rooms` (the rooms' routes)."""
         return {r["svname"]: r for r in self.stats()
-                if r.get("pxname") == "replicas" and r["svname"] not in ("FRONTEND", "BACKEND")}
+                if r.get("pxname") == backend and r["svname"] not in ("FRONTEND", "BACKEND")}
+
+
+BACKENDS = ("replicas", "rooms")
 
 
 def free_ports(n: int) -> int:

@@ -3,7 +3,8 @@ supervisord, on 127.0.0.1. The proxy first refuses what a class never sends (Str
 metrics, large or unbounded room bodies, a run of wrong room codes from one address). Then a
 lecturer in Chromium and 80 students speaking Streamlit's protocol through the proxy: each
 student stays on one replica, none sees another's sentence, all follow and vote, counts are
-exact; one replica is killed, and its students carry on through the other one."""
+exact; one replica is killed, and its students carry on through the other one. Last, Redis
+stops: the room routes answer 503 while the pages still load."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import pytest
 from deploy.up import TOOLS
 from posviz.rooms import open_store
 from tests.load_fixtures import at_scene, nav_click, rerun, settle
-from tests.room_fixtures import Student, deployment, gather_in, shown_text
+from tests.room_fixtures import BACKENDS, Student, deployment, gather_in, shown_text
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -184,12 +185,28 @@ async def _settle_on(students: list[Student], page: str, query: str) -> None:
     raise AssertionError(f"{len(late)} students never reached {page}?{query}")
 
 
+def test_room_routes_need_working_rooms(up):
+    """Redis stops: HAProxy's checks of the rooms' health route take every replica out of the
+    room routes, which then answer 503; pages and Streamlit's health still go to the replicas."""
+    up.supervisor("stop", "redis")
+    deadline = time.monotonic() + 15
+    while any(s["status"] != "DOWN" for s in up.servers("rooms").values()):
+        assert time.monotonic() < deadline, up.servers("rooms")
+        time.sleep(0.2)
+    status, answer = _ask(up, "GET", "/_posviz/room/000000?v=-1&me=x")
+    assert (status, json.loads(answer)) == (503, {"error": "rooms_unavailable"})
+    for path in ("/", "/_stcore/health"):
+        assert _ask(up, "GET", path)[0] == 200
+    assert all(s["status"] == "UP" for s in up.servers("replicas").values())
+
+
 def _held_when(up, expected: dict[str, int], timeout: float = 15) -> dict[str, int]:
-    """The connections HAProxy holds to each replica, once they are as expected (or as they are
-    after the timeout)."""
+    """The connections HAProxy holds to each replica (for its pages and its rooms), once they
+    are as expected (or as they are after the timeout)."""
     deadline = time.monotonic() + timeout
     while True:
-        held = {name: int(row["scur"]) for name, row in up.servers().items()}
+        rows = [up.servers(backend) for backend in BACKENDS]
+        held = {name: sum(int(r[name]["scur"]) for r in rows) for name in rows[0]}
         if held == expected or time.monotonic() > deadline:
             return held
         time.sleep(0.1)
@@ -230,7 +247,7 @@ def _post(up, path: str, length: str, body: bytes) -> tuple[int, dict]:
         return reply.status, json.loads(reply.read())
 
 
-def _forwarded(up) -> str:
-    """How many requests HAProxy has sent to the replicas so far."""
-    return next(r["stot"] for r in up.stats()
-                if r["pxname"] == "replicas" and r["svname"] == "BACKEND")
+def _forwarded(up) -> dict[str, str]:
+    """How many requests HAProxy has sent to each backend so far."""
+    return {r["pxname"]: r["stot"] for r in up.stats()
+            if r["svname"] == "BACKEND" and r["pxname"] in BACKENDS}

@@ -96,3 +96,13 @@ def test_an_existing_redis_is_used_as_given(tmp_path):
     assert not (run / "redis-password").exists() and not (run / "redis.conf").exists()
     assert "autostart=false" in (run / "supervisord.conf").read_text("utf-8")
 
+
+def test_room_routes_go_to_the_same_replicas_with_the_same_cookies(tmp_path):
+    run = tmp_path / "run"
+    rendered(run, "--backend", "10.0.0.7:8601")
+    backends = (run / "haproxy.cfg").read_text("utf-8").split("\nbackend ")[1:]
+    servers = {b.split()[0]: [ln.strip() for ln in b.splitlines() if ln.strip().startswith(
+        "server ")] for b in backends}
+    assert set(servers) == {"replicas", "rooms"}
+    assert servers["rooms"] == servers["replicas"] and len(servers["rooms"]) == 3
+
