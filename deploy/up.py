@@ -4,12 +4,22 @@ in front, all kept running by supervisord.
     python -m deploy.up                      # 2 replicas on this machine, students open :8500
     python -m deploy.up --replicas 4 --port 80 --public-url http://lecture.example.edu/
 
-It renders deploy/supervisord.conf and deploy/haproxy.cfg into a run folder (default
-deploy/run/, with every log), then runs supervisord in the foreground: Ctrl+C stops it all.
-More machines: start replicas there (`POSVIZ_ROOM_STORE=redis://<this machine>:6390/0
-python -m streamlit run serve.py --server.address 0.0.0.0 --server.port 8601`, the same
-STREAMLIT_SERVER_COOKIE_SECRET) and name each with --backend HOST:PORT here; Redis must then
-listen where they can reach it (--redis-bind).
+It renders deploy/supervisord.conf, deploy/haproxy.cfg and Redis's configuration into a run
+folder (default deploy/run/, with every log), then runs supervisord in the foreground: Ctrl+C
+stops it all. The run folder keeps the deployment's secrets across restarts, each in a file only
+its owner can read: cookie-secret (Streamlit's cookies), posviz-secret (the app signs students'
+voter ids with it) and redis-password (Redis always asks for it: loopback is open to every
+user of this machine; `REDISCLI_AUTH=$(cat deploy/run/redis-password) redis-cli -p 6390`).
+
+More machines: start replicas there with the same secrets and name each with --backend
+HOST:PORT here; Redis must then listen where they can reach it (--redis-bind), and they must
+believe HAProxy's X-Forwarded-For (POSVIZ_TRUSTED_PROXIES: this machine's address as they see
+it, comma-separated addresses or CIDRs):
+
+    POSVIZ_ROOM_STORE=redis://:<redis-password>@<this machine>:6390/0 \
+    STREAMLIT_SERVER_COOKIE_SECRET=<cookie-secret> POSVIZ_SECRET=<posviz-secret> \
+    POSVIZ_TRUSTED_PROXIES=<this machine> \
+    python -m streamlit run serve.py --server.address 0.0.0.0 --server.port 8601
 """
 
 from __future__ import annotations
@@ -19,12 +29,14 @@ import os
 import secrets
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from string import Template
 
 DEPLOY = Path(__file__).resolve().parent
 ROOT = DEPLOY.parent
 TOOLS = ("supervisord", "haproxy", "redis-server")
+TRUSTED_PROXIES = "127.0.0.1"  # HAProxy, as the replicas on this machine see it
 
 
 def servers(local: list[int], remote: list[str]) -> str:
@@ -35,38 +47,70 @@ def servers(local: list[int], remote: list[str]) -> str:
 
 
 def render(args: argparse.Namespace) -> Path:
-    """Write the run folder's configuration files; return supervisord's."""
+    """Write the run folder's configuration files, each readable by its owner only (they hold
+    the secrets); return supervisord's."""
     run = Path(args.run).resolve()
-    run.mkdir(parents=True, exist_ok=True)
+    run.mkdir(mode=0o700, parents=True, exist_ok=True)
     local = list(range(args.first_port, args.first_port + args.replicas))
     if not local and not args.backend:
         raise SystemExit("deploy.up: no replica at all (give --replicas or --backend)")
-    store = args.redis or f"redis://127.0.0.1:{args.redis_port}/0"
+    if args.redis is None:
+        password = kept(run, "redis-password")
+        private(run / "redis.conf", redis_conf(args, run, password))
+        store = f"redis://:{password}@127.0.0.1:{args.redis_port}/0"
+    else:
+        store = args.redis
     values = dict(
         run=run, root=ROOT, deploy=DEPLOY, python=sys.executable,
         bind=f"{args.address}:{args.port}", servers=servers(local, args.backend),
         replicas=max(1, len(local)), first_port=args.first_port,
         local_replicas=str(bool(local)).lower(), replica_address=args.replica_address,
-        redis_port=args.redis_port, redis_bind=args.redis_bind,
         local_redis=str(args.redis is None).lower(), store=store,
-        public_url=args.public_url or "", cookie_secret=cookie_secret(run),
+        public_url=args.public_url or "", cookie_secret=kept(run, "cookie-secret"),
+        posviz_secret=kept(run, "posviz-secret"), trusted_proxies=TRUSTED_PROXIES,
         redis_server=shutil.which("redis-server") or "redis-server",
         haproxy=shutil.which("haproxy") or "haproxy")
     for name in ("haproxy.cfg", "supervisord.conf"):
-        text = Template((DEPLOY / name).read_text("utf-8")).substitute(values)
-        (run / name).write_text(text, "utf-8")
+        private(run / name, Template((DEPLOY / name).read_text("utf-8")).substitute(values))
     return run / "supervisord.conf"
 
 
-def cookie_secret(run: Path) -> str:
-    """One secret for every replica of this deployment (kept across restarts in the run
-    folder): Streamlit signs its cookies with it, so a browser moved to another replica is
-    still recognised."""
-    kept = run / "cookie-secret"
-    if not kept.exists():
-        kept.write_text(secrets.token_urlsafe(32), "utf-8")
-        kept.chmod(0o600)
-    return kept.read_text("utf-8").strip()
+def redis_conf(args: argparse.Namespace, run: Path, password: str) -> str:
+    """Redis's configuration for this deployment: deploy/redis.conf, where to listen and its
+    password (here, never on its command line, which `ps` shows to every user)."""
+    return "\n".join([
+        "# Written by deploy/up.py for this run folder; readable by its owner only.",
+        f'include "{DEPLOY / "redis.conf"}"',
+        f"bind {args.redis_bind}",
+        f"port {args.redis_port}",
+        f'dir "{run}"',
+        f"requirepass {password}", ""])
+
+
+def kept(run: Path, name: str) -> str:
+    """A secret of this deployment, made once and kept in the run folder across restarts. Every
+    replica has the same ones: Streamlit signs its cookies with cookie-secret and posviz its
+    students' voter ids with posviz-secret, so a browser moved to another replica is still
+    recognised."""
+    path = run / name
+    if not path.exists():
+        private(path, secrets.token_urlsafe(32))
+    elif path.stat().st_mode & 0o077:
+        path.chmod(0o600)  # one copied in from elsewhere, readable by others
+    return path.read_text("utf-8").strip()
+
+
+def private(path: Path, text: str) -> None:
+    """Write a file that only its owner can read from its first byte: a new file made 0600
+    (mkstemp), moved over the old one (whose mode may be wider)."""
+    fd, fresh = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(fresh, path)
+    except BaseException:
+        Path(fresh).unlink(missing_ok=True)
+        raise
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -88,7 +132,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--redis-port", type=int, default=6390)
     parser.add_argument("--redis-bind", default="127.0.0.1",
                         help="where the Redis started here listens (replicas on other "
-                             "machines need an address they reach, on a private network)")
+                             "machines need an address they reach, on a private network; "
+                             "its password is in the run folder's redis-password)")
     parser.add_argument("--public-url", help="the address students open, for the QR code "
                                              "(POSVIZ_PUBLIC_URL)")
     parser.add_argument("--run", default=str(DEPLOY / "run"),

@@ -168,14 +168,9 @@ def one_replica(loop: Loop, classes: tuple[int, ...], pause: float) -> list[Walk
 
 def behind_proxy(loop: Loop, replicas: int, n: int, pause: float) -> Walk:
     with tempfile.TemporaryDirectory() as folder, deployment(Path(folder), replicas) as up:
-        store_url = f"redis://127.0.0.1:{redis_port(up)}/0"
+        store_url = up.store_url()
         pids = [up.pid(port) for port in up.ports]
         return measure(loop, up.url, store_url, pids, n, pause)
-
-
-def redis_port(up) -> int:
-    conf = (up.run / "supervisord.conf").read_text("utf-8")
-    return int(conf.split("--port ", 1)[1].split()[0])
 
 
 def capacity(walks: list[Walk]) -> int:

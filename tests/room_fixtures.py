@@ -343,17 +343,26 @@ class Deployment:
         """The process id of the replica on port."""
         return int(self.supervisor("pid", f"posviz:posviz-{port}"))
 
+    def store_url(self) -> str:
+        """The rooms' Redis, as the replicas reach it (its password included)."""
+        conf = (self.run / "supervisord.conf").read_text("utf-8")
+        return conf.split('POSVIZ_ROOM_STORE="', 1)[1].split('"', 1)[0]
+
     def wait_up(self, timeout: float = 90) -> None:
-        """Until HAProxy sees every replica up."""
+        """Until HAProxy sees every replica up, for its pages and for its rooms (checked on
+        `/_stcore/health` and on the rooms' `/_posviz/health`)."""
         deadline = time.monotonic() + timeout
-        while not all(s.get("status") == "UP" for s in _quiet(self.servers).values()):
+        while down := [f"{backend}/{name}: {s.get('status')} {s.get('last_chk', '')}"
+                       for backend in BACKENDS
+                       for name, s in _quiet(lambda b=backend: self.servers(b)).items()
+                       if s.get("status") != "UP"]:
             if time.monotonic() > deadline:
-                raise RuntimeError("HAProxy did not see every replica up")
+                raise RuntimeError(f"HAProxy did not see every replica up: {down}")
             time.sleep(0.2)
 
-    def servers(self) -> dict[str, dict[str, str]]:
-        """HAProxy's statistics of each replica (`show stat` on its admin socket): scur is its
-        current sessions, status UP or DOWN."""
+    def stats(self) -> list[dict[str, str]]:
+        """HAProxy's statistics (`show stat` on its admin socket): a row for each frontend,
+        backend and server; scur is current sessions, stot all so far, status UP or DOWN."""
         with socket.socket(socket.AF_UNIX) as sock:
             sock.connect(str(self.run / "haproxy.sock"))
             sock.sendall(b"show stat\n")
@@ -361,9 +370,16 @@ class Deployment:
             while chunk := sock.recv(65536):
                 raw += chunk
         header, *rows = raw.decode().lstrip("# ").splitlines()
-        table = [dict(zip(header.split(","), row.split(","), strict=False)) for row in rows if row]
-        return {r["svname"]: r for r in table
-                if r.get("pxname") == "replicas" and r["svname"] not in ("BACKEND",)}
+        return [dict(zip(header.split(","), row.split(","), strict=False)) for row in rows if row]
+
+    def servers(self, backend: str = "replicas") -> dict[str, dict[str, str]]:
+        """HAProxy's statistics of each replica in one backend: `replicas` (pages, websockets)
+        or `rooms` (the rooms' routes)."""
+        return {r["svname"]: r for r in self.stats()
+                if r.get("pxname") == backend and r["svname"] not in ("FRONTEND", "BACKEND")}
+
+
+BACKENDS = ("replicas", "rooms")
 
 
 def free_ports(n: int) -> int:

@@ -1,30 +1,39 @@
 """posviz for a class as `python -m deploy.up` runs it: two replicas, Redis and HAProxy under
-supervisord, on 127.0.0.1. A lecturer in Chromium and 80 students speaking Streamlit's
-protocol through the proxy: each student stays on one replica, none sees another's sentence,
-all follow and vote, counts are exact; then one replica is killed, and its students carry on
-through the other one."""
+supervisord, on 127.0.0.1. The proxy first refuses what a class never sends (Streamlit's
+metrics, large or unbounded room bodies, a run of wrong room codes from one address). Then a
+lecturer in Chromium and 80 students speaking Streamlit's protocol through the proxy: each
+student stays on one replica, none sees another's sentence, all follow and vote, counts are
+exact; one replica is killed, and its students carry on through the other one. Last, Redis
+stops: the room routes answer 503 while the pages still load."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.client
+import json
 import os
 import shutil
 import signal
+import socket
 import time
 from collections import Counter
+from urllib.parse import urlsplit
 
 import pytest
 
 from deploy.up import TOOLS
 from posviz.rooms import open_store
 from tests.load_fixtures import at_scene, nav_click, rerun, settle
-from tests.room_fixtures import Student, deployment, gather_in, shown_text
+from tests.room_fixtures import BACKENDS, Student, deployment, gather_in, shown_text
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
 
 CLASS = 80
 ALONE = 20  # students who explore on their own, each with a sentence of their own
+ELSEWHERE = "127.0.0.2"  # another client address on this machine than the class's 127.0.0.1
+WRONG_CODES = 20  # a minute's allowance of unknown room codes per address (deploy/haproxy.cfg)
 
 
 async def move_with(students: list[Student]) -> list[bool]:
@@ -47,84 +56,123 @@ def tools():
                     "redis-server; pip install -r deploy/requirements.txt); CI runs this test")
 
 
-def test_a_class_through_the_proxy(tools, tmp_path, browser, loop):
-    with deployment(tmp_path) as up:
-        lecturer = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        lecturer.goto(f"{up.url}/lesson?scene=2")
-        settle(lecturer)
-        with rerun(lecturer):
-            lecturer.get_by_role("button", name="Start a room").click()
-        code = lecturer.url.split("room=")[1][:6]
-        store = open_store(f"redis://127.0.0.1:{_redis_port(up)}/0")
-        assert store.room(code) is not None  # the rooms live in the deployment's Redis
+@pytest.fixture(scope="module")
+def up(tools, tmp_path_factory):
+    """The deployment, for every test of this module in turn."""
+    with deployment(tmp_path_factory.mktemp("deploy")) as running:
+        yield running
 
-        students = [Student(up.url, code, lang="en" if i % 2 else "zh") for i in range(CLASS)]
-        loop.run(gather_in(20, (s.join() for s in students)))
-        loop.run(move_with(students))
-        assert all(s.page == "lesson" and "scene=2" in s.query for s in students)
 
-        # each student has one replica, given by the proxy's cookie, and stays on it
-        replica = {s: s.cookies["POSVIZ_REPLICA"] for s in students}
-        spread = Counter(replica.values())
-        assert set(spread) == {"r1", "r2"} and min(spread.values()) >= CLASS // 4
-        waits = {asyncio.run_coroutine_threadsafe(s.wait(), loop.loop): s for s in students}
-        lecturer_on = next(c["value"] for c in lecturer.context.cookies()
-                           if c["name"] == "POSVIZ_REPLICA")
-        expected = {name: 2 * spread[name] + (name == lecturer_on) for name in ("r1", "r2")}
-        held = _held_when(up, expected)
-        assert held == expected, (held, spread)  # its websocket and waiting request, nowhere else
+def test_the_proxy_refuses_what_a_class_never_sends(up):
+    """Streamlit's metrics; a room body over 16 kB (refused before any replica sees it) or
+    without a length; after a minute's allowance of wrong room codes from one address, every
+    room route from it, while its pages still load and the class's address is not touched."""
+    for path in ("/_stcore/metrics", "/_stcore/%6detrics"):  # the replica decodes %-escapes
+        assert _ask(up, "GET", path)[0] == 404
 
-        # some explore alone with sentences of their own; nobody sees another's sentence
-        alone = students[:ALONE]
-        for s in students:
-            s.record = True
-        nav_click(lecturer, "ALiBi")
-        for wait in waits:
-            wait.result(timeout=60)
-        answers = {s: w.result() for w, s in waits.items()}
-        loop.run(gather_in(50, (s.follow(answers[s]) for s in students[ALONE:])))
-        loop.run(gather_in(20, (s.wander("", text=f"mine{i:03d} alone", follow="false")
-                                for i, s in enumerate(alone))))
-        for i, s in enumerate(students):
-            sent = shown_text(s.seen)
-            others = [j for j in range(ALONE) if j != i and f"mine{j:03d}" in sent]
-            assert not others, (i, others)
-        assert all(s.page == "alibi" for s in students[ALONE:])
+    forwarded = _forwarded(up)
+    large = _post(up, "/_posviz/room/000000/view", "Content-Length: 100000", b"x" * 100_000)
+    assert large == (413, {"error": "too_large"})
+    chunked = _post(up, "/_posviz/room/000000/view", "Transfer-Encoding: chunked",
+                    b"c\r\n{\"key\": \"x\"}\r\n0\r\n\r\n")
+    assert chunked == (411, {"error": "length_required"})
+    assert _forwarded(up) == forwarded  # HAProxy sent neither on to a replica
 
-        # everyone back with the lecturer; all vote on scene 4; the counts are exact
-        loop.run(gather_in(20, (s.follow_again() for s in alone)))
-        nav_click(lecturer, "Guided lesson")
-        lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
-        at_scene(lecturer, 4)  # the lesson may open there already: no run then
-        loop.run(_settle_on(students, "lesson", "scene=4"))
-        loop.run(gather_in(25, (s.vote("scene-order", i % 2) for i, s in enumerate(students))))
-        assert store.counts(code, "scene-order") == [CLASS // 2, CLASS // 2]
+    statuses, answers = [], []
+    with _connection(up, ELSEWHERE) as conn:
+        for n in range(WRONG_CODES + 10):
+            conn.request("GET", f"/_posviz/room/{n:06d}?v=-1&me=x")
+            reply = conn.getresponse()
+            statuses.append(reply.status)
+            answers.append((reply.getheader("Retry-After"), reply.read()))
+    refused = statuses.index(429)
+    # the 21st wrong code is the first over the allowance; HAProxy's rate over a minute may
+    # forget a request or two of the previous second when the burst straddles its period
+    assert WRONG_CODES < refused <= WRONG_CODES + 3 and set(statuses[:refused]) == {404}
+    assert set(statuses[refused:]) == {429}, statuses
+    assert answers[-1][0] == "60" and json.loads(answers[-1][1]) == {"error": "too_many"}
+    for path in ("/", "/_stcore/health"):  # the page and the websocket's health: never limited
+        assert _ask(up, "GET", path, source=ELSEWHERE)[0] == 200
+    assert _ask(up, "GET", "/_posviz/room/000000?v=-1&me=x")[0] == 404  # the class: not limited
 
-        # a replica dies (and supervisord is told to leave it dead, so that the reconnections
-        # meet a dead replica, not one it already restarted): its students reconnect through
-        # the proxy, all to the other replica, and carry on
-        victim = "r2" if lecturer_on == "r1" else "r1"
-        port = up.ports[int(victim[1]) - 1]
-        os.kill(up.pid(port), signal.SIGKILL)
-        up.supervisor("stop", f"posviz:posviz-{port}")
-        moved = [s for s in students if replica[s] == victim]
-        loop.run(gather_in(20, (s.reconnect() for s in moved)))
-        held = _held_when(up, {lecturer_on: CLASS + 1, victim: 0})
-        assert held == {lecturer_on: CLASS + 1, victim: 0}, held  # every websocket
-        for i, s in enumerate(students):
-            if s in moved:
-                assert text("room.voted", s.lang, mine="AB"[i % 2]) in shown_text(s.last)
-        with rerun(lecturer):
-            lecturer.get_by_role("button", name="Reveal the answer to the room").click()
-        loop.run(move_with(students))
-        for i, s in enumerate(students):  # B is right; each sees it in their own language
-            said = (text("room.right", s.lang, mine="B") if i % 2 else
-                    text("room.wrong", s.lang, mine="A", right="B"))
-            assert said in shown_text(s.last)
-        assert store.counts(code, "scene-order") == [CLASS // 2, CLASS // 2]
-        loop.run(gather_in(50, (s.close() for s in students)))
-        up.supervisor("start", f"posviz:posviz-{port}")  # back, and back in HAProxy's rotation
-        up.wait_up()
+
+def test_a_class_through_the_proxy(up, browser, loop):
+    lecturer = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    lecturer.goto(f"{up.url}/lesson?scene=2")
+    settle(lecturer)
+    with rerun(lecturer):
+        lecturer.get_by_role("button", name="Start a room").click()
+    code = lecturer.url.split("room=")[1][:6]
+    store = open_store(up.store_url())
+    assert store.room(code) is not None  # the rooms live in the deployment's Redis
+
+    students = [Student(up.url, code, lang="en" if i % 2 else "zh") for i in range(CLASS)]
+    loop.run(gather_in(20, (s.join() for s in students)))
+    loop.run(move_with(students))
+    assert all(s.page == "lesson" and "scene=2" in s.query for s in students)
+
+    # each student has one replica, given by the proxy's cookie, and stays on it
+    replica = {s: s.cookies["POSVIZ_REPLICA"] for s in students}
+    spread = Counter(replica.values())
+    assert set(spread) == {"r1", "r2"} and min(spread.values()) >= CLASS // 4
+    waits = {asyncio.run_coroutine_threadsafe(s.wait(), loop.loop): s for s in students}
+    lecturer_on = next(c["value"] for c in lecturer.context.cookies()
+                       if c["name"] == "POSVIZ_REPLICA")
+    expected = {name: 2 * spread[name] + (name == lecturer_on) for name in ("r1", "r2")}
+    held = _held_when(up, expected)
+    assert held == expected, (held, spread)  # its websocket and waiting request, nowhere else
+
+    # some explore alone with sentences of their own; nobody sees another's sentence
+    alone = students[:ALONE]
+    for s in students:
+        s.record = True
+    nav_click(lecturer, "ALiBi")
+    for wait in waits:
+        wait.result(timeout=60)
+    answers = {s: w.result() for w, s in waits.items()}
+    loop.run(gather_in(50, (s.follow(answers[s]) for s in students[ALONE:])))
+    loop.run(gather_in(20, (s.wander("", text=f"mine{i:03d} alone", follow="false")
+                            for i, s in enumerate(alone))))
+    for i, s in enumerate(students):
+        sent = shown_text(s.seen)
+        others = [j for j in range(ALONE) if j != i and f"mine{j:03d}" in sent]
+        assert not others, (i, others)
+    assert all(s.page == "alibi" for s in students[ALONE:])
+
+    # everyone back with the lecturer; all vote on scene 4; the counts are exact
+    loop.run(gather_in(20, (s.follow_again() for s in alone)))
+    nav_click(lecturer, "Guided lesson")
+    lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
+    at_scene(lecturer, 4)  # the lesson may open there already: no run then
+    loop.run(_settle_on(students, "lesson", "scene=4"))
+    loop.run(gather_in(25, (s.vote("scene-order", i % 2) for i, s in enumerate(students))))
+    assert store.counts(code, "scene-order") == [CLASS // 2, CLASS // 2]
+
+    # a replica dies (and supervisord is told to leave it dead, so that the reconnections
+    # meet a dead replica, not one it already restarted): its students reconnect through
+    # the proxy, all to the other replica, and carry on
+    victim = "r2" if lecturer_on == "r1" else "r1"
+    port = up.ports[int(victim[1]) - 1]
+    os.kill(up.pid(port), signal.SIGKILL)
+    up.supervisor("stop", f"posviz:posviz-{port}")
+    moved = [s for s in students if replica[s] == victim]
+    loop.run(gather_in(20, (s.reconnect() for s in moved)))
+    held = _held_when(up, {lecturer_on: CLASS + 1, victim: 0})
+    assert held == {lecturer_on: CLASS + 1, victim: 0}, held  # every websocket
+    for i, s in enumerate(students):
+        if s in moved:
+            assert text("room.voted", s.lang, mine="AB"[i % 2]) in shown_text(s.last)
+    with rerun(lecturer):
+        lecturer.get_by_role("button", name="Reveal the answer to the room").click()
+    loop.run(move_with(students))
+    for i, s in enumerate(students):  # B is right; each sees it in their own language
+        said = (text("room.right", s.lang, mine="B") if i % 2 else
+                text("room.wrong", s.lang, mine="A", right="B"))
+        assert said in shown_text(s.last)
+    assert store.counts(code, "scene-order") == [CLASS // 2, CLASS // 2]
+    loop.run(gather_in(50, (s.close() for s in students)))
+    up.supervisor("start", f"posviz:posviz-{port}")  # back, and back in HAProxy's rotation
+    up.wait_up()
 
 
 async def _settle_on(students: list[Student], page: str, query: str) -> None:
@@ -137,17 +185,69 @@ async def _settle_on(students: list[Student], page: str, query: str) -> None:
     raise AssertionError(f"{len(late)} students never reached {page}?{query}")
 
 
+def test_room_routes_need_working_rooms(up):
+    """Redis stops: HAProxy's checks of the rooms' health route take every replica out of the
+    room routes, which then answer 503; pages and Streamlit's health still go to the replicas."""
+    up.supervisor("stop", "redis")
+    deadline = time.monotonic() + 15
+    while any(s["status"] != "DOWN" for s in up.servers("rooms").values()):
+        assert time.monotonic() < deadline, up.servers("rooms")
+        time.sleep(0.2)
+    status, answer = _ask(up, "GET", "/_posviz/room/000000?v=-1&me=x")
+    assert (status, json.loads(answer)) == (503, {"error": "rooms_unavailable"})
+    for path in ("/", "/_stcore/health"):
+        assert _ask(up, "GET", path)[0] == 200
+    assert all(s["status"] == "UP" for s in up.servers("replicas").values())
+
+
 def _held_when(up, expected: dict[str, int], timeout: float = 15) -> dict[str, int]:
-    """The connections HAProxy holds to each replica, once they are as expected (or as they are
-    after the timeout)."""
+    """The connections HAProxy holds to each replica (for its pages and its rooms), once they
+    are as expected (or as they are after the timeout)."""
     deadline = time.monotonic() + timeout
     while True:
-        held = {name: int(row["scur"]) for name, row in up.servers().items()}
+        rows = [up.servers(backend) for backend in BACKENDS]
+        held = {name: sum(int(r[name]["scur"]) for r in rows) for name in rows[0]}
         if held == expected or time.monotonic() > deadline:
             return held
         time.sleep(0.1)
 
 
-def _redis_port(up) -> int:
-    conf = (up.run / "supervisord.conf").read_text()
-    return int(conf.split("--port ", 1)[1].split()[0])
+@contextlib.contextmanager
+def _connection(up, source: str = "127.0.0.1"):
+    """A keep-alive connection to the proxy from one of this machine's addresses."""
+    parts = urlsplit(up.url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10,
+                                      source_address=(source, 0))
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _ask(up, method: str, path: str, source: str = "127.0.0.1") -> tuple[int, bytes]:
+    """One request through the proxy; its status and body."""
+    with _connection(up, source) as conn:
+        conn.request(method, path)
+        reply = conn.getresponse()
+        return reply.status, reply.read()
+
+
+def _post(up, path: str, length: str, body: bytes) -> tuple[int, dict]:
+    """A POST with this length header and body, sent at once as a script would; the proxy's
+    JSON answer."""
+    host, port = urlsplit(up.url).hostname, urlsplit(up.url).port
+    head = (f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            f"Content-Type: application/json\r\n{length}\r\n\r\n")
+    with socket.create_connection((host, port), timeout=10,
+                                  source_address=(ELSEWHERE, 0)) as sock:
+        with contextlib.suppress(OSError):  # the proxy may close before the body is all sent
+            sock.sendall(head.encode() + body)
+        reply = http.client.HTTPResponse(sock)
+        reply.begin()
+        return reply.status, json.loads(reply.read())
+
+
+def _forwarded(up) -> dict[str, str]:
+    """How many requests HAProxy has sent to each backend so far."""
+    return {r["pxname"]: r["stot"] for r in up.stats()
+            if r["svname"] == "BACKEND" and r["pxname"] in BACKENDS}
