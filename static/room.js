@@ -140,12 +140,13 @@ async function follow(code, token) {
   while (tab.follower === token) {
     if (!(await present()) || tab.follower !== token) break;
     const me = encodeURIComponent(tab.data.me);
+    const proof = encodeURIComponent(tab.data.joined);
     let answer;
     try {
       tab.abort = new AbortController();
-      const reply = await fetch(`${route(code)}?v=${version}&me=${me}`,
+      const reply = await fetch(`${route(code)}?v=${version}&me=${me}&j=${proof}`,
                                 { cache: "no-store", signal: tab.abort.signal });
-      if (reply.status === 404 || reply.status === 400) {  // the room is gone: the page says so
+      if ([400, 404, 410].includes(reply.status)) {  // the room is gone: the page says so
         tab.follower = null;
         go(null);
         break;

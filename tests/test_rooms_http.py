@@ -17,7 +17,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 import redis
 
-from posviz.rooms import key_cookie, open_store
+from posviz.rooms import key_cookie, open_store, signing
 from posviz.rooms.http import MAX_BODY, REPORT, TICK, WAIT
 from tests.hostile import HOSTILE
 from tests.load_fixtures import rss_mb, serving, session
@@ -284,6 +284,20 @@ def test_guessing_codes_is_refused_after_twenty_and_the_real_room_stays_joinable
     assert statuses[-1][1] == {"error": "too_many"} and int(statuses[-1][2]["retry-after"]) >= 1
     assert call(loop, site, "GET", f"/_posviz/room/{code}?v=-1", by=script)[0] == 429
     assert call(loop, site, "GET", f"/_posviz/room/{code}?v=-1")[0] == 200
+
+
+def test_tabs_of_a_room_that_is_gone_are_told_so_and_guess_nothing(site, loop):
+    """A room purged (or lost by the server): its tabs, all behind one campus address, show
+    their proof of having been in it and get 410, which counts as no wrong code."""
+    code, _ = site.store.create()
+    proof = signing.joined(site.store.secret, code, site.store.room(code).expires)
+    site.store.purge(code)
+    hall = address()
+    answers = [call(loop, site, "GET", f"/_posviz/room/{code}?v=3&j={proof}", by=hall)[:2]
+               for _ in range(30)]
+    assert set(map(str, answers)) == {str((410, {"error": "gone"}))}
+    forged = proof[:-2] + ("AA" if not proof.endswith("AA") else "BB")
+    assert call(loop, site, "GET", f"/_posviz/room/{code}?v=3&j={forged}", by=hall)[0] == 404
 
 
 def test_a_script_starts_a_few_rooms_then_waits_and_a_lecturer_elsewhere_starts_one(site,

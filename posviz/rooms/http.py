@@ -1,11 +1,14 @@
 """The HTTP routes a room needs beside the app (served by serve.py through st.App).
 
-GET  /_posviz/room/{code}?v=N&me=ID  a follower waits here until the room's version is not N
+GET  /_posviz/room/{code}?v=N&me=ID&j=PROOF
+                                     a follower waits here until the room's version is not N
                                      (at most WAIT seconds), then gets the room's version, view,
                                      live poll and whether it is closed. An idle follower costs a
                                      request every WAIT seconds, not a script run every second.
                                      ID, a voter id the server signed, counts the follower as
-                                     connected; any other follows uncounted.
+                                     connected; any other follows uncounted. A room that is not
+                                     there is 410 for a tab whose PROOF says it was in it (ended,
+                                     or lost by the server), else 404, a wrong code.
 POST /_posviz/room/{code}/view       the lecturer's page publishes its view: {page, query}, with
                                      the room's key in its HttpOnly cookie.
 POST /_posviz/room/{code}/lead       {key}: sets that cookie (a page script cannot set one that
@@ -42,6 +45,7 @@ from posviz.rooms import (
     key_cookie,
     normal_code,
     shared_store,
+    signing,
 )
 from posviz.rooms.throttle import FOLLOWS, WRONG, client_address, retry_after, trusted
 
@@ -209,6 +213,8 @@ async def follow(request: Request) -> Response:
     except StoreDown:
         return _down()
     if room is None:
+        if signing.was_in(rooms.store.secret, request.query_params.get("j"), code, time.time()):
+            return _refused("gone", 410)  # a tab that was in it: no guess at a code
         WRONG.hit(who)
         return _refused("no_room", 404)
     return JSONResponse(_payload(room), headers=NO_STORE)
