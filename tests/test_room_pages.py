@@ -302,3 +302,13 @@ def test_a_store_that_fails_gives_a_message_and_the_lesson_goes_on(store, monkey
         assert at.session_state["kept_room"] == code
         assert element_data(at) == {"down": code, "page": "lesson"}
         assert not [b for b in at.button if b.key == "room_start"]
+
+
+@pytest.mark.parametrize("typed", SAMPLE)
+def test_every_hostile_passphrase_is_refused_with_a_message(store, monkeypatch, typed):
+    monkeypatch.setenv("POSVIZ_LECTURER_PASSWORD", "correct horse")
+    at = opened()
+    at.text_input(key="room_passphrase").input(typed)
+    at.button(key="room_start").click().run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert "not this server's lecturer passphrase" in shown(at)

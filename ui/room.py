@@ -238,7 +238,8 @@ def _start() -> None:
         typed = st.session_state.pop("room_passphrase", "") or ""
         if _blocked():
             return
-        if not hmac.compare_digest(typed.encode(), passphrase().encode()):
+        if not hmac.compare_digest(typed.encode("utf-8", "surrogatepass"),
+                                   passphrase().encode("utf-8", "surrogatepass")):
             WRONG.hit(client)
             _note("passphrase_wrong")
             return
