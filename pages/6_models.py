@@ -13,6 +13,8 @@ from posviz.model import SCHEMES
 from ui.cached import models as cached
 from ui.i18n import text
 
+WAIT = 0.5  # seconds between two showings of a queued reader's place
+
 
 def curves_figure(histories: dict, lang: str) -> go.Figure:
     return figures.training_curves(
@@ -85,24 +87,34 @@ st.markdown(s.prose("models_scale"))
 
 st.subheader(s.t("models.experiment_head"))
 st.markdown(s.prose("models_experiment"))
-seed = st.number_input(s.t("models.seed"), 0, 99, 0, key="models_seed",
-                       help=s.t("models.seed_help"), bind="query-params",
-                       persist_state="session")
+seed = st.number_input(s.t("models.seed"), 0, cached.SEEDS - 1, 0, key="models_seed",
+                       help=s.t("models.seed_help", n=cached.SEEDS, last=cached.SEEDS - 1),
+                       bind="query-params", persist_state="session")
 runs = cached.experiments()
-done = all((name, seed) in runs for name in classifier.SCHEMES)
+done = cached.finished(seed)
 start = not done and st.button(s.t("models.train"), key="models_train", type="primary")
 chart = st.empty()
 if start:
-    histories = {}
-    for name in classifier.SCHEMES:
-        label = s.t("models.training", scheme=cached.names(s.lang)[name])
-        bar = st.progress(0.0, text=label)
-        for p in classifier.train_classifier(name, seed):
-            histories[name] = p.history
-            bar.progress(p.step / p.steps, text=label)
-            ui.chart(curves_figure(histories, s.lang), f"models_live_{name}_{p.step}",
-                     where=chart)
-        runs[(name, seed)] = (p.history, p.model)
+    line = cached.trainings()
+    with line.joined() as ticket:  # left however the run ends: finished, stopped or rerun
+        while (ahead := line.wait(ticket, timeout=WAIT)) and not cached.finished(seed):
+            # drawn at every step: Streamlit stops a run whose reader has gone at its next element
+            chart.info(s.t("models.queued_second") if ahead == 1 else
+                       s.t("models.queued", place=ahead + 1, waiting=ahead - 1))
+        histories = {}
+        with classifier.torch_threads(1):
+            for name in classifier.SCHEMES:
+                if (name, seed) in runs:  # done: for another reader, or by a run cut short
+                    histories[name] = runs[(name, seed)][0]
+                    continue
+                label = s.t("models.training", scheme=cached.names(s.lang)[name])
+                bar = st.progress(0.0, text=label)
+                for p in classifier.train_classifier(name, seed):
+                    histories[name] = p.history
+                    bar.progress(p.step / p.steps, text=label)
+                    ui.chart(curves_figure(histories, s.lang), f"models_live_{name}_{p.step}",
+                             where=chart)
+                runs[(name, seed)] = (p.history, p.model)
     done = True
 if done:
     ui.chart(curves_figure({name: runs[(name, seed)][0] for name in classifier.SCHEMES}, s.lang),

@@ -12,6 +12,7 @@ Shapes: B = batch, T = tokens, D = d_model.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -138,6 +139,24 @@ def train_classifier(scheme: str, seed: int = 0,
             history["accuracy"].append(accuracy(model, tests))
             running = []
             yield Progress(step, settings.steps, history, model)
+
+
+@contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """torch on n threads inside the block, back to its previous count after it.
+
+    For a whole training: the classifiers are so small that a second thread barely shortens a
+    training and doubles the CPU it takes (`python -m tests.training_benchmark`). The count is
+    the process's, seen by its other threads too (measured: an op on another thread ran on one
+    core while it was set to 1), so one caller at a time may change it: the live experiment
+    trains one classifier at a time per server (posviz.turns).
+    """
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def accuracy(model: OrderClassifier, batches: list[tuple[np.ndarray, np.ndarray]]) -> float:

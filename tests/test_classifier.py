@@ -14,6 +14,7 @@ from posviz.classifier import (
     in_order_probability,
     order_batch,
     shuffled,
+    torch_threads,
     train_classifier,
 )
 from posviz.corpus import sentences, vocabulary
@@ -81,6 +82,14 @@ def test_training_reports_progress_until_the_last_step():
     assert last.step == last.steps == 6
     assert len(last.history["loss"]) == len(last.history["accuracy"]) == 3
     assert all(0 <= a <= 1 for a in last.history["accuracy"])
+
+
+def test_torch_threads_are_set_inside_the_block_and_put_back_however_it_ends():
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError), torch_threads(1):
+        assert torch.get_num_threads() == 1
+        raise RuntimeError("a stopped run")
+    assert torch.get_num_threads() == before
 
 
 def test_unknown_scheme_is_refused():

@@ -1,11 +1,17 @@
 """The trained-models page: every scheme answers the typed sentence, unknown tokens are shown as
-unknown, the learned table's limit is stated, and the live experiment trains and is cached."""
+unknown, the learned table's limit is stated, and the live experiment trains and is cached, one
+reader at a time, for a few seeds."""
+
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from posviz import classifier
 from posviz.model import SCHEMES
 from tests.figure_data import chart_specs, value_traces
+from ui.cached import models as cached
 
 PAGE = "../pages/6_models.py"
 TIMEOUT = 120
@@ -68,7 +74,7 @@ def test_position_switch_shows_the_model_without_position():
 
 def test_the_live_experiment_trains_three_classifiers_and_is_cached():
     at = opened("dog bites man")
-    at.number_input(key="models_seed").set_value(7).run()
+    at.number_input(key="models_seed").set_value(3).run()
     at.button(key="models_train").click().run()
     assert not at.exception
     verdicts = at.table[-1].value
@@ -77,7 +83,46 @@ def test_the_live_experiment_trains_three_classifiers_and_is_cached():
     assert typed == pytest.approx(reversed_, abs=1e-6), "no position: blind to order"
 
     again = opened("刚想到了")  # another session: the server kept the finished runs
-    again.number_input(key="models_seed").set_value(7).run()
+    again.number_input(key="models_seed").set_value(3).run()
     assert not again.exception
     assert not [b for b in again.button if b.key == "models_train"]
     assert len(again.table[-1].value) == 3
+
+
+@pytest.mark.parametrize("raw", ["77", "-1"])
+def test_a_seed_out_of_range_in_a_link_falls_back_to_the_first(raw):
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params["models_seed"] = raw
+    at.run()
+    assert not at.exception
+    seed = at.number_input(key="models_seed")
+    assert (seed.value, seed.min, seed.max) == (0, 0, cached.SEEDS - 1)
+    assert "models_seed" not in at.query_params
+    assert f"{cached.SEEDS} seeds" in seed.help
+
+
+def test_a_queued_reader_waits_its_turn_and_does_not_train_a_seed_trained_meanwhile():
+    """Another reader (this test) holds the line and finishes seed 4 while the page waits; the
+    page then shows that run and trains nothing. A quick stand-in training keeps it short."""
+    seed, line = 4, cached.trainings()
+    at = opened("dog bites man")
+    at.number_input(key="models_seed").set_value(seed).run()
+    quick = classifier.ExperimentSettings(steps=4, batch=8, every=2, corpus_size=300,
+                                          test_batches=1)
+    try:
+        with line.joined(), ThreadPoolExecutor(1) as pool:
+            pressed = pool.submit(at.button(key="models_train").click().run)
+            while len(line) < 2 and not pressed.done():  # until the page has joined the line
+                time.sleep(0.01)
+            assert len(line) == 2, "the page did not queue behind the reader who holds the line"
+            for name in classifier.SCHEMES:
+                *_, p = classifier.train_classifier(name, seed, quick)
+                cached.experiments()[(name, seed)] = (p.history, p.model)
+        pressed.result(TIMEOUT)
+        assert not at.exception
+        assert not at.get("progress"), "the page trained a seed that was already trained"
+        assert len(at.table[-1].value) == 3
+        assert len(line) == 0
+    finally:  # the stand-in runs are no one's to see
+        for name in classifier.SCHEMES:
+            cached.experiments().pop((name, seed), None)

@@ -6,6 +6,7 @@ import json
 import plotly.graph_objects as go
 import streamlit as st
 
+from posviz import classifier
 from posviz.alibi import causal_mask
 from posviz.embedding import cosine_similarity
 from posviz.figures import models as figures
@@ -22,9 +23,12 @@ from posviz.model import (
 from posviz.sinusoidal import sinusoidal
 from posviz.tokens import token_labels
 from posviz.train import MODELS
+from posviz.turns import Line
 from ui.i18n import text
 
 TOP_K = 5
+SEEDS = 5
+"""The live experiment's seeds, 0 to SEEDS - 1: a few to compare, each a training of its own."""
 
 
 @st.cache_resource(show_spinner=False)
@@ -42,6 +46,17 @@ def report() -> dict:
 def experiments() -> dict:
     """Finished live runs of this server, by (scheme, seed): curves and trained classifier."""
     return {}
+
+
+@st.cache_resource(show_spinner=False)
+def trainings() -> Line:
+    """The line of this server's readers who asked for a live run: one trains at a time."""
+    return Line()
+
+
+def finished(seed: int) -> bool:
+    """Whether every classifier of the live experiment has a finished run for seed."""
+    return all((name, seed) in experiments() for name in classifier.SCHEMES)
 
 
 def names(lang: str) -> dict[str, str]:
