@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -49,9 +50,12 @@ from posviz.rooms import (
 )
 from posviz.rooms.throttle import FOLLOWS, WRONG, client_address, retry_after, trusted
 
-WAIT = 25.0        # longest a follower's request is held (proxies allow much more)
-TICK = 0.25        # how often a process reads the versions of rooms with waiting followers
 REPORT = 5.0       # how often a process reports its waiting followers as present
+WAIT = max(REPORT + 1, float(os.environ.get("POSVIZ_ROOM_WAIT", "25")))
+"""Longest a follower's request is held (seconds): proxies commonly allow 60 or more; set it
+lower behind one that cuts idle requests sooner. It outlasts REPORT, so that a waiting follower
+is reported as present before its wait ends."""
+TICK = 0.25        # how often a process reads the versions of rooms with waiting followers
 MAX_BODY = 16_384  # bytes of a request's body (a published view is far smaller)
 HEALTH_SECONDS = 1.0  # how long the store's health is taken as known
 DOWN_RETRY = 5     # seconds a browser waits before asking again while the store is down
