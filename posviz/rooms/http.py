@@ -191,14 +191,24 @@ async def _dropped(request: Request) -> None:
         pass
 
 
-async def follow(request: Request) -> Response:
+def _arrival(request: Request, following: bool) -> tuple[str, str] | Response:
+    """Who asks, and the room code asked for; or the refusal: too many wrong codes (or, for a
+    follower, requests) from that address lately, or a malformed code (a wrong one too)."""
     who = _who(request)
-    if wait := WRONG.wait(who) or FOLLOWS.take(who):
+    if wait := WRONG.wait(who) or (FOLLOWS.take(who) if following else 0.0):
         return _refused("too_many", 429, wait)
     code = normal_code(request.path_params["code"])
     if code is None:
         WRONG.hit(who)
         return _refused("bad_code", 400)
+    return who, code
+
+
+async def follow(request: Request) -> Response:
+    arrival = _arrival(request, following=True)
+    if isinstance(arrival, Response):
+        return arrival
+    who, code = arrival
     try:
         known = int(request.query_params.get("v", "-1"))
     except ValueError:
@@ -255,13 +265,10 @@ def _posted(handler):
     """A POST route of a room: rate-limited, its code checked, its body bounded, a client that
     hangs up mid-body answered quietly, a failed store answered with 503."""
     async def route(request: Request) -> Response:
-        who = _who(request)
-        if wait := WRONG.wait(who):
-            return _refused("too_many", 429, wait)
-        code = normal_code(request.path_params["code"])
-        if code is None:
-            WRONG.hit(who)
-            return _refused("bad_code", 400)
+        arrival = _arrival(request, following=False)
+        if isinstance(arrival, Response):
+            return arrival
+        who, code = arrival
         try:
             return await handler(request, code, await _json_body(request), who)
         except _Refusal as refusal:
