@@ -24,11 +24,12 @@
 // to wait); a tab whose room store is down asks the server's health route until it answers,
 // then reruns its page, which finds the room again.
 
-const PERSONAL = ["lang", "present", "room", "key", "follow"];
+const PERSONAL = ["lang", "present", "room", "key", "follow", "t"];
 const SETTLE_MS = 300;  // how long an address must stay put to be published, or undone
 const TICK_MS = 150;
 const GONE_MS = 3000;   // a follower whose element is gone this long stops following
 const MOST_MS = 5000;   // the longest back-off between two failed requests
+const RERUN_MS = 30000; // a follower told the store is down reruns its page at most this often
 
 const tab = window.posvizRoom || (window.posvizRoom = {});
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -147,6 +148,12 @@ async function follow(code, token) {
       const reply = await fetch(`${route(code)}?v=${version}&me=${me}&j=${proof}`,
                                 { cache: "no-store", signal: tab.abort.signal });
       if ([400, 404, 410].includes(reply.status)) {  // the room is gone: the page says so
+        tab.follower = null;
+        go(null);
+        break;
+      }
+      if (reply.status === 503 && Date.now() - (tab.reran || 0) > RERUN_MS) {
+        tab.reran = Date.now();  // the store is down: the page says so, and waits for it
         tab.follower = null;
         go(null);
         break;

@@ -14,6 +14,7 @@ import segno
 from PIL import Image
 from playwright.sync_api import expect
 
+from posviz.rooms import signing
 from tests.conftest import ROOT
 from tests.load_fixtures import FINISHED, SENTENCE_BOX, at_scene, nav_click, rerun, settle
 
@@ -67,16 +68,17 @@ def test_a_room_follows_the_lecturer_votes_and_sees_the_reveal(server, browser, 
     with rerun(lecturer):
         lecturer.get_by_role("button", name="Start a room").click()
     link = student_link(lecturer)
-    assert "?room=" in link and qr_link_matches(lecturer, link)
-    lecturer.screenshot(path=artifacts / "room-lecturer-join.png")
     code = link.split("room=")[1][:6]
+    scanned = f"{link}&t={signing.ticket(os.environ['POSVIZ_SECRET'].encode(), code)}"
+    assert "?room=" in link and qr_link_matches(lecturer, scanned)  # with the room's ticket
+    lecturer.screenshot(path=artifacts / "room-lecturer-join.png")
     lecturer.wait_for_function("([code]) => (window.posvizRoom.granted || {})[code]", arg=[code])
     held = {c["name"]: c for c in lecturer.context.cookies()}[f"posviz_key_{code}"]
     assert held["httpOnly"] and held["sameSite"] == "Strict"  # set by the server, unreadable
     assert f"posviz_key_{code}" not in lecturer.evaluate("document.cookie")
 
-    for student in (laptop, phone):
-        student.goto(link)
+    for student, opened in ((laptop, link), (phone, scanned)):
+        student.goto(opened)
         settle(student)
         expect(student.get_by_text("Follow the lecturer")).to_be_visible()
 
@@ -156,9 +158,10 @@ def test_a_room_follows_the_lecturer_votes_and_sees_the_reveal(server, browser, 
         phone.screenshot(path=ROOT / "assets" / "room-phone.png")
 
     # on a shared computer, Leave leaves no lecturer behind: the server deletes the key's cookie
+    lecturer.get_by_role("button", name="Leave the room").click()
     with lecturer.expect_response(lambda r: r.url.endswith("/forget")) as forgot, \
             rerun(lecturer):
-        lecturer.get_by_role("button", name="Leave the room").click()
+        lecturer.get_by_role("button", name="Leave, the room goes on").click()
     assert forgot.value.status == 204
     assert f"posviz_key_{code}" not in {c["name"] for c in lecturer.context.cookies()}
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from posviz.rooms import shared_store
+from posviz.rooms import shared_store, signing
 from tests.conftest import ROOT
 from tests.hostile import CATEGORIES
 
@@ -227,11 +227,14 @@ def test_the_key_goes_to_the_browser_once_and_leave_has_the_server_delete_it(sto
     assert at.session_state["kept_room"] == code and not at.session_state["room_key"]
 
 
-def test_the_lecturer_link_is_shown_once_behind_a_warning(store):
-    at, code, key = lecturer(store)
+def test_the_lecturer_link_is_shown_once_behind_a_warning_and_opens_this_view(store):
+    at, code, key = lecturer(store, LESSON, scene="4")
     assert key not in shown(at)
     at.button(key="room_show_key").click().run()
-    assert key in shown(at) and "Whoever opens this link leads the room" in shown(at)
+    link = next(c.value for c in at.code if key in c.value)
+    assert "Whoever opens this link leads the room with you" in shown(at)
+    assert link.startswith("http://localhost:8501/lesson?") and "scene=4" in link
+    assert f"room={code}" in link and "lang=" not in link
     at.run()
     assert key not in shown(at)
 
@@ -273,6 +276,30 @@ def test_twenty_wrong_codes_and_even_the_right_one_waits(store):
     assert "Too many wrong room codes from your network" in shown(at)
 
 
+def test_the_qr_codes_ticket_joins_while_the_address_is_refused_for_wrong_codes(store):
+    """A script floods the class's address with wrong codes: a student typing the right code
+    waits, one scanning the QR code (its link carries the room's ticket) joins at once."""
+    code, _ = store.create()
+    at = opened()
+    for n in range(21):
+        at.text_input(key="room_join_home").input(f"{100_000 + n:06d}")
+        at.button(key="room_join_home_go").click().run()
+    assert not opened(room=code).session_state["kept_room"]
+    scanned = opened(room=code, t=signing.ticket(store.secret, code))
+    assert scanned.session_state["kept_room"] == code and "t" not in scanned.query_params
+    forged = opened(room=code, t=signing.ticket(b"another server", code))
+    assert not forged.session_state["kept_room"]
+
+
+def test_a_lecturer_whose_room_the_server_lost_is_told_to_start_a_new_one(store):
+    at, code, _ = lecturer(store, LESSON, scene="2")
+    store.path.unlink()
+    at.run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert f"Your room {code[:3]} {code[3:]} is no longer on this server" in shown(at)
+    assert at.button(key="room_start")
+
+
 def test_a_room_the_server_lost_is_named_as_such(store):
     """A student in a room whose store lost it (a deleted file) is told the server lost it,
     not to check the digits."""
@@ -282,7 +309,8 @@ def test_a_room_the_server_lost_is_named_as_such(store):
     store.path.unlink()
     at.run()
     assert not at.exception and not at.session_state["kept_room"]
-    assert "or the server lost its rooms" in shown(at) and "Check the digits" not in shown(at)
+    assert "which you were in, is no longer on this server" in shown(at)
+    assert "Check the digits" not in shown(at)
 
 
 def test_a_store_that_fails_gives_a_message_and_the_lesson_goes_on(store, monkeypatch):

@@ -294,6 +294,11 @@ def test_guessing_codes_is_refused_after_twenty_and_the_real_room_stays_joinable
     assert statuses[-1][1] == {"error": "too_many"} and int(statuses[-1][2]["retry-after"]) >= 1
     assert call(loop, site, "GET", f"/_posviz/room/{code}?v=-1", by=script)[0] == 429
     assert call(loop, site, "GET", f"/_posviz/room/{code}?v=-1")[0] == 200
+    # the class behind the script's address still follows: its tabs show they were in the room
+    proof = signing.joined(site.store.secret, code, site.store.room(code).expires)
+    assert call(loop, site, "GET", f"/_posviz/room/{code}?v=-1&j={proof}", by=script)[0] == 200
+    other, _ = site.store.create()  # a proof opens its own room only
+    assert call(loop, site, "GET", f"/_posviz/room/{other}?v=-1&j={proof}", by=script)[0] == 429
 
 
 def test_tabs_of_a_room_that_is_gone_are_told_so_and_guess_nothing(site, loop):

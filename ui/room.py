@@ -94,9 +94,9 @@ def _refused(refused: RoomError) -> None:
 
 
 def notes(lang: str) -> list[str]:
-    """The room messages waiting to be shown, in lang; each is shown once."""
-    return [text(f"room.note.{key}", lang, **values)
-            for key, values in st.session_state.pop("room_notes", [])]
+    """The room messages waiting to be shown, in lang; each is shown once (and once a run)."""
+    return list(dict.fromkeys(text(f"room.note.{key}", lang, **values)
+                              for key, values in st.session_state.pop("room_notes", [])))
 
 
 def _client() -> str:
@@ -104,11 +104,12 @@ def _client() -> str:
     return client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"))
 
 
-def _blocked() -> bool:
-    """Whether this client tried too many wrong codes lately (then it may try none for now)."""
+def _blocked(note: str = "too_many") -> bool:
+    """Whether this client tried too many wrong codes (or passphrases) lately: then it may try
+    none for now, and note says so."""
     wait = WRONG.wait(_client())
     if wait:
-        _note("too_many", seconds=int(wait) + 1)
+        _note(note, seconds=int(wait) + 1)
     return bool(wait)
 
 
@@ -144,12 +145,13 @@ def _key_for(code: str) -> tuple[str | None, bool]:
 
 
 def _gone(code: str) -> None:
-    """The note for a room that is not there: lost by the server if this browser was in it
-    before it would have ended, else not found."""
+    """The note for a room that is not there: gone (ended, or lost by the server) if this
+    browser was in it before it would have ended, else not found."""
     proof = st.context.cookies.get(JOINED_COOKIE)
     lost = (st.session_state.get("room_seen") == code
             or signing.was_in(shared_store().secret, proof, code, time.time()))
-    _note("lost" if lost else "no_room", code=spaced(code))
+    led = lost and st.session_state.get("room_key")
+    _note("lost_lead" if led else "lost" if lost else "no_room", code=spaced(code))
 
 
 def membership() -> Member | None:
@@ -165,12 +167,15 @@ def membership() -> Member | None:
 
 
 def _membership() -> Member | None:
+    ticket = st.query_params.pop("t", None)  # the QR code's: no guess, whatever the limits
     if "kept_room" not in st.session_state or history_navigation():
         raw = st.query_params.get("room")
         code = normal_code(raw)
         if raw is not None and code is None:
             _note("bad_code")
-        if code and code != st.session_state.get("kept_room") and _blocked():
+        if code and signing.ticketed(shared_store().secret, ticket, code):
+            st.session_state.room_seen = code
+        elif code and code != st.session_state.get("kept_room") and _blocked():
             code = None
         st.session_state.kept_room = code or ""
     code = st.session_state.kept_room
@@ -236,7 +241,7 @@ def _start() -> None:
         return
     if passphrase():
         typed = st.session_state.pop("room_passphrase", "") or ""
-        if _blocked():
+        if _blocked("too_many_passphrases"):
             return
         if not hmac.compare_digest(typed.encode("utf-8", "surrogatepass"),
                                    passphrase().encode("utf-8", "surrogatepass")):
@@ -316,8 +321,12 @@ def _network_base(base: str) -> str | None:
     return None if address.startswith("127.") else f"{parts.scheme}://{address}{port}/"
 
 
-def student_link(code: str) -> str:
-    return f"{public_base()}?{urlencode({'room': code})}"
+def student_link(code: str, ticket: bool = False) -> str:
+    """The room's link for students; with its ticket (in the QR code), one that joins even while
+    a script floods the class's network address with wrong codes."""
+    query = {"room": code} | ({"t": signing.ticket(shared_store().secret, code)} if ticket
+                              else {})
+    return f"{public_base()}?{urlencode(query)}"
 
 
 def section(s, m: Member | None, page: str) -> None:
@@ -353,8 +362,9 @@ def _lead(box, s, m: Member, page: str) -> None:
     box.markdown(s.t("room.leading", code=spaced(m.code)))
     address = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
     try:
-        shared_query(urlencode(address))
+        view = shared_query(urlencode(address))
     except RoomError:  # the class keeps the last view it was sent
+        view = ""
         box.warning(text("room.note.view_too_long", s.lang, **LIMIT_VALUES))
     _headcount(box, m.code, s.lang)
     box.toggle(s.t("room.show_join"), help=s.t("room.show_join_help"),
@@ -363,11 +373,11 @@ def _lead(box, s, m: Member, page: str) -> None:
     box.code(student_link(m.code), language=None, wrap_lines=True)
     with box.popover(s.t("room.lecturer_link"), width="stretch"):
         st.caption(s.t("room.lecturer_link_help"))
-        st.button(s.t("room.lecturer_link_show"), key="room_show_key", type="primary")
-    if st.session_state.get("room_show_key"):  # shown for this run only, never by itself
-        box.warning(s.t("room.lecturer_link_warning"))
-        box.code(f"{public_base()}?{urlencode({'room': m.code, 'key': st.session_state.room_key})}",
-                 language=None, wrap_lines=True)
+        if st.button(s.t("room.lecturer_link_show"), key="room_show_key", type="primary"):
+            st.warning(s.t("room.lecturer_link_warning"))  # for this run only, never by itself
+            mine = urlencode({"room": m.code, "key": st.session_state.room_key})
+            st.code(f"{public_base()}{page}?{'&'.join(filter(None, (view, mine)))}",
+                    language=None, wrap_lines=True)
     with box.expander(s.t("room.ask_head")):
         _ask_form(s, m)
     box.download_button(s.t("room.download"), data=lambda: answers_csv(m.code),
@@ -377,8 +387,9 @@ def _lead(box, s, m: Member, page: str) -> None:
         st.caption(s.t("room.close_help"))
         st.button(s.t("room.close_confirm"), key="room_close", on_click=_close, args=(m.code,),
                   type="primary")
-    box.button(s.t("room.leave"), key="room_leave", on_click=leave, width="stretch",
-               help=s.t("room.leave_lead_help"))
+    with box.popover(s.t("room.leave"), width="stretch"):
+        st.caption(s.t("room.leave_lead_help"))
+        st.button(s.t("room.leave_confirm"), key="room_leave", on_click=leave)
     _element(m, page, lead=True)
 
 
@@ -406,6 +417,9 @@ def _headcount(where, code: str, lang: str) -> None:
     still here)."""
     store = shared_store()
     try:
+        room = store.room(code)
+        if room is None or room.closed:  # ended, or lost by the store: the page says which
+            st.rerun(scope="app")
         store.lecturer_here(code)
         where.caption(text("room.headcount", lang, n=store.headcount(code),
                            voted=store.voters(code)))
@@ -500,8 +514,8 @@ def join_panel(s, m: Member | None) -> None:
     if _only_this_machine(link):
         code_col.warning(s.t("room.localhost", suggestion=_network_base(link) or
                              "http://<this machine's address>:8501/"))
-    qr_col.image(_qr_png(link), width="stretch", caption=s.t("room.qr_caption"),
-                 output_format="PNG")  # sharp edges: JPEG would blur them
+    qr_col.image(_qr_png(student_link(m.code, ticket=True)), width="stretch",
+                 caption=s.t("room.qr_caption"), output_format="PNG")  # JPEG would blur it
 
 
 # ---- questions ------------------------------------------------------------------------------

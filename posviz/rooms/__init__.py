@@ -48,7 +48,8 @@ LECTURER_IDLE = 2 * 3600          # ... or once its lecturer has not been seen f
 CLOSED_SECONDS = 3600             # a closed room's answers are kept this long, then it goes
 LECTURER_TOUCH = 60.0             # how often a lecturer's presence is written down at most
 PRESENT_SECONDS = 15.0            # a follower counts as connected this long after its last check
-PERSONAL = ("lang", "present", "room", "key", "follow")
+LOG_EVERY = 60.0                  # a store that stays down is logged once this often
+PERSONAL = ("lang", "present", "room", "key", "follow", "t")
 """Query parameters that belong to one reader, never to the view a room shares."""
 
 log = logging.getLogger("posviz.rooms")
@@ -194,13 +195,18 @@ class RoomStore(ABC):
     secret: bytes = field(default=b"", repr=False)
     failures: ClassVar[tuple[type[BaseException], ...]] = (OSError,)
     """What the backend raises when it cannot be read or written."""
+    _logged: float = field(default=-LOG_EVERY, repr=False)  # when a failure was last logged
 
     def __post_init__(self) -> None:
         self.secret = self.secret or signing.server_secret(ROOT)
 
     def _failed(self, failed: BaseException) -> None:
-        """Called with a backend failure before StoreDown is raised (log it, recover)."""
-        log.warning("posviz rooms: the store failed: %s: %s", type(failed).__name__, failed)
+        """Called with a backend failure before StoreDown is raised (log it, recover). A store
+        that stays down is logged once every LOG_EVERY seconds, not at every request."""
+        now = time.monotonic()
+        if now - self._logged >= LOG_EVERY:
+            self._logged = now
+            log.warning("posviz rooms: the store failed: %s: %s", type(failed).__name__, failed)
 
     # ---- identities ---------------------------------------------------------------------------
 

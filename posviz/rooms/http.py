@@ -193,11 +193,16 @@ async def _dropped(request: Request) -> None:
 
 def _arrival(request: Request, following: bool) -> tuple[str, str] | Response:
     """Who asks, and the room code asked for; or the refusal: too many wrong codes (or, for a
-    follower, requests) from that address lately, or a malformed code (a wrong one too)."""
+    follower, requests) from that address lately, or a malformed code (a wrong one too). A
+    follower whose proof says it was in the room is no guesser: a script flooding the class's
+    address with wrong codes does not stop the class from following."""
     who = _who(request)
-    if wait := WRONG.wait(who) or (FOLLOWS.take(who) if following else 0.0):
-        return _refused("too_many", 429, wait)
     code = normal_code(request.path_params["code"])
+    member = following and code is not None and signing.was_in(
+        watch().store.secret, request.query_params.get("j"), code, time.time())
+    if wait := (0.0 if member else WRONG.wait(who)) or (
+            FOLLOWS.take(who) if following else 0.0):
+        return _refused("too_many", 429, wait)
     if code is None:
         WRONG.hit(who)
         return _refused("bad_code", 400)

@@ -1,5 +1,7 @@
-"""The server's secret, and what it signs: students' voter ids and the proof that a browser was
-in a room (so a room the server lost can be named as such).
+"""The server's secret, and what it signs: students' voter ids, the ticket in a room's QR code
+(a student who scanned it joins even while a script floods the class's address with wrong
+codes), and the proof that a browser was in a room (its tab keeps following through such a
+flood, and a room the server lost is named as such).
 
 Every server process of a deployment must share the secret: POSVIZ_SECRET, else a file made once
 in the project's data folder (readable by its owner only), which every process on one machine
@@ -73,3 +75,12 @@ def was_in(secret: bytes, raw: object, code: str, now: float) -> bool:
     match = _JOINED.fullmatch(raw) if isinstance(raw, str) else None
     return bool(match and match[1] == code and int(match[2]) > now
                 and hmac.compare_digest(match[3], _mac(secret, "joined", code, match[2])))
+
+
+def ticket(secret: bytes, code: str) -> str:
+    """The ticket of room code's QR link: whoever holds it was shown the code, not guessing."""
+    return _mac(secret, "ticket", code)
+
+
+def ticketed(secret: bytes, raw: object, code: str) -> bool:
+    return isinstance(raw, str) and hmac.compare_digest(raw.encode(), ticket(secret, code).encode())
