@@ -7,6 +7,9 @@ Three kinds of test:
 - **alone**: tests that need the whole machine (a deployment of several server processes whose
   health checks have deadlines): handed out last, once every other test has been, and started
   only once every other worker has finished (`wait_for_the_others`);
+- **a module of its own**: a module marked `server` starts servers of its own and mostly waits
+  on them (a follower's held request, a report interval): its tests are one unit, run in order
+  on whichever worker is free, beside the servers' worker;
 - every other test (unit, property and AppTest page tests): one unit each, on whichever worker
   is free, beside the servers' worker.
 
@@ -38,6 +41,8 @@ def group_of(item: pytest.Item) -> str | None:
         return ALONE
     if item.get_closest_marker("browser"):
         return SERVERS
+    if item.get_closest_marker("server"):
+        return f"own-{item.path.stem}"
     return None
 
 

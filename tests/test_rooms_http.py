@@ -24,7 +24,7 @@ from tests.load_fixtures import rss_mb, serving, session
 from tests.room_fixtures import Http, widgets
 from ui.room import answers_csv
 
-pytestmark = pytest.mark.browser  # a real server
+pytestmark = pytest.mark.server  # real servers of its own, beside the browser tests
 
 _ADDRESSES = itertools.count(1)
 HELD = REPORT + 3  # how long these servers hold a follower's request (POSVIZ_ROOM_WAIT)
