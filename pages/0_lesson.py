@@ -212,6 +212,7 @@ def scene_picker() -> int:
 
 s = ui.page("lesson")
 scene = scene_picker()
+ui.open_at_top(f"lesson/{scene}")
 name = SCENES[scene - 1]
 st.caption(s.t("lesson.scene_of", n=scene, total=len(SCENES)))
 st.header(f"{scene}. {s.t(f'lesson.{name}.head')}", anchor=False)

@@ -10,6 +10,7 @@ from ui.i18n import text
 pytestmark = pytest.mark.browser
 
 SCENES = ["meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak"]
+AT_TOP = "document.querySelector('[data-testid=stMain]').scrollTop === 0"
 
 
 def shows_scene(page, n: int, lang: str) -> None:
@@ -31,13 +32,15 @@ def test_next_and_previous_step_through_every_scene(server, browser, lang):
     page.locator("[data-testid=stMain] [data-testid=stCheckbox]").first.click()
     expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
     for n in range(2, len(SCENES) + 1):
-        page.locator(".st-key-lesson_next button").click()
+        page.locator(".st-key-lesson_next button").click()  # scrolled down to, at the foot
         shows_scene(page, n, lang)
         assert f"scene={n}" in page.url
+        page.wait_for_function(AT_TOP)  # the new scene opens at its top
     assert page.locator(".st-key-lesson_next").count() == 0
     for n in range(len(SCENES) - 1, 0, -1):
         page.locator(".st-key-lesson_prev button").click()
         shows_scene(page, n, lang)
+        page.wait_for_function(AT_TOP)
     expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
     page.close()
 

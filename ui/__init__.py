@@ -21,6 +21,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
 from ui import room as room
 from ui.chart import chart as chart
+from ui.chart import module as chart_module
 from ui.chart import tools
 from ui.i18n import LANGS, prose, text
 from ui.markup import entities
@@ -164,6 +165,16 @@ def page(name: str) -> Settings:
     if n_typed > len(tokens):
         st.warning(s.t("common.clipped", kept=len(tokens), total=n_typed))
     return s
+
+
+_VIEW = st.components.v2.component("posviz_view", js=chart_module("view.js"))
+
+
+def open_at_top(view: str) -> None:
+    """Open this view at its top when the reader comes to it from another (static/view.js):
+    view names what the reader sees, e.g. "lesson/4"; draws nothing."""
+    with st.sidebar:
+        _VIEW(data={"view": view}, key="posviz_view", width="stretch")
 
 
 def need_tokens(s: Settings) -> None:
