@@ -142,6 +142,9 @@ def test_a_room_follows_the_lecturer_votes_and_sees_the_reveal(server, browser, 
     reveal.scroll_into_view_if_needed()
     expect(lecturer.get_by_text("Answers: 2 · students connected: 2")).to_be_visible(
         timeout=15_000)
+    assert lecturer.locator(".posviz-chart", has_text="Answers so far").count() == 0  # hidden
+    with rerun(lecturer):  # the lecturer chooses to show the split before the reveal
+        lecturer.get_by_text("Show how the answers split so far").click()
     expect(lecturer.locator(".posviz-chart", has_text="Answers so far")).to_contain_text(
         "1  (50%)")
     lecturer.screenshot(path=artifacts / "room-lecturer-counts.png")

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from posviz.rooms import shared_store, signing
 from tests.conftest import ROOT
+from tests.figure_data import chart_specs
 from tests.hostile import CATEGORIES
 
 # Every group of the hostile corpus at its two ends. The whole corpus goes through the store
@@ -340,3 +341,15 @@ def test_every_hostile_passphrase_is_refused_with_a_message(store, monkeypatch, 
     at.button(key="room_start").click().run()
     assert not at.exception and not at.session_state["kept_room"]
     assert "not this server's lecturer passphrase" in shown(at)
+
+
+def test_the_split_of_answers_stays_off_the_projector_until_the_lecturer_shows_it(store):
+    """Before the reveal the lecturer's screen (the hall's) counts answers without their split,
+    unless the lecturer switches it on."""
+    at, code, _ = lecturer(store, LESSON, scene="4")
+    store.vote(code, "scene-order", store.new_voter(), 1)
+    at.run()
+    assert "Answers: 1" in shown(at)
+    assert not any("Answers so far" in str(spec) for spec in chart_specs(at))
+    at.toggle(key="counts_scene-order").set_value(True).run()
+    assert any("Answers so far" in str(spec) for spec in chart_specs(at))

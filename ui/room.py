@@ -369,6 +369,15 @@ def _lead(box, s, m: Member, page: str) -> None:
     _headcount(box, m.code, s.lang)
     box.toggle(s.t("room.show_join"), help=s.t("room.show_join_help"),
                **remembered("room_show_join", False, flag))
+    with box.expander(s.t("room.ask_head")):  # what a lecturer reaches for, first
+        _ask_form(s, m)
+    box.download_button(s.t("room.download"), data=lambda: answers_csv(m.code),
+                        file_name=f"posviz-room-{m.code}.csv", mime="text/csv",
+                        on_click="ignore", width="stretch")
+    with box.popover(s.t("room.close"), width="stretch"):
+        st.caption(s.t("room.close_help"))
+        st.button(s.t("room.close_confirm"), key="room_close", on_click=_close, args=(m.code,),
+                  type="primary")
     box.caption(s.t("room.student_link"))
     box.code(student_link(m.code), language=None, wrap_lines=True)
     with box.popover(s.t("room.lecturer_link"), width="stretch"):
@@ -378,15 +387,6 @@ def _lead(box, s, m: Member, page: str) -> None:
             mine = urlencode({"room": m.code, "key": st.session_state.room_key})
             st.code(f"{public_base()}{page}?{'&'.join(filter(None, (view, mine)))}",
                     language=None, wrap_lines=True)
-    with box.expander(s.t("room.ask_head")):
-        _ask_form(s, m)
-    box.download_button(s.t("room.download"), data=lambda: answers_csv(m.code),
-                        file_name=f"posviz-room-{m.code}.csv", mime="text/csv",
-                        on_click="ignore", width="stretch")
-    with box.popover(s.t("room.close"), width="stretch"):
-        st.caption(s.t("room.close_help"))
-        st.button(s.t("room.close_confirm"), key="room_close", on_click=_close, args=(m.code,),
-                  type="primary")
     with box.popover(s.t("room.leave"), width="stretch"):
         st.caption(s.t("room.leave_lead_help"))
         st.button(s.t("room.leave_confirm"), key="room_leave", on_click=leave)
@@ -547,8 +547,10 @@ def _put_away(code: str) -> None:
 
 
 @st.fragment(run_every=TALLY_SECONDS)
-def _tally(code: str, poll_id: str, letters: str, lang: str) -> None:
-    """The lecturer's live counts, read again every TALLY_SECONDS."""
+def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool) -> None:
+    """The lecturer's live count of answers, read again every TALLY_SECONDS; how they split
+    only if show (the hall sees the projector: a split shown before the reveal sways those
+    still deciding)."""
     store = shared_store()
     try:
         counts = store.counts(code, poll_id) or [0] * len(letters)
@@ -556,8 +558,9 @@ def _tally(code: str, poll_id: str, letters: str, lang: str) -> None:
     except StoreDown:
         st.warning(text("room.down", lang))
         return
-    chart(poll_bars(counts, list(letters), text("room.live_title", lang),
-                    text("room.answers_axis", lang)), f"tally_{poll_id}", toolbar=False)
+    if show:
+        chart(poll_bars(counts, list(letters), text("room.live_title", lang),
+                        text("room.answers_axis", lang)), f"tally_{poll_id}", toolbar=False)
     st.caption(text("room.answered", lang, n=sum(counts), here=here))
 
 
@@ -580,8 +583,10 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
                               mine=letters[mine], right=letters[poll.correct]))
         return
     if m.lecturer:
+        show = where.toggle(s.t("room.show_counts"), key=f"counts_{poll.id}",
+                            help=s.t("room.show_counts_help"))
         with where:
-            _tally(m.code, poll.id, letters, s.lang)
+            _tally(m.code, poll.id, letters, s.lang, show)
         where.button(s.t("room.reveal"), key=f"reveal_{poll.id}", on_click=_reveal,
                      args=(m.code, poll.id, correct), type="primary")
         return
