@@ -212,7 +212,7 @@ def scene_picker() -> int:
 
 s = ui.page("lesson")
 scene = scene_picker()
-ui.open_at_top(f"lesson/{scene}")
+ui.open_at_top(f"lesson/{scene}", next_button="lesson_next", back_button="lesson_prev")
 name = SCENES[scene - 1]
 st.caption(s.t("lesson.scene_of", n=scene, total=len(SCENES)))
 st.header(f"{scene}. {s.t(f'lesson.{name}.head')}", anchor=False)
@@ -233,3 +233,4 @@ if scene > 1:
 if scene < len(SCENES):
     forward.button(f"{scene + 1}. {s.t(f'lesson.{SCENES[scene]}.head')} →", key="lesson_next",
                    on_click=turn_to, args=(scene + 1,), width="stretch")
+st.caption(s.t("lesson.keys"))

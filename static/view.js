@@ -30,8 +30,31 @@ function holdAtTop(main) {
   requestAnimationFrame(step);
 }
 
+// A presentation clicker sends Page Down and Page Up; a keyboard has the arrows too. While focus
+// is on the page itself (not in a field, a slider, a switch or a menu), they press the view's
+// next and previous buttons (`keys`: their CSS selectors).
+const EDITING = "input, textarea, select, [contenteditable], [role=slider], [role=radio], "
+  + "[role=switch], [role=tab], [role=listbox], [role=option], [role=menu], [role=menuitem]";
+const STEPS = { PageDown: "next", ArrowRight: "next", PageUp: "back", ArrowLeft: "back" };
+
+function onKey(event) {
+  const step = STEPS[event.key];
+  const target = event.target instanceof Element ? event.target : null;
+  if (!step || !tab.keys || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey
+      || (target && target.closest(EDITING))) return;
+  const button = document.querySelector(tab.keys[step]);
+  if (!button || button.disabled) return;
+  event.preventDefault();
+  button.click();
+}
+
 export default function (component) {
-  const { view } = component.data;
+  const { view, keys } = component.data;
+  tab.keys = keys || null;
+  if (!tab.listening) {
+    document.addEventListener("keydown", onKey);
+    tab.listening = true;
+  }
   if (tab.view !== undefined && tab.view !== view) {
     const main = document.querySelector("[data-testid=stMain]");
     if (main) holdAtTop(main);

@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from tests.load_fixtures import SENTENCE_BOX, settle
+from tests.load_fixtures import SENTENCE_BOX, rerun, settle
 from tests.test_browser import assert_healthy, charts_drawn
 from ui.i18n import text
 
@@ -56,4 +56,24 @@ def test_a_link_to_a_scene_opens_it_and_its_full_lesson_link_keeps_the_sentence(
     expect(page.locator(SENTENCE_BOX)).to_have_value(
         "dog bites man")
     assert_healthy(page, "the full RoPE lesson")
+    page.close()
+
+
+def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
+    """Page Down (what a presentation clicker sends) and the arrow keys move between scenes
+    while focus is on the page; typed into the sentence box, an arrow only moves the caret."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/lesson?scene=1")
+    shows_scene(page, 1, "en")
+    expect(page.get_by_text("a presentation clicker works too")).to_be_visible()
+    for key, scene in (("PageDown", 2), ("ArrowRight", 3), ("PageUp", 2), ("ArrowLeft", 1)):
+        page.locator("[data-testid=stMain] h2").first.click()  # focus on the page itself
+        with rerun(page):
+            page.keyboard.press(key)
+        shows_scene(page, scene, "en")
+    page.locator(SENTENCE_BOX).click()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("PageDown")
+    settle(page)
+    assert "scene=1" in page.url
     page.close()

@@ -170,11 +170,15 @@ def page(name: str) -> Settings:
 _VIEW = st.components.v2.component("posviz_view", js=chart_module("view.js"))
 
 
-def open_at_top(view: str) -> None:
+def open_at_top(view: str, next_button: str = "", back_button: str = "") -> None:
     """Open this view at its top when the reader comes to it from another (static/view.js):
-    view names what the reader sees, e.g. "lesson/4"; draws nothing."""
+    view names what the reader sees, e.g. "lesson/4". With the keys of the view's next and back
+    buttons, Page Down / Page Up (a presentation clicker) and the arrow keys press them while
+    focus is on the page. Draws nothing."""
+    keys = {"next": f".st-key-{next_button} button", "back": f".st-key-{back_button} button"}
     with st.sidebar:
-        _VIEW(data={"view": view}, key="posviz_view", width="stretch")
+        _VIEW(data={"view": view, "keys": keys if next_button or back_button else None},
+              key="posviz_view", width="stretch")
 
 
 def need_tokens(s: Settings) -> None:
