@@ -25,6 +25,7 @@ it, comma-separated addresses or CIDRs):
 from __future__ import annotations
 
 import argparse
+import getpass
 import os
 import secrets
 import shutil
@@ -32,6 +33,8 @@ import sys
 import tempfile
 from pathlib import Path
 from string import Template
+
+from posviz.rooms import network_address
 
 DEPLOY = Path(__file__).resolve().parent
 ROOT = DEPLOY.parent
@@ -68,11 +71,23 @@ def render(args: argparse.Namespace) -> Path:
         local_redis=str(args.redis is None).lower(), store=store,
         public_url=args.public_url or "", cookie_secret=kept(run, "cookie-secret"),
         posviz_secret=kept(run, "posviz-secret"), trusted_proxies=TRUSTED_PROXIES,
+        user=getpass.getuser(), supervisor_password=kept(run, "supervisor-password"),
         redis_server=shutil.which("redis-server") or "redis-server",
         haproxy=shutil.which("haproxy") or "haproxy")
     for name in ("haproxy.cfg", "supervisord.conf"):
         private(run / name, Template((DEPLOY / name).read_text("utf-8")).substitute(values))
     return run / "supervisord.conf"
+
+
+def students_url(args: argparse.Namespace) -> str:
+    """An address a browser can open: --public-url, else this machine's on its network when
+    HAProxy listens on every address, else the one it listens on."""
+    if args.public_url:
+        return args.public_url
+    host = args.address
+    if host in ("0.0.0.0", "::", ""):
+        host = network_address() or "127.0.0.1"
+    return f"http://{host}:{args.port}/"
 
 
 def redis_conf(args: argparse.Namespace, run: Path, password: str) -> str:
@@ -113,11 +128,20 @@ def private(path: Path, text: str) -> None:
         raise
 
 
+class Help(argparse.RawDescriptionHelpFormatter):
+    """--help with the module's text as written, and each option's default where it has one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default in (None, [], argparse.SUPPRESS) or action.help is None:
+            return action.help or ""
+        return f"{action.help} (default: %(default)s)"
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m deploy.up", description=__doc__.split(
-        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+        "\n\n")[0], formatter_class=Help)
     parser.add_argument("--replicas", type=int, default=2,
-                        help="app replicas on this machine (default 2: one per core here)")
+                        help="app replicas on this machine (one per core)")
     parser.add_argument("--port", type=int, default=8500, help="where students connect")
     parser.add_argument("--address", default="0.0.0.0", help="HAProxy's listening address")
     parser.add_argument("--first-port", type=int, default=8601,
@@ -129,9 +153,10 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="a replica on another machine (repeat for each)")
     parser.add_argument("--redis", metavar="URL",
                         help="an existing Redis for the rooms (default: start one here)")
-    parser.add_argument("--redis-port", type=int, default=6390)
+    parser.add_argument("--redis-port", type=int, default=6390,
+                        help="the port of the Redis started here")
     parser.add_argument("--redis-bind", default="127.0.0.1",
-                        help="where the Redis started here listens (replicas on other "
+                        help="the address the Redis started here listens on (replicas on other "
                              "machines need an address they reach, on a private network; "
                              "its password is in the run folder's redis-password)")
     parser.add_argument("--public-url", help="the address students open, for the QR code "
@@ -148,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"deploy.up: {', '.join(missing)} not found: apt-get install "
                          "haproxy redis-server, and pip install -r deploy/requirements.txt")
     conf = render(args)
-    print(f"posviz: {args.replicas} replicas behind http://{args.address}:{args.port}/ "
+    print(f"posviz: {args.replicas} replicas; students open {students_url(args)} "
           f"(logs in {conf.parent})", flush=True)
     os.execvp("supervisord", ["supervisord", "-c", str(conf)])
 

@@ -13,7 +13,7 @@ import pytest
 
 from deploy.up import parse, render
 
-SECRETS = ("cookie-secret", "posviz-secret", "redis-password")
+SECRETS = ("cookie-secret", "posviz-secret", "redis-password", "supervisor-password")
 
 
 def rendered(run: Path, *options: str) -> dict[str, str]:

@@ -29,7 +29,6 @@ import hmac
 import io
 import ipaddress
 import os
-import socket
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -46,6 +45,7 @@ from posviz.rooms import (
     RoomError,
     StoreDown,
     key_cookie,
+    network_address,
     normal_code,
     shared_query,
     shared_store,
@@ -309,16 +309,10 @@ def _only_this_machine(base: str) -> bool:
 
 
 def _network_base(base: str) -> str | None:
-    """This machine's address on its network, with base's scheme and port (no packet sent)."""
-    parts = urlsplit(base)
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect(("10.255.255.255", 1))  # picks the route; UDP connect sends nothing
-            address = probe.getsockname()[0]
-    except OSError:
-        return None
+    """This machine's address on its network, with base's scheme and port."""
+    parts, address = urlsplit(base), network_address()
     port = f":{parts.port}" if parts.port else ""
-    return None if address.startswith("127.") else f"{parts.scheme}://{address}{port}/"
+    return None if address is None else f"{parts.scheme}://{address}{port}/"
 
 
 def student_link(code: str, ticket: bool = False) -> str:

@@ -31,6 +31,7 @@ import logging
 import os
 import re
 import secrets
+import socket
 import time
 import unicodedata
 from abc import ABC, abstractmethod
@@ -131,6 +132,18 @@ def normal_code(raw: object) -> str | None:
     digits = "".join(str(d) if (d := unicodedata.decimal(c, None)) is not None else c
                      for c in typed)  # any script's digits: ٤٨٢ is 482
     return digits if _CODE_DIGITS.fullmatch(digits) else None
+
+
+def network_address() -> str | None:
+    """This machine's address on its network, as other machines reach it (no packet is sent),
+    or None when it has none but loopback."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))  # picks the route; UDP connect sends nothing
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") else address
 
 
 def key_cookie(code: str) -> str:
