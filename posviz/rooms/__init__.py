@@ -36,7 +36,7 @@ import time
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qsl, urlencode
@@ -144,6 +144,11 @@ def network_address() -> str | None:
     except OSError:
         return None
     return None if address.startswith("127.") else address
+
+
+def lecturer_gone(lead_seen: float, now: float) -> bool:
+    """Whether a room's lecturer, last seen at lead_seen, has been gone long enough to end it."""
+    return now - lead_seen > LECTURER_IDLE
 
 
 def key_cookie(code: str) -> str:
@@ -255,9 +260,9 @@ class RoomStore(ABC):
         now = self.clock()
         if room is None or room.expires <= now:
             return None
-        if not room.closed and now - room.lead_seen > LECTURER_IDLE:
+        if not room.closed and lecturer_gone(room.lead_seen, now):
             self._close(code, min(room.expires, now + CLOSED_SECONDS))
-            room = replace(room, closed=True, version=room.version + 1)
+            room = self._room(code)  # as closing left it: its version and end moved
         return room
 
     @guarded
@@ -302,22 +307,21 @@ class RoomStore(ABC):
         """(version, closed) of each known room among codes: what a waiting follower needs. A
         room whose lecturer is gone shows as closed (room() ends it)."""
         now = self.clock()
-        return {code: (room.version, room.closed or now - room.lead_seen > LECTURER_IDLE)
+        return {code: (room.version, room.closed or lecturer_gone(room.lead_seen, now))
                 for code in codes
                 if (room := self._room(code)) is not None and room.expires > now}
 
     @guarded
     def rooms(self) -> list[Room]:
         """Every room the store keeps, open or closed, oldest first (for the operator)."""
-        now = self.clock()
-        return sorted((room for code in self._codes() if (room := self.room(code)) is not None
-                       and room.expires > now), key=lambda room: room.created)
+        return sorted((room for code in self._codes() if (room := self.room(code)) is not None),
+                      key=lambda room: room.created)
 
     @guarded
     def purge(self, code: str) -> None:
         """Delete the room and everything in it at once (for the operator)."""
-        if normal_code(code):
-            self._delete(normal_code(code))
+        if code := normal_code(code):
+            self._delete(code)
 
     @guarded
     def health(self) -> None:

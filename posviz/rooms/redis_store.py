@@ -25,6 +25,7 @@ from posviz.rooms import (
     RoomError,
     RoomStore,
     guarded,
+    lecturer_gone,
 )
 
 PREFIX = "posviz:"
@@ -161,7 +162,7 @@ class RedisStore(RoomStore):
                 pipe.hmget(_room_key(code), "version", "closed", "expires", "lead_seen")
             rows = pipe.execute()
         now = self.clock()
-        return {code: (int(version), closed == "1" or now - float(lead) > LECTURER_IDLE)
+        return {code: (int(version), closed == "1" or lecturer_gone(float(lead), now))
                 for code, (version, closed, expires, lead) in zip(codes, rows, strict=True)
                 if version is not None and float(expires) > now}
 
