@@ -8,7 +8,6 @@ ui.cached.lesson, or in a lesson page's module where a scene shows that page's o
 
 import numpy as np
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 import ui
 from posviz import lesson as right_option
@@ -29,153 +28,154 @@ OFFSET = 3                      # scene 5: k places after against k places befor
 SHIFT = 100                     # scene 6 moves the sentence this far
 
 
-def ask(name: str, right: int, answer: str | None = None,
-        **numbers: object) -> DeltaGenerator | None:
+def ask(d: ui.Doc, s: ui.Settings, name: str, right: int, answer: str | None = None,
+        **numbers: object) -> ui.Doc | None:
     """The scene's question in a box with its lettered options (option `right` is right).
 
     In a lecture room the question is a poll of the room (ui.room), and the answer shows once
     the lecturer reveals it; elsewhere a toggle (its own per scene) reveals it. The answer is
     filled with the live numbers. Returns the box once the answer is shown, for more of it.
     """
-    box = st.container(border=True)
     question = s.t(f"lesson.{name}.question", **numbers)
-    box.markdown(f"**{s.t('lesson.predict')}** {question}")
     labels = [s.t(f"lesson.{name}.options.{letter}", **numbers)
               for letter in "abcdef"[:right_option.OPTIONS[name]]]
-    revealed = ui.room.lesson_poll(box, s, s.room, name, question, labels, right)
-    if revealed is None:
-        ui.room.options_list(box, labels)
-        revealed = box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{name}")
-    if revealed:
+
+    def asked(box, options: list[str]) -> bool:
+        revealed = ui.room.lesson_poll(box, s, s.room, name, question, options, right)
+        if revealed is None:
+            ui.room.options_list(box, options)
+            revealed = box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{name}")
+        return revealed
+
+    box = d.question(f"scene-{name}", s.t("lesson.predict"), question, labels, asked)
+    if box is not None:
         box.success(f"**{ui.room.LETTERS[right]}.** "
                     + s.t(answer or f"lesson.{name}.answer", **numbers))
-        return box
-    return None
+    return box
 
 
-def distance_table(where, rows: list[dict[str, object]], columns: tuple[str, ...]) -> None:
+def distance_table(d: ui.Doc, s: ui.Settings, rows: list[dict[str, object]],
+                   columns: tuple[str, ...]) -> None:
     """The embedding lesson's table of repeated tokens, with the given distance columns."""
-    where.dataframe(rows, hide_index=True, width="stretch", column_config={
-        key: s.t(f"embedding.col.{key}") if key in ("token", "first", "second", *columns)
-        else None for key in ("token", "first", "second", "embedding_distance",
-                              "input_distance")})
+    d.dataframe(rows, {key: s.t(f"embedding.col.{key}")
+                       for key in ("token", "first", "second", *columns)})
 
 
-# The scenes: each draws its figures for the sidebar's sentence and asks its question.
+# The scenes: each draws its figures for the sentence (seq) and asks its question.
 
 
-def meaning() -> None:
-    ui.chart(cached.embedding_figure(seq, ("panel_e",), s.position, s.lang), "lesson_meaning")
-    st.caption(s.t("lesson.copied"))
-    ui.token_chips([*s.tokens, s.tokens[0]])
+def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+    d.chart(cached.embedding_figure(seq, ("panel_e",), s.position, s.lang), "lesson_meaning")
+    d.caption(s.t("lesson.copied"))
+    d.chips([*s.tokens, s.tokens[0]])
     rows = cached.copy_distances(seq, s.position)
     copy = right_option.copy_row(rows, len(seq))
-    if answer := ask("meaning", right_option.meaning(copy["embedding_distance"])):
-        distance_table(answer, rows, ("embedding_distance",))
+    if answer := ask(d, s, "meaning", right_option.meaning(copy["embedding_distance"])):
+        distance_table(answer, s, rows, ("embedding_distance",))
 
 
-def position() -> None:
+def position(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     if not s.position:
-        st.info(s.t("lesson.position.off"))
-    ui.chart(cached.position_figure(len(seq), s.lang), "lesson_position")
+        d.info(s.t("lesson.position.off"))
+    d.chart(cached.position_figure(len(seq), s.lang), "lesson_position")
     same_dot, near_dot, far_dot = dot_by_offset(np.array([0, NEAR - SAME, FAR - SAME]),
                                                 cached.EMBED_D)
-    ask("position", right_option.position(near_dot, far_dot), same=SAME, near=NEAR, far=FAR,
-        same_dot=same_dot, near_dot=near_dot, far_dot=far_dot)
+    ask(d, s, "position", right_option.position(near_dot, far_dot), same=SAME, near=NEAR,
+        far=FAR, same_dot=same_dot, near_dot=near_dot, far_dot=far_dot)
 
 
-def total() -> None:
-    ui.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position, s.lang),
-             "lesson_sum")
-    st.caption(s.t("embedding.sum_caption"))
+def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+    d.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
+                                    s.lang), "lesson_sum")
+    d.caption(s.t("embedding.sum_caption"))
     rows = cached.copy_distances(seq, s.position)
     copy = right_option.copy_row(rows, len(seq))
-    if answer := ask("sum", right_option.total(copy["input_distance"]),
+    if answer := ask(d, s, "sum", right_option.total(copy["input_distance"]),
                      None if s.position else "lesson.sum.answer_off"):
-        distance_table(answer, rows, ("embedding_distance", "input_distance"))
+        distance_table(answer, s, rows, ("embedding_distance", "input_distance"))
 
 
-def order() -> None:
-    ui.token_chips(s.tokens)
+def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+    d.chips(s.tokens)
     if len(seq) < 2:
-        st.info(s.t("lesson.need_two"))
+        d.info(s.t("lesson.need_two"))
         return
     backwards = tuple(reversal(len(seq)).tolist())
-    st.caption(s.t("lesson.order.reversed"))
-    ui.token_chips(reordered(s.tokens, backwards), [str(k) for k in backwards])
+    d.caption(s.t("lesson.order.reversed"))
+    d.chips(reordered(s.tokens, backwards), [str(k) for k in backwards])
     scheme = "sinusoidal" if s.position else "none"
-    ui.chart(cached.twin_figure(seq, backwards, scheme, False, "lesson.order.fig", s.lang),
-             "lesson_order")
+    d.chart(cached.twin_figure(seq, backwards, scheme, False, "lesson.order.fig", s.lang),
+            "lesson_order")
     none, sinusoidal = (attention.check(seq, backwards, cached.LAYERS, cached.HEADS, name, False)
                         for name in ("none", "sinusoidal"))
-    ask("order", right_option.order(none.gap), none=readable(none.gap),
+    ask(d, s, "order", right_option.order(none.gap), none=readable(none.gap),
         sinusoidal=readable(sinusoidal.gap))
 
 
-def sinusoid() -> None:
-    ui.formula(FORMULA)
+def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+    d.formula(FORMULA)
     if not s.position:
-        st.info(s.t("sinusoidal.position_off"))
+        d.info(s.t("sinusoidal.position_off"))
     heatmap, curve = cached.sinusoidal_figures(len(seq), s.lang)
-    ui.chart(heatmap, "lesson_sinusoidal")
+    d.chart(heatmap, "lesson_sinusoidal")
     after, before = dot_by_offset(np.array([OFFSET, -OFFSET]), cached.SINE_D)
-    if answer := ask("sinusoidal", right_option.sinusoidal(after, before), k=OFFSET,
+    if answer := ask(d, s, "sinusoidal", right_option.sinusoidal(after, before), k=OFFSET,
                      after=after, before=before):
-        ui.chart(curve, "lesson_offset", where=answer)
+        answer.chart(curve, "lesson_offset")
 
 
-def rotation() -> None:
-    ui.formula(rope.FORMULA)
+def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+    d.formula(rope.FORMULA)
     if not s.position:
-        st.warning(s.t("rope.no_position"))
-    ui.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope")
+        d.warning(s.t("rope.no_position"))
+    d.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope")
     x, q, k, wq, wk = cached.rope_head(seq)
     last, moved = len(seq) - 1, np.array([0, SHIFT])
     rope_before, rope_after = rope.shifted_rope_scores(q, k, last, 0, moved)
     added_before, added_after = rope.shifted_added_scores(x, wq, wk, last, 0, moved)
-    ask("rope", right_option.rope(rope_before, rope_after, added_before, added_after),
+    ask(d, s, "rope", right_option.rope(rope_before, rope_after, added_before, added_after),
         shift=SHIFT, rope_before=rope_before, rope_after=rope_after,
         rope_gap=readable(abs(rope_after - rope_before)), added_before=added_before,
         added_after=added_after)
 
 
-def penalty() -> None:
+def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     if not s.position:
-        st.info(s.t("alibi.position_off"))
-    ui.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi")
+        d.info(s.t("alibi.position_off"))
+    d.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi")
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
     with_bias, without = (mean_attention_distance(w) for w in weights)
-    if answer := ask("alibi", right_option.alibi(with_bias[0], without[0], with_bias[-1],
-                                                 without[-1]),
+    if answer := ask(d, s, "alibi", right_option.alibi(with_bias[0], without[0],
+                                                       with_bias[-1], without[-1]),
                      last=cached.ALIBI_HEADS, first_with=with_bias[0],
                      first_without=without[0], last_with=with_bias[-1],
                      last_without=without[-1]):
         # with the bias and without, whatever the switch: the ALiBi page's bars with position on
-        ui.chart(alibi.distance_figure(seq, cached.ALIBI_HEADS, True, s.lang),
-                 "lesson_alibi_distance", where=answer)
+        answer.chart(alibi.distance_figure(seq, cached.ALIBI_HEADS, True, s.lang),
+                     "lesson_alibi_distance")
 
 
-def mask() -> None:
+def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     scheme = "sinusoidal" if s.position else "none"
-    ui.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal")
+    d.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal")
     run = attention.stack(seq, 1, cached.HEADS, scheme, True)
     weight = run.mean_weights(0)[0, 0]
-    ask("causal", right_option.causal(weight, len(seq)), weight=weight, n=len(seq))
+    ask(d, s, "causal", right_option.causal(weight, len(seq)), weight=weight, n=len(seq))
 
 
-def leak() -> None:
+def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     if len(seq) < 3:
-        st.info(s.t("lesson.need_three"))
+        d.info(s.t("lesson.need_three"))
         return
     new_order = tuple(reversal(len(seq), keep_last=True).tolist())
     moved = reordered(s.tokens, new_order)
-    st.caption(s.t("lesson.leak.reordered"))
-    ui.token_chips(moved, [str(k) for k in new_order])
-    ui.chart(cached.twin_figure(seq, new_order, "none", True, "lesson.leak.fig", s.lang),
-             "lesson_leak")
+    d.caption(s.t("lesson.leak.reordered"))
+    d.chips(moved, [str(k) for k in new_order])
+    d.chart(cached.twin_figure(seq, new_order, "none", True, "lesson.leak.fig", s.lang),
+            "lesson_leak")
     leaked = attention.check(seq, new_order, cached.LAYERS, cached.HEADS, "none", True)
     first, second = leaked.last_gaps[:2]
-    ask("leak", right_option.leak(first, second),
+    ask(d, s, "leak", right_option.leak(first, second),
         None if moved != s.tokens else "lesson.leak.answer_same",
         first=readable(first), second=readable(second))
 
@@ -189,6 +189,11 @@ def picked(key: str) -> None:
     turn_to(st.session_state[key])
 
 
+def scene_number(raw: str) -> int:
+    """The scene a link names (?scene=N), 1 for anything else."""
+    return int(raw) if raw.isdigit() and 1 <= int(raw) <= len(SCENES) else 1
+
+
 def scene_picker() -> int:
     """The scene picker showing the scene the URL names (the last one shown in this session
     when the link names none, 1 when it names no scene); returns that scene.
@@ -198,8 +203,7 @@ def scene_picker() -> int:
     value set through st.session_state). A picker left showing another scene is replaced by a
     new one, under a new key, with the scene as its default.
     """
-    raw = st.query_params.get("scene", st.session_state.get("lesson_scene", "1"))
-    scene = int(raw) if raw.isdigit() and 1 <= int(raw) <= len(SCENES) else 1
+    scene = scene_number(st.query_params.get("scene", st.session_state.get("lesson_scene", "1")))
     key = f"lesson_picker_{st.session_state.setdefault('lesson_pickers', 0)}"
     if st.session_state.get(key, scene) != scene:
         st.session_state.lesson_pickers += 1
@@ -210,27 +214,41 @@ def scene_picker() -> int:
     return scene
 
 
-s = ui.page("lesson")
-scene = scene_picker()
-ui.open_at_top(f"lesson/{scene}", next_button="lesson_next", back_button="lesson_prev")
-name = SCENES[scene - 1]
-st.caption(s.t("lesson.scene_of", n=scene, total=len(SCENES)))
-st.header(f"{scene}. {s.t(f'lesson.{name}.head')}", anchor=False)
-ui.need_tokens(s)
-seq = tuple(s.tokens)
-st.markdown(s.t(f"lesson.{name}.body"))
-dict(meaning=meaning, position=position, sum=total, order=order, sinusoidal=sinusoid,
-     rope=rotation, alibi=penalty, causal=mask, leak=leak)[name]()
+def navigation(s: ui.Settings, scene: int, name: str) -> None:
+    """Under the scene, in the app: its full lesson page, back and next, the keys' hint."""
+    if ui.in_app():
+        page = FULL_LESSON[name]
+        st.page_link(dict(ui.lesson_pages())[page],
+                     label=s.t("lesson.open", page=s.t(f"{page}.nav")),
+                     icon=":material/school:", query_params=ui.shared_query(s))
+    back, forward = st.columns(2)
+    if scene > 1:
+        back.button(f"← {scene - 1}. {s.t(f'lesson.{SCENES[scene - 2]}.head')}",
+                    key="lesson_prev", on_click=turn_to, args=(scene - 1,), width="stretch")
+    if scene < len(SCENES):
+        forward.button(f"{scene + 1}. {s.t(f'lesson.{SCENES[scene]}.head')} →",
+                       key="lesson_next", on_click=turn_to, args=(scene + 1,), width="stretch")
+    st.caption(s.t("lesson.keys"))
 
-if ui.in_app():
-    page = FULL_LESSON[name]
-    st.page_link(dict(ui.lesson_pages())[page], label=s.t("lesson.open", page=s.t(f"{page}.nav")),
-                 icon=":material/school:", query_params=ui.shared_query(s))
-back, forward = st.columns(2)
-if scene > 1:
-    back.button(f"← {scene - 1}. {s.t(f'lesson.{SCENES[scene - 2]}.head')}", key="lesson_prev",
-                on_click=turn_to, args=(scene - 1,), width="stretch")
-if scene < len(SCENES):
-    forward.button(f"{scene + 1}. {s.t(f'lesson.{SCENES[scene]}.head')} →", key="lesson_next",
-                   on_click=turn_to, args=(scene + 1,), width="stretch")
-st.caption(s.t("lesson.keys"))
+
+def body(d: ui.Doc, s: ui.Settings) -> None:
+    if d.live:
+        scene = scene_picker()
+        ui.open_at_top(f"lesson/{scene}", next_button="lesson_next", back_button="lesson_prev")
+    else:
+        scene = scene_number((d.query.get("scene") or ["1"])[-1])
+    name = SCENES[scene - 1]
+    d.caption(s.t("lesson.scene_of", n=scene, total=len(SCENES)))
+    d.header(f"{scene}. {s.t(f'lesson.{name}.head')}")
+    ui.need_tokens(d, s)
+    d.markdown(s.t(f"lesson.{name}.body"))
+    SCENE_BODIES[name](d, s, tuple(s.tokens))
+    if d.live:
+        navigation(s, scene, name)
+
+
+SCENE_BODIES = dict(meaning=meaning, position=position, sum=total, order=order,
+                    sinusoidal=sinusoid, rope=rotation, alibi=penalty, causal=mask, leak=leak)
+
+if __name__ == "__main__":
+    ui.run("lesson", body)

@@ -1,7 +1,6 @@
 """Embedding + position: what a token means, where it stands, and their sum."""
 
 import numpy as np
-import streamlit as st
 
 import ui
 from posviz.embedding import cosine_similarity, repeat_distances, token_embeddings
@@ -10,42 +9,48 @@ from posviz.figures.embedding import aligned_heatmaps
 from posviz.sinusoidal import FORMULA, sinusoidal
 from posviz.tokens import repeated, token_labels
 
-s = ui.page("embedding")
-ui.need_tokens(s)
-st.markdown(s.prose("embedding"))
+COLUMNS = ("token", "first", "second", "embedding_distance", "input_distance")
 
-d_model = st.slider(s.t("embedding.d_model"), 4, 128, 16, step=2, key="embedding_d",
-                    help=s.t("embedding.d_model_help"), bind="query-params",
-                    persist_state="session")
-E = token_embeddings(s.tokens, d_model)
-P = sinusoidal(len(s.tokens), d_model) if s.position else np.zeros_like(E)
-labels = token_labels(s.tokens)
-repeats = repeated(s.tokens)
-marked = sorted(t for ts in repeats.values() for t in ts)
 
-ui.formula(r"x_t = E[\text{token}_t] + PE_t,\qquad " + FORMULA)
-ui.chart(aligned_heatmaps(
-    [E, P, E + P], [s.t("embedding.panel_e"), s.t("embedding.panel_p"), s.t("embedding.panel_x")],
-    labels, title=s.t("embedding.fig_sum"), x_title=s.t("common.dimension_axis"),
-    y_title=s.t("common.token_axis"), marked_rows=marked), "sum")
-st.caption(s.t("embedding.sum_caption"))
-if not s.position:
-    st.warning(s.t("embedding.bag"))
+def body(d: ui.Doc, s: ui.Settings) -> None:
+    ui.need_tokens(d, s)
+    d.markdown(s.prose("embedding"))
 
-if repeats:
-    st.subheader(s.t("embedding.repeats_head"))
-    st.dataframe(repeat_distances(s.tokens, E, E + P), hide_index=True, width="stretch",
-                 column_config={key: s.t(f"embedding.col.{key}") for key in (
-                     "token", "first", "second", "embedding_distance", "input_distance")})
-    st.caption(s.t("embedding.repeats_caption"))
-else:
-    st.info(s.t("embedding.try_repeats"))
+    d_model = d.slider(s.t("embedding.d_model"), 4, 128, 16, step=2, key="embedding_d",
+                       help=s.t("embedding.d_model_help"))
+    E = token_embeddings(s.tokens, d_model)
+    P = sinusoidal(len(s.tokens), d_model) if s.position else np.zeros_like(E)
+    labels = token_labels(s.tokens)
+    repeats = repeated(s.tokens)
+    marked = sorted(t for ts in repeats.values() for t in ts)
 
-st.subheader(s.t("embedding.similarity_head"))
-st.caption(s.t("embedding.similarity_caption"))
-for col, (matrix, key) in zip(st.columns(3), [(E, "panel_e"), (P, "panel_p"), (E + P, "panel_x")],
-                              strict=True):
-    ui.chart(token_heatmap(
-        cosine_similarity(matrix), labels, labels, title=s.t(f"embedding.{key}"),
-        x_title=s.t("common.token_axis"), y_title=s.t("common.token_axis"),
-        value_name=s.t("embedding.cosine"), zmin=-1.0, zmax=1.0), f"similarity_{key}", where=col)
+    d.formula(r"x_t = E[\text{token}_t] + PE_t,\qquad " + FORMULA)
+    d.chart(aligned_heatmaps(
+        [E, P, E + P],
+        [s.t("embedding.panel_e"), s.t("embedding.panel_p"), s.t("embedding.panel_x")],
+        labels, title=s.t("embedding.fig_sum"), x_title=s.t("common.dimension_axis"),
+        y_title=s.t("common.token_axis"), marked_rows=marked), "sum")
+    d.caption(s.t("embedding.sum_caption"))
+    if not s.position:
+        d.warning(s.t("embedding.bag"))
+
+    if repeats:
+        d.subheader(s.t("embedding.repeats_head"))
+        d.dataframe(repeat_distances(s.tokens, E, E + P),
+                    {key: s.t(f"embedding.col.{key}") for key in COLUMNS})
+        d.caption(s.t("embedding.repeats_caption"))
+    else:
+        d.info(s.t("embedding.try_repeats"))
+
+    d.subheader(s.t("embedding.similarity_head"))
+    d.caption(s.t("embedding.similarity_caption"))
+    for col, (matrix, key) in zip(d.columns(3), [(E, "panel_e"), (P, "panel_p"),
+                                                 (E + P, "panel_x")], strict=True):
+        col.chart(token_heatmap(
+            cosine_similarity(matrix), labels, labels, title=s.t(f"embedding.{key}"),
+            x_title=s.t("common.token_axis"), y_title=s.t("common.token_axis"),
+            value_name=s.t("embedding.cosine"), zmin=-1.0, zmax=1.0), f"similarity_{key}")
+
+
+if __name__ == "__main__":
+    ui.run("embedding", body)

@@ -1,7 +1,5 @@
 """Attention: maps per head and per scheme, the position switch, and the twin-order check."""
 
-import streamlit as st
-
 import ui
 from posviz.attention import FORMULA, HEAD_DIM, LAYER_FORMULA, SCHEMES
 from posviz.permutation import (
@@ -19,115 +17,119 @@ from ui.cached import attention as cached
 
 HEADS = (1, 2, 4, 8)
 ORDERS = ("reverse", "shuffle", "typed")
-WIDGET = dict(bind="query-params", persist_state="session")
 
-s = ui.page("attention")
-ui.need_tokens(s)
-st.markdown(s.prose("attention"))
-ui.formula(FORMULA)
-ui.formula(LAYER_FORMULA)
-st.caption(s.t("attention.stack_caption"))
 
-scheme_col, causal_col, heads_col, layers_col = st.columns([3, 2, 2, 2])
-causal = causal_col.toggle(s.t("attention.causal"), True, key="attention_causal",
-                           help=s.t("attention.causal_help"), **WIDGET)
-picked = ui.coded_radio(scheme_col, s.t("attention.scheme"), list(SCHEMES[1:]),
-                        key="attention_scheme",
-                        format_func=lambda name: cached.scheme_name(name, causal, s.lang),
-                        horizontal=True, disabled=not s.position,
-                        help=s.t("attention.scheme_help"))
-n_heads = heads_col.select_slider(s.t("attention.heads"), HEADS, 4, key="attention_heads",
-                                  help=s.t("attention.heads_help", d=HEAD_DIM), **WIDGET)
-n_layers = layers_col.slider(s.t("attention.layers"), 1, 4, 2, key="attention_layers",
-                             help=s.t("attention.layers_help"), **WIDGET)
-scheme = picked if s.position else "none"
-if not s.position:
-    st.info(s.t("attention.position_off"))
-elif scheme == "alibi" and not causal:
-    st.caption(s.t("attention.alibi_symmetric_note"))
-tokens = tuple(s.tokens)
 
-st.subheader(s.t("attention.maps_head"))
-ui.chart(cached.head_figure(tokens, n_layers, n_heads, scheme, causal, s.lang), "head")
-st.caption(s.t("attention.maps_caption"))
+def body(d: ui.Doc, s: ui.Settings) -> None:
+    ui.need_tokens(d, s)
+    d.markdown(s.prose("attention"))
+    d.formula(FORMULA)
+    d.formula(LAYER_FORMULA)
+    d.caption(s.t("attention.stack_caption"))
 
-st.subheader(s.t("attention.twin_head"))
-st.markdown(s.prose("attention_cases"))
-order_col, extra_col = st.columns(2)
-kind = ui.coded_radio(order_col, s.t("attention.order"), list(ORDERS), key="attention_order",
-                      format_func=lambda name: s.t(f"attention.orders.{name}"),
-                      horizontal=True, help=s.t("attention.order_help"))
-movable = kind != "typed" and len(tokens) >= 3  # with two tokens, keeping the last moves none
-keep_last = order_col.toggle(s.t("attention.keep_last"), False, key="attention_keep_last",
-                             help=s.t("attention.keep_last_help"), disabled=not movable,
-                             **WIDGET) and movable
-if kind == "shuffle":
-    seed = extra_col.number_input(s.t("attention.shuffle_seed"), 0, 9999, 0,
-                                  key="attention_seed", **WIDGET)
-if kind == "typed":
-    typed = extra_col.text_input(s.t("attention.typed_order"), key="attention_typed",
-                                 help=s.t("attention.typed_help"), **WIDGET)
+    scheme_col, causal_col, heads_col, layers_col = d.columns([3, 2, 2, 2])
+    causal = causal_col.toggle(s.t("attention.causal"), True, key="attention_causal",
+                               help=s.t("attention.causal_help"))
+    picked = scheme_col.coded_radio(
+        s.t("attention.scheme"), list(SCHEMES[1:]), key="attention_scheme",
+        format_func=lambda name: cached.scheme_name(name, causal, s.lang), horizontal=True,
+        disabled=not s.position, help=s.t("attention.scheme_help"))
+    n_heads = heads_col.select_slider(s.t("attention.heads"), HEADS, 4, key="attention_heads",
+                                      help=s.t("attention.heads_help", d=HEAD_DIM))
+    n_layers = layers_col.slider(s.t("attention.layers"), 1, 4, 2, key="attention_layers",
+                                 help=s.t("attention.layers_help"))
+    scheme = picked if s.position else "none"
+    if not s.position:
+        d.info(s.t("attention.position_off"))
+    elif scheme == "alibi" and not causal:
+        d.caption(s.t("attention.alibi_symmetric_note"))
+    tokens = tuple(s.tokens)
 
-order = None
-if len(tokens) < 2:
-    st.info(s.t("attention.one_token"))
-elif kind == "typed" and not typed.strip():
-    st.info(s.t("attention.typed_prompt", last=len(tokens) - 1,
-                example=" ".join(map(str, reversal(len(tokens))))))
-elif kind == "typed":
-    try:
-        order = tuple(parse_order(typed, len(tokens)).tolist())
-    except OrderError as err:  # said in the UI language, with the numbers that matter
-        st.error(s.t(f"attention.order_errors.{err.reason}", **err.values))
-elif kind == "reverse":
-    order = tuple(reversal(len(tokens), keep_last).tolist())
-else:
-    order = tuple(shuffle(len(tokens), seed, keep_last).tolist())
+    d.subheader(s.t("attention.maps_head"))
+    d.chart(cached.head_figure(tokens, n_layers, n_heads, scheme, causal, s.lang), "head")
+    d.caption(s.t("attention.maps_caption"))
 
-if order is not None:
-    st.caption(s.t("attention.reordered"))
-    ui.token_chips(reordered(s.tokens, order), [str(k) for k in order])
-if order is not None and is_identity(order):
-    st.info(s.t("attention.nothing_moved"))
-elif order is not None:
-    with ui.guard(s):
-        c = cached.check(tokens, order, n_layers, n_heads, scheme, causal)
-        st.metric(s.t("attention.headline"), readable(c.gap), help=s.t("attention.headline_help"),
-                  border=True)
-        if scheme == "alibi" and not causal and is_reversal(order):
-            st.info(s.t("attention.case.alibi_symmetric", gap=readable(c.gap)))
-        elif scheme != "none":
-            st.info(s.t("attention.case.position", gap=readable(c.gap)))
-        elif not causal:
-            st.success(s.t("attention.case.bag", gap=readable(c.gap)))
-            gap = repeat_gap(s.tokens, c.original.outputs[-1])
-            st.success(s.t("attention.case.try_repeats") if gap is None
-                       else s.t("attention.case.repeats", gap=readable(gap)))
-        elif not c.keeps_last:
-            st.warning(s.t("attention.case.causal_moved", gap=readable(c.gap)))
-        elif n_layers == 1:
-            st.warning(s.t("attention.case.causal_one", last=readable(c.last_gaps[0]),
-                           gap=readable(c.gap)))
-        else:
-            st.warning(s.t("attention.case.causal_many", layers=n_layers,
-                           first=readable(c.last_gaps[0]), last=readable(c.last_gaps[-1])))
+    d.subheader(s.t("attention.twin_head"))
+    d.markdown(s.prose("attention_cases"))
+    order_col, extra_col = d.columns(2)
+    kind = order_col.coded_radio(s.t("attention.order"), list(ORDERS), key="attention_order",
+                                 format_func=lambda name: s.t(f"attention.orders.{name}"),
+                                 horizontal=True, help=s.t("attention.order_help"))
+    movable = kind != "typed" and len(tokens) >= 3  # with two tokens, keeping the last: none
+    keep_last = order_col.toggle(s.t("attention.keep_last"), False, key="attention_keep_last",
+                                 help=s.t("attention.keep_last_help"),
+                                 disabled=not movable) and movable
+    if kind == "shuffle":
+        seed = extra_col.number_input(s.t("attention.shuffle_seed"), 0, 9999, 0,
+                                      key="attention_seed")
+    if kind == "typed":
+        typed = extra_col.text_input(s.t("attention.typed_order"), key="attention_typed",
+                                     help=s.t("attention.typed_help"))
 
-        gaps = cached.scheme_gaps(tokens, order, n_layers, n_heads, causal)
-        for col, name, gap in zip(st.columns(len(SCHEMES)), SCHEMES, gaps, strict=True):
-            col.metric(s.t("attention.scheme_gap", scheme=cached.scheme_name(name, causal, s.lang)),
-                       readable(gap))
-        st.caption(s.t("attention.scheme_gaps_caption"))
+    order = None
+    if len(tokens) < 2:
+        d.info(s.t("attention.one_token"))
+    elif kind == "typed" and not typed.strip():
+        d.info(s.t("attention.typed_prompt", last=len(tokens) - 1,
+                   example=" ".join(map(str, reversal(len(tokens))))))
+    elif kind == "typed":
+        try:
+            order = tuple(parse_order(typed, len(tokens)).tolist())
+        except OrderError as err:  # said in the UI language, with the numbers that matter
+            d.error(s.t(f"attention.order_errors.{err.reason}", **err.values))
+    elif kind == "reverse":
+        order = tuple(reversal(len(tokens), keep_last).tolist())
+    else:
+        order = tuple(shuffle(len(tokens), seed, keep_last).tolist())
 
-        ui.chart(cached.twin_figure(tokens, order, n_layers, n_heads, scheme, causal, s.lang),
-                 "twin")
-        st.caption(s.t("attention.twin_caption"))
-        st.markdown(f"**{s.t('attention.gaps_head')}**")
-        st.table({s.t("attention.col.layer"): range(1, n_layers + 1),
-                  s.t("attention.col.all"): list(map(readable, c.layer_gaps)),
-                  s.t("attention.col.last"): list(map(readable, c.last_gaps))},
-                 hide_index=True, hide_header=False)
-        st.caption(s.t("attention.gaps_caption"))
+    if order is not None:
+        d.caption(s.t("attention.reordered"))
+        d.chips(reordered(s.tokens, order), [str(k) for k in order])
+    if order is not None and is_identity(order):
+        d.info(s.t("attention.nothing_moved"))
+    elif order is not None:
+        with ui.guard(d, s):
+            c = cached.check(tokens, order, n_layers, n_heads, scheme, causal)
+            d.metric(s.t("attention.headline"), readable(c.gap),
+                     help=s.t("attention.headline_help"), border=True)
+            if scheme == "alibi" and not causal and is_reversal(order):
+                d.info(s.t("attention.case.alibi_symmetric", gap=readable(c.gap)))
+            elif scheme != "none":
+                d.info(s.t("attention.case.position", gap=readable(c.gap)))
+            elif not causal:
+                d.success(s.t("attention.case.bag", gap=readable(c.gap)))
+                gap = repeat_gap(s.tokens, c.original.outputs[-1])
+                d.success(s.t("attention.case.try_repeats") if gap is None
+                          else s.t("attention.case.repeats", gap=readable(gap)))
+            elif not c.keeps_last:
+                d.warning(s.t("attention.case.causal_moved", gap=readable(c.gap)))
+            elif n_layers == 1:
+                d.warning(s.t("attention.case.causal_one", last=readable(c.last_gaps[0]),
+                              gap=readable(c.gap)))
+            else:
+                d.warning(s.t("attention.case.causal_many", layers=n_layers,
+                              first=readable(c.last_gaps[0]),
+                              last=readable(c.last_gaps[-1])))
 
-st.subheader(s.t("attention.grid_head"))
-ui.chart(cached.scheme_figure(tokens, n_layers, n_heads, causal, s.lang), "scheme")
-st.caption(s.t("attention.grid_caption"))
+            gaps = cached.scheme_gaps(tokens, order, n_layers, n_heads, causal)
+            for col, name, gap in zip(d.columns(len(SCHEMES)), SCHEMES, gaps, strict=True):
+                col.metric(s.t("attention.scheme_gap",
+                               scheme=cached.scheme_name(name, causal, s.lang)), readable(gap))
+            d.caption(s.t("attention.scheme_gaps_caption"))
+
+            d.chart(cached.twin_figure(tokens, order, n_layers, n_heads, scheme, causal,
+                                       s.lang), "twin")
+            d.caption(s.t("attention.twin_caption"))
+            d.markdown(f"**{s.t('attention.gaps_head')}**")
+            d.table({s.t("attention.col.layer"): range(1, n_layers + 1),
+                     s.t("attention.col.all"): list(map(readable, c.layer_gaps)),
+                     s.t("attention.col.last"): list(map(readable, c.last_gaps))})
+            d.caption(s.t("attention.gaps_caption"))
+
+    d.subheader(s.t("attention.grid_head"))
+    d.chart(cached.scheme_figure(tokens, n_layers, n_heads, causal, s.lang), "scheme")
+    d.caption(s.t("attention.grid_caption"))
+
+
+if __name__ == "__main__":
+    ui.run("attention", body)

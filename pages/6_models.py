@@ -1,7 +1,6 @@
 """Trained models: learned attention, next-token guesses, learned positions, extrapolation, and
 a live experiment on telling order without position."""
 
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -23,78 +22,10 @@ def curves_figure(histories: dict, lang: str) -> go.Figure:
         accuracy_title=text("models.accuracy", lang), chance_name=text("models.chance", lang))
 
 
-s = ui.page("models")
-ui.need_tokens(s)
-st.markdown(s.prose("models"))
-
-picked = ui.coded_radio(st, s.t("models.scheme"), list(SCHEMES), key="models_scheme",
-                        format_func=cached.names(s.lang).get, horizontal=True,
-                        disabled=not s.position, help=s.t("models.scheme_help"))
-scheme = picked if s.position else "none"
-if not s.position:
-    st.info(s.t("models.position_off"))
-model, vocab = cached.trained(scheme)
-tokens = s.tokens
-if scheme == "learned" and len(tokens) > model.config.max_len:
-    st.warning(s.t("models.learned_cut", rows=model.config.max_len, n=len(tokens)))
-    tokens = tokens[: model.config.max_len]
-seen = vocab.seen(tokens)
-st.caption(s.t("models.seen", n=len(vocab)))
-ui.token_chips(seen)
-if unknown := seen.count(UNKNOWN):
-    st.warning(s.t("models.unknown", n=unknown))
-if len(tokens) > model.config.max_len:
-    st.caption(s.t("models.beyond", trained=model.config.max_len))
-
-attention, guesses = cached.sentence_figures(scheme, tuple(tokens), s.lang)
-st.subheader(s.t("models.maps_head"))
-ui.chart(attention, "models_attention")
-st.caption(s.t("models.maps_caption"))
-st.subheader(s.t("models.top_head"))
-ui.chart(guesses, "models_top5")
-st.caption(s.t("models.top_caption"))
-
-st.subheader(s.t("models.positions_head"))
-learned_fig, wave_fig, learned_sim, wave_sim = cached.position_figures(s.lang)
-left, right = st.columns(2)
-ui.chart(learned_fig, "models_learned_table", where=left)
-ui.chart(wave_fig, "models_sinusoidal_table", where=right)
-ui.chart(learned_sim, "models_learned_similarity", where=left)
-ui.chart(wave_sim, "models_sinusoidal_similarity", where=right)
-st.caption(s.t("models.positions_caption"))
-
-st.subheader(s.t("models.extrapolation_head"))
-r = cached.report()
-train_len = r["settings"]["train_len"]
-ui.chart(figures.extrapolation(
-    {name: r["models"][name]["position_loss"] for name in SCHEMES}, cached.names(s.lang), train_len,
-    title=s.t("models.extrapolation_title", eval_len=r["settings"]["eval_len"]),
-    x_title=s.t("common.position_axis"), y_title=s.t("models.loss"),
-    trained_name=s.t("models.trained_length", n=train_len)), "models_extrapolation")
-st.caption(s.t("models.extrapolation_caption", n=train_len))
-report_table = pd.DataFrame([{
-    s.t("models.col.scheme"): cached.names(s.lang)[name],
-    s.t("models.col.eval_loss", n=train_len): m["eval_loss"],
-    s.t("models.col.p_gang"): m["probes"][0]["p_target"],
-    s.t("models.col.p_le"): m["probes"][1]["p_target"],
-    s.t("models.col.size"): m["bytes"] / 1e6,
-    s.t("models.col.seconds"): m["seconds"],
-} for name, m in ((name, r["models"][name]) for name in SCHEMES)])
-st.table(report_table.style.format(dict(zip(report_table.columns[1:], (
-    "{:.3f}", "{:.3g}", "{:.3g}", "{:.2f}", "{:.1f}"), strict=True))), hide_index=True)
-st.caption(s.t("models.table_caption", steps=r["settings"]["steps"], seconds=r["seconds"]))
-st.markdown(s.prose("models_scale"))
-
-st.subheader(s.t("models.experiment_head"))
-st.markdown(s.prose("models_experiment"))
-seed = st.number_input(s.t("models.seed"), 0, cached.SEEDS - 1, 0, key="models_seed",
-                       help=s.t("models.seed_help", n=cached.SEEDS, last=cached.SEEDS - 1),
-                       bind="query-params", persist_state="session")
-runs = cached.experiments()
-done = cached.finished(seed)
-start = not done and st.button(s.t("models.train"), key="models_train", type="primary")
-chart = st.empty()
-if start:
+def train(s: ui.Settings, seed: int, chart: ui.Doc) -> None:
+    """Train the seed's four classifiers here, drawing their curves in chart as they go (one
+    training at a time in this process: a reader queued behind another sees their place)."""
+    runs = cached.experiments()
     line = cached.trainings()
     with line.joined() as ticket:  # left however the run ends: finished, stopped or rerun
         while (ahead := line.wait(ticket, timeout=WAIT)) and not cached.finished(seed):
@@ -112,22 +43,100 @@ if start:
                 for p in classifier.train_classifier(name, seed):
                     histories[name] = p.history
                     bar.progress(p.step / p.steps, text=label)
-                    ui.chart(curves_figure(histories, s.lang), f"models_live_{name}_{p.step}",
-                             where=chart)
+                    chart.chart(curves_figure(histories, s.lang), f"models_live_{name}_{p.step}")
                 runs[(name, seed)] = (p.history, p.model)
-    done = True
-if done:
-    ui.chart(curves_figure({name: runs[(name, seed)][0] for name in classifier.SCHEMES}, s.lang),
-             "models_live", where=chart)
-    st.caption(s.t("models.live_caption"))
-    st.markdown(f"**{s.t('models.verdict_head')}**")
+
+
+def body(d: ui.Doc, s: ui.Settings) -> None:
+    ui.need_tokens(d, s)
+    d.markdown(s.prose("models"))
+
+    picked = d.coded_radio(s.t("models.scheme"), list(SCHEMES), key="models_scheme",
+                           format_func=cached.names(s.lang).get, horizontal=True,
+                           disabled=not s.position, help=s.t("models.scheme_help"))
+    scheme = picked if s.position else "none"
+    if not s.position:
+        d.info(s.t("models.position_off"))
+    model, vocab = cached.trained(scheme)
+    tokens = s.tokens
+    if scheme == "learned" and len(tokens) > model.config.max_len:
+        d.warning(s.t("models.learned_cut", rows=model.config.max_len, n=len(tokens)))
+        tokens = tokens[: model.config.max_len]
+    seen = vocab.seen(tokens)
+    d.caption(s.t("models.seen", n=len(vocab)))
+    d.chips(seen)
+    if unknown := seen.count(UNKNOWN):
+        d.warning(s.t("models.unknown", n=unknown))
+    if len(tokens) > model.config.max_len:
+        d.caption(s.t("models.beyond", trained=model.config.max_len))
+
+    attention, guesses = cached.sentence_figures(scheme, tuple(tokens), s.lang)
+    d.subheader(s.t("models.maps_head"))
+    d.chart(attention, "models_attention")
+    d.caption(s.t("models.maps_caption"))
+    d.subheader(s.t("models.top_head"))
+    d.chart(guesses, "models_top5")
+    d.caption(s.t("models.top_caption"))
+
+    d.subheader(s.t("models.positions_head"))
+    learned_fig, wave_fig, learned_sim, wave_sim = cached.position_figures(s.lang)
+    left, right = d.columns(2)
+    left.chart(learned_fig, "models_learned_table")
+    right.chart(wave_fig, "models_sinusoidal_table")
+    left.chart(learned_sim, "models_learned_similarity")
+    right.chart(wave_sim, "models_sinusoidal_similarity")
+    d.caption(s.t("models.positions_caption"))
+
+    d.subheader(s.t("models.extrapolation_head"))
+    r = cached.report()
+    train_len = r["settings"]["train_len"]
+    d.chart(figures.extrapolation(
+        {name: r["models"][name]["position_loss"] for name in SCHEMES}, cached.names(s.lang),
+        train_len, title=s.t("models.extrapolation_title", eval_len=r["settings"]["eval_len"]),
+        x_title=s.t("common.position_axis"), y_title=s.t("models.loss"),
+        trained_name=s.t("models.trained_length", n=train_len)), "models_extrapolation")
+    d.caption(s.t("models.extrapolation_caption", n=train_len))
+    models = [(name, r["models"][name]) for name in SCHEMES]
+    d.table({
+        s.t("models.col.scheme"): [cached.names(s.lang)[name] for name, _ in models],
+        s.t("models.col.eval_loss", n=train_len): [f"{m['eval_loss']:.3f}" for _, m in models],
+        s.t("models.col.p_gang"): [f"{m['probes'][0]['p_target']:.3g}" for _, m in models],
+        s.t("models.col.p_le"): [f"{m['probes'][1]['p_target']:.3g}" for _, m in models],
+        s.t("models.col.size"): [f"{m['bytes'] / 1e6:.2f}" for _, m in models],
+        s.t("models.col.seconds"): [f"{m['seconds']:.1f}" for _, m in models]})
+    d.caption(s.t("models.table_caption", steps=r["settings"]["steps"], seconds=r["seconds"]))
+    d.markdown(s.prose("models_scale"))
+
+    d.subheader(s.t("models.experiment_head"))
+    d.markdown(s.prose("models_experiment"))
+    seed = d.number_input(s.t("models.seed"), 0, cached.SEEDS - 1, 0, key="models_seed",
+                          help=s.t("models.seed_help", n=cached.SEEDS, last=cached.SEEDS - 1))
+    done = cached.finished(seed)
+    start = not done and d.button(s.t("models.train"), key="models_train", type="primary")
+    chart = d.empty()
+    if start:
+        train(s, seed, chart)
+        done = True
+    if not done:
+        return
+    runs = cached.experiments()
+    chart.chart(curves_figure({name: runs[(name, seed)][0] for name in classifier.SCHEMES},
+                              s.lang), "models_live")
+    d.caption(s.t("models.live_caption"))
+    d.markdown(f"**{s.t('models.verdict_head')}**")
     words = vocabulary()
     typed_ids, reversed_ids = words.encode(s.tokens), words.encode(s.tokens[::-1])
-    verdicts = pd.DataFrame([{
-        s.t("models.col.classifier"): cached.names(s.lang)[name],
-        s.t("models.col.typed"): classifier.in_order_probability(runs[(name, seed)][1], typed_ids),
-        s.t("models.col.reversed"): classifier.in_order_probability(runs[(name, seed)][1],
-                                                                    reversed_ids),
-    } for name in classifier.SCHEMES])
-    st.table(verdicts.style.format("{:.4f}", subset=verdicts.columns[1:]), hide_index=True)
-    st.caption(s.t("models.verdict_caption"))
+    d.table({
+        s.t("models.col.classifier"): [cached.names(s.lang)[name]
+                                       for name in classifier.SCHEMES],
+        s.t("models.col.typed"): [
+            f"{classifier.in_order_probability(runs[(name, seed)][1], typed_ids):.4f}"
+            for name in classifier.SCHEMES],
+        s.t("models.col.reversed"): [
+            f"{classifier.in_order_probability(runs[(name, seed)][1], reversed_ids):.4f}"
+            for name in classifier.SCHEMES]})
+    d.caption(s.t("models.verdict_caption"))
+
+
+if __name__ == "__main__":
+    ui.run("models", body)

@@ -379,7 +379,7 @@ function render(div, asMate = false) {
   return done;
 }
 
-function drawChart(data, parentElement) {
+export function drawChart(data, parentElement) {
   let div = parentElement.querySelector(".posviz-chart");
   if (!div) {
     div = document.createElement("div");

@@ -1,15 +1,10 @@
 // Keeps a browser tab in its lecture room (see ui/room.py and posviz/rooms/http.py).
 //
-// A follower's tab asks the room's route for any version but the one it has; the server holds
-// the request until the room changes (25 s at most), so an idle follower costs one request every
-// 25 s and no script run. When the room moves on, the tab goes to the lecturer's view the way
-// the Back button goes to a page: the view's URL carries every control of the page, and
-// Streamlit reruns the page taking every value from the URL. The reader's own settings
-// (language, presentation mode, room, following) stay as they are.
-//
-// While it follows, a tab that leaves the lecturer's view on its own (the Back button, a scene
-// picked, a control moved) is brought back to it once its run has finished: following means
-// showing what the lecturer shows; the Follow switch is there to explore.
+// A student's tab that follows the lecturer goes to the room's follower screen (served by
+// posviz/rooms/http.py, drawn by static/viewer.js), which shows the lecturer's view without
+// running the page for each student. A student exploring on their own stays in the app: the
+// tab waits on the room's route (the server holds the request until the room changes, 25 s at
+// most) and reruns its page only when the lecturer puts up or takes away a question of their own.
 //
 // A lecturer's tab publishes its own page and query string once a run has finished and the
 // address has stayed the same for a moment, so a dragged slider is sent once, where it stops.
@@ -67,26 +62,8 @@ function shared(search) {
   return query.toString();
 }
 
-// The shared part of a query string in one order, to compare two views by.
-const canonical = (search) => [...new URLSearchParams(shared(search))]
-  .map(([name, value]) => `${name}=${value}`).sort().join("&");
-
-// Whether this tab shows a view of the room ({page, query}).
-const shows = (view) => tab.data.page === view.page
-  && canonical(location.search) === canonical(view.query);
-
-// Rerun this tab on a view of the room ({page, query}), or on its own address (null).
-function go(view) {
-  const here = location.pathname + location.search;
-  let target = here;
-  if (view) {
-    const query = new URLSearchParams(view.query);
-    for (const [name, value] of new URLSearchParams(location.search)) {
-      if (PERSONAL.includes(name) && name !== "key") query.append(name, value);
-    }
-    target = `${tab.root}${view.page}?${query}`.replace(/\?$/, "");
-  }
-  if (target !== here) history.pushState(null, "", target);
+// Rerun this tab's page on its own address.
+function rerun() {
   window.dispatchEvent(new PopStateEvent("popstate"));
 }
 
@@ -94,34 +71,6 @@ function go(view) {
 function idle() {
   const app = document.querySelector("[data-testid=stApp]");
   return Boolean(app && app.dataset.testScriptState === "notRunning" && settled());
-}
-
-// A follower's watch on its own address: one that shows another view than the lecturer's for
-// SETTLE_MS after a run, while the switch is on, goes back to the lecturer's (at most SNAPS
-// times in a row without getting there, so that a view this tab cannot show as sent is never
-// asked for again and again).
-const SNAPS = 3;
-
-function keepUp(token) {
-  let since = 0;
-  const watch = setInterval(() => {
-    if (tab.follower !== token) {
-      clearInterval(watch);
-      return;
-    }
-    const view = tab.view;
-    const showing = view && shows(view);
-    if (showing) tab.snaps = 0;
-    if (showing || !tab.data.follow || !idle()) {
-      since = 0;
-    } else if (!since) {
-      since = Date.now();
-    } else if (Date.now() - since >= SETTLE_MS && tab.snaps < SNAPS) {
-      since = 0;
-      tab.snaps += 1;
-      go(view);
-    }
-  }, TICK_MS);
 }
 
 async function present() {
@@ -132,30 +81,29 @@ async function present() {
   return false;
 }
 
-async function follow(code, token) {
+// A student exploring on their own: rerun the page when the lecturer's own question comes or
+// goes, or when the room is gone (the page then says so).
+async function watchRoom(code, token) {
   let version = -1;
-  let live = null;
+  let live;
   let failures = 0;
-  tab.view = null;
-  keepUp(token);
   while (tab.follower === token) {
     if (!(await present()) || tab.follower !== token) break;
-    const me = encodeURIComponent(tab.data.me);
     const proof = encodeURIComponent(tab.data.joined);
     let answer;
     try {
       tab.abort = new AbortController();
-      const reply = await fetch(`${route(code)}?v=${version}&me=${me}&j=${proof}`,
+      const reply = await fetch(`${route(code)}?v=${version}&lang=${tab.data.lang}&j=${proof}`,
                                 { cache: "no-store", signal: tab.abort.signal });
       if ([400, 404, 410].includes(reply.status)) {  // the room is gone: the page says so
         tab.follower = null;
-        go(null);
+        rerun();
         break;
       }
       if (reply.status === 503 && Date.now() - (tab.reran || 0) > RERUN_MS) {
         tab.reran = Date.now();  // the store is down: the page says so, and waits for it
         tab.follower = null;
-        go(null);
+        rerun();
         break;
       }
       if (!reply.ok) {  // too many requests, the store down: wait as long as the server says
@@ -172,24 +120,14 @@ async function follow(code, token) {
       continue;
     }
     if (tab.follower !== token) break;
-    if (answer.closed) {
+    const question = answer.live && answer.live.id;
+    if (answer.closed || (live !== undefined && question !== live)) {
       tab.follower = null;
-      go(null);
+      rerun();
       break;
     }
-    const first = version === -1;
-    if (answer.version === version) continue;  // held for the whole wait, nothing new
     version = answer.version;
-    tab.version = version;  // the newest version of the room this tab has heard of
-    if (tab.data.follow) {
-      tab.view = { page: answer.page, query: answer.query };
-      const showing = shows(tab.view);
-      tab.snaps = 0;
-      if (!first || !showing) go(answer);
-    } else if (!first && answer.live !== live) {
-      go(null);  // exploring alone: only a new question from the lecturer is shown at once
-    }
-    live = answer.live;
+    live = question;
   }
 }
 
@@ -243,7 +181,7 @@ function lead() {
       } else if (reply.status === 403 || reply.status === 409) {
         clearInterval(tab.leader);  // no longer leading (the room closed): the page says why
         tab.leader = null;
-        go(null);
+        rerun();
       } else {
         throw new Error(`the view route answered ${reply.status}`);
       }
@@ -265,7 +203,7 @@ async function recover(token) {
       reply = await fetch(`${location.origin}${tab.root}_posviz/health`, { cache: "no-store" });
       if (reply.ok && tab.recovering === token) {
         tab.recovering = null;
-        go(null);
+        rerun();
         return;
       }
     } catch {
@@ -322,11 +260,15 @@ export default function (component) {
     lead();
     return;
   }
-  if (!tab.follower || !before || before.code !== data.code || before.lead
-      || (!before.follow && data.follow)) {
+  if (data.follow) {  // the follower's screen takes over this tab
+    stop();
+    location.replace(`${location.origin}${tab.root}_posviz/follow/${data.code}?lang=${data.lang}`);
+    return;
+  }
+  if (!tab.follower || !before || before.code !== data.code || before.lead) {
     if (tab.abort) tab.abort.abort();
     const token = {};
     tab.follower = token;
-    follow(data.code, token);
+    watchRoom(data.code, token);
   }
 }

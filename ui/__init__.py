@@ -8,24 +8,26 @@ keep them.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
+from ui import documents
 from ui import room as room
 from ui.chart import chart as chart
 from ui.chart import module as chart_module
 from ui.chart import tools
+from ui.doc import FORMULA_CSS, StreamlitDoc
+from ui.doc import Doc as Doc
+from ui.doc import formula_parts as formula_parts
 from ui.i18n import LANGS, prose, text
-from ui.markup import entities
-from ui.markup import text_table as text_table
 from ui.state import flag, remembered, to_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,10 +38,6 @@ html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
 [data-testid=stMainBlockContainer] {max-width: none; padding: 2rem 2.5rem}
 </style>"""
 """Presentation mode for the page itself; the charts are enlarged by ui.chart."""
-FORMULA_CSS = """<style>
-[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) {overflow-x: auto}
-</style>"""
-"""A formula (ui.formula) wider than a phone scrolls sideways in its line."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +96,20 @@ def _navigation(nav, s: Settings) -> None:
         nav.page_link(path, label=s.t(f"{name}.nav"), query_params=shared_query(s))
 
 
+def _file_button(s: Settings, name: str) -> None:
+    """Download this page, or the whole guided lesson, as one file that works offline."""
+    query = urlencode([(k, v) for k in st.query_params for v in st.query_params.get_all(k)
+                       if k not in ("key", "t")])
+    lesson = name == documents.LESSON
+    st.sidebar.download_button(
+        s.t("common.export.lesson_file" if lesson else "common.export.page_file"),
+        data=(lambda: documents.lesson_file(query, s.lang)) if lesson
+        else (lambda: documents.page_file(name, query, s.lang)),
+        file_name=f"posviz-{name}-{s.lang}.html", mime="text/html", on_click="ignore",
+        help=s.t("common.export.lesson_file_help" if lesson else "common.export.file_help"),
+        width="stretch", key="posviz_file")
+
+
 def shared_query(s: Settings) -> dict[str, str]:
     """The shared settings that differ from their defaults, as a link's query parameters."""
     return {key: value for key, value, default in [
@@ -153,17 +165,15 @@ def page(name: str) -> Settings:
     controls.caption(s.t("common.n_tokens", n=len(tokens)))
     with st.sidebar:
         tools(name)
+    _file_button(s, name)
     path = "" if name == "home" else name
     room.section(s, member, path)
     st.html(FORMULA_CSS + (PRESENTATION_CSS if present else ""))
     room.join_panel(s, member)
     room.student_bar(s, member, path)
-    st.title(s.t(f"{name}.title"))
     for note in room.notes(lang):
         st.warning(note)
     room.live_question(s, member)
-    if n_typed > len(tokens):
-        st.warning(s.t("common.clipped", kept=len(tokens), total=n_typed))
     return s
 
 
@@ -181,53 +191,45 @@ def open_at_top(view: str, next_button: str = "", back_button: str = "") -> None
               key="posviz_view", width="stretch")
 
 
-def need_tokens(s: Settings) -> None:
+def need_tokens(d: Doc, s: Settings) -> None:
     """Stop the page with a friendly prompt when the sentence has no tokens."""
     if not s.tokens:
-        st.info(s.t("common.empty"))
-        st.stop()
+        d.info(s.t("common.empty"))
+        d.stop()
 
 
-@contextlib.contextmanager
-def guard(s: Settings) -> Iterator[None]:
-    """Turn a ValueError from posviz (a setting it refuses) into a message on the page."""
+def guard(d: Doc, s: Settings):
+    """A block in which a ValueError from posviz (a setting it refuses) becomes a message."""
+    return d.guard(lambda detail: s.t("common.bad_setting", detail=detail))
+
+
+def head(d: Doc, s: Settings, name: str) -> None:
+    """What every page shows first: its title, and a note when the sentence was cut."""
+    d.title(s.t(f"{name}.title"))
+    if s.n_typed > len(s.tokens):
+        d.warning(s.t("common.clipped", kept=len(s.tokens), total=s.n_typed))
+
+
+def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
+    """Run a page in the app: the shared sidebar, then the page's body drawn with Streamlit.
+    A test that sets `posviz_record` in the session finds the page's document in `posviz_doc`
+    and the URL the run left in `posviz_url`."""
+    s = page(name)
+    record = bool(st.session_state.get("posviz_record"))
+    d = StreamlitDoc(st, record=record)
+    st.session_state.posviz_doc = d.blocks
     try:
-        yield
-    except ValueError as err:
-        st.error(s.t("common.bad_setting", detail=str(err)))
+        head(d, s, name)
+        body(d, s)
+    finally:
+        if record:
+            st.session_state.posviz_url = urlencode(
+                [(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
 
 
-def formula_parts(tex: str) -> list[str]:
-    """A formula cut at each \\qquad outside braces and environments: the parts it lists."""
-    parts, depth, start = [], 0, 0
-    for match in re.finditer(r"\\begin\{[^}]*\}|\\end\{[^}]*\}|\\qquad|\\[{}]|[{}]", tex):
-        token = match.group()
-        if token == "{" or token.startswith("\\begin"):
-            depth += 1
-        elif token == "}" or token.startswith("\\end"):
-            depth -= 1
-        elif token == "\\qquad" and depth == 0:
-            parts.append(tex[start:match.start()])
-            start = match.end()
-    return [part.strip() for part in [*parts, tex[start:]] if part.strip()]
-
-
-def formula(tex: str) -> None:
-    """A display formula that fits a phone. Each part (see formula_parts) is one unbreakable
-    piece of display-style math, and the line may break only between parts: on a desk they
-    stand side by side as on paper, on a phone one under the other; a part wider than the
-    screen scrolls sideways instead of being cut at the edge."""
-    pieces = r"\qquad\allowbreak ".join(f"{{{part}}}" for part in formula_parts(tex))
-    st.markdown(f"$\\displaystyle {pieces}$", text_alignment="center")
-
-
-def token_chips(tokens: list[str], labels: list[str] | None = None) -> None:
-    """The tokens as chips, shown exactly as typed, each with a small label (default: position)."""
-    labels = [str(t) for t in range(len(tokens))] if labels is None else labels
-    chips = "".join(
-        f'<span class="posviz-chip"><sub>{entities(label)}</sub>&nbsp;{entities(tok)}</span>'
-        for label, tok in zip(labels, tokens, strict=True))
-    st.html(f"""<style>.posviz-chip {{display:inline-block; margin:0 .3em .3em 0;
-        padding:.15em .5em; border:1px solid rgba(128,128,128,.5); border-radius:.4em;
-        font-size:1.4rem}}
-        .posviz-chip sub {{opacity:.6; font-size:.7em}}</style><div>{chips}</div>""")
+def settings(query: Mapping[str, Sequence[str]], lang: str) -> Settings:
+    """The shared settings a view's query string gives, for a reader in lang."""
+    typed = (query.get("text") or [DEFAULT_TEXT])[-1]
+    tokens, n_typed = clip_tokens(tokenize(typed))
+    position = flag((query.get("pos") or ["true"])[-1])
+    return Settings(lang, typed, tokens, n_typed, position, present=False)

@@ -64,7 +64,7 @@ def _lang() -> str:
     return st.session_state.get("kept_lang", "en")
 
 
-def _json(figure: go.Figure, room: bool) -> str:
+def figure_json(figure: go.Figure, room: bool) -> str:
     """The figure as JSON (enlarged for the room if asked), made once per figure object: a
     cached figure that a whole class of followers is shown is serialized once, not once each."""
     kept = "_posviz_room_json" if room else "_posviz_json"
@@ -84,7 +84,7 @@ def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True) -> Non
     presentation mode the figure is enlarged for the room (`for_the_room`). toolbar=False
     leaves out plotly's toolbar (zoom, export), e.g. for a room's small vote counts.
     """
-    spec = _json(figure, presenting())
+    spec = figure_json(figure, presenting())
     labels = {key: text(f"common.export.{key}", _lang()) for key in ("svg", "csv", "npy")}
     with where if where is not None else contextlib.nullcontext():
         _COMPONENT(data={"figure": spec, "name": name, "labels": labels, "modebar": toolbar,

@@ -39,6 +39,8 @@ import streamlit as st
 
 from posviz.figures.room import poll_bars
 from posviz.rooms import (
+    JOINED_COOKIE,
+    VOTER_COOKIE,
     Limits,
     Poll,
     Room,
@@ -59,8 +61,6 @@ from ui.markup import entities
 from ui.state import flag, history_navigation, remembered, to_url
 
 LETTERS = "ABCDEF"
-VOTER_COOKIE = "posviz_me"
-JOINED_COOKIE = "posviz_joined"  # the signed proof that this browser was in its last room
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
 
 _ELEMENT = st.components.v2.component("posviz_room", js=module("room.js"))
@@ -316,11 +316,13 @@ def _network_base(base: str) -> str | None:
 
 
 def student_link(code: str, ticket: bool = False) -> str:
-    """The room's link for students; with its ticket (in the QR code), one that joins even while
-    a script floods the class's network address with wrong codes."""
-    query = {"room": code} | ({"t": signing.ticket(shared_store().secret, code)} if ticket
-                              else {})
-    return f"{public_base()}?{urlencode(query)}"
+    """The room's link for students (the app, which sends a follower to the room's screen);
+    with its ticket (in the QR code), the room's screen itself, which joins even while a script
+    floods the class's network address with wrong codes."""
+    if ticket:
+        ticketed = urlencode({"t": signing.ticket(shared_store().secret, code)})
+        return f"{public_base()}_posviz/follow/{code}?{ticketed}"
+    return f"{public_base()}?{urlencode({'room': code})}"
 
 
 def section(s, m: Member | None, page: str) -> None:
@@ -384,7 +386,7 @@ def _lead(box, s, m: Member, page: str) -> None:
     with box.popover(s.t("room.leave"), width="stretch"):
         st.caption(s.t("room.leave_lead_help"))
         st.button(s.t("room.leave_confirm"), key="room_leave", on_click=leave)
-    _element(m, page, lead=True)
+    _element(m, page, s.lang, lead=True)
 
 
 def _follow(box, s, m: Member, page: str) -> None:
@@ -402,7 +404,7 @@ def student_bar(s, m: Member | None, page: str) -> None:
     following = bar.toggle(s.t("room.follow"), help=s.t("room.follow_help"),
                            **remembered("follow", True, flag))
     to_url("follow", following, True, "false")
-    _element(m, page, lead=False, following=following)
+    _element(m, page, s.lang, lead=False, following=following)
 
 
 @st.fragment(run_every=5.0)
@@ -421,14 +423,15 @@ def _headcount(where, code: str, lang: str) -> None:
         where.warning(text("room.down", lang))
 
 
-def _element(m: Member, page: str, lead: bool, following: bool = False) -> None:
+def _element(m: Member, page: str, lang: str, lead: bool, following: bool = False) -> None:
     """The room element: keeps the tab in its room (static/room.js); draws nothing itself. page is
     the page's URL path ("" for home). A lecturer's key goes to the browser only until the
     server has set it in its HttpOnly cookie."""
     proof = signing.joined(shared_store().secret, m.code, m.room.expires)
     data = {"code": m.code, "page": page, "me": m.voter, "meCookie": VOTER_COOKIE,
             "joined": proof, "joinedCookie": JOINED_COOKIE,
-            "seconds": max(60, int(m.room.expires - time.time())), "follow": following}
+            "seconds": max(60, int(m.room.expires - time.time())), "follow": following,
+            "lang": lang}
     if lead:
         data |= {"lead": True} | ({} if m.key_kept else {"grant": st.session_state.room_key})
     with st.sidebar:

@@ -50,6 +50,8 @@ CLOSED_SECONDS = 3600             # a closed room's answers are kept this long, 
 LECTURER_TOUCH = 60.0             # how often a lecturer's presence is written down at most
 PRESENT_SECONDS = 15.0            # a follower counts as connected this long after its last check
 LOG_EVERY = 60.0                  # a store that stays down is logged once this often
+VOTER_COOKIE = "posviz_me"         # a browser's voter id, issued and signed by the server
+JOINED_COOKIE = "posviz_joined"    # the signed proof that a browser was in its last room
 PERSONAL = ("lang", "present", "room", "key", "follow", "t")
 """Query parameters that belong to one reader, never to the view a room shares."""
 
@@ -336,6 +338,15 @@ class RoomStore(ABC):
         if room is None or not isinstance(poll_id, str) or not _POLL.fullmatch(poll_id):
             return None
         return self._poll(room.code, poll_id)
+
+    @guarded
+    def polls(self, code: str) -> list[Poll]:
+        """Every poll of the room, in the order they were opened."""
+        room = self.room(code)
+        if room is None:
+            return []
+        return [poll for poll_id in self._poll_ids(room.code)
+                if (poll := self._poll(room.code, poll_id)) is not None]
 
     @guarded
     def lesson_poll(self, code: str, scene: str, question: str,

@@ -1,19 +1,27 @@
 """The HTTP routes a room needs beside the app (served by serve.py through st.App).
 
-GET  /_posviz/room/{code}?v=N&me=ID&j=PROOF
+GET  /_posviz/follow/{code}?t=TICKET the follower's screen (static/viewer.js): a small page that
+                                     issues the browser its signed voter id and membership proof
+                                     (cookies) and follows the room; a room that is not there
+                                     sends the reader to the app, which says why.
+GET  /_posviz/room/{code}?v=N&lang=L&j=PROOF
                                      a follower waits here until the room's version is not N
-                                     (at most WAIT seconds), then gets the room's version, view,
-                                     live poll and whether it is closed. An idle follower costs a
-                                     request every WAIT seconds, not a script run every second.
-                                     ID, a voter id the server signed, counts the follower as
-                                     connected; any other follows uncounted. A room that is not
-                                     there is 410 for a tab whose PROOF says it was in it (ended,
-                                     or lost by the server), else 404, a wrong code.
+                                     (at most WAIT seconds), then gets the room: its version,
+                                     view, questions, whether it is closed, and the lecturer's
+                                     view drawn as a document in language L. That answer is made
+                                     once per version and language in this process (gzipped
+                                     once) and the same bytes go to every follower: a follower
+                                     costs a request, never a page run. The voter id in the
+                                     browser's cookie counts the follower as connected. A room
+                                     that is not there is 410 for a tab whose PROOF says it was
+                                     in it (ended, or lost by the server), else 404, a wrong code.
+POST /_posviz/room/{code}/vote       {poll, option}: the cookie's voter answers a question.
 POST /_posviz/room/{code}/view       the lecturer's page publishes its view: {page, query}, with
                                      the room's key in its HttpOnly cookie.
 POST /_posviz/room/{code}/lead       {key}: sets that cookie (a page script cannot set one that
                                      script in the page cannot read back).
 POST /_posviz/room/{code}/forget     deletes it (Leave, Close).
+GET  /_posviz/asset/{name}?v=HASH    the follower's scripts and styles, gzipped once.
 GET  /_posviz/health                 "ok", or 503 when the room store cannot be read and
                                      written (a proxy then sends room traffic elsewhere; the
                                      lesson goes on).
@@ -29,16 +37,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import gzip
 import json
 import os
 import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from starlette.routing import Route
 
 from posviz.rooms import (
+    JOINED_COOKIE,
+    VOTER_COOKIE,
+    Poll,
     Room,
     RoomError,
     RoomStore,
@@ -60,11 +80,43 @@ MAX_BODY = 16_384  # bytes of a request's body (a published view is far smaller)
 HEALTH_SECONDS = 1.0  # how long the store's health is taken as known
 DOWN_RETRY = 5     # seconds a browser waits before asking again while the store is down
 NO_STORE = {"Cache-Control": "no-store"}
+VOTER_DAYS = 30    # how long a browser keeps the voter id the server issued it
+KEPT_ANSWERS = 512  # (room, language) answers a process keeps made
 
 
-def _payload(room: Room) -> dict:
-    return {"version": room.version, "closed": room.closed, "page": room.page,
-            "query": room.query, "live": room.live}
+@dataclass(frozen=True)
+class Screens:
+    """What the routes need from the app to show a room to its followers.
+
+    document(page, query, lang, revealed) is the view drawn as a document: its blocks as JSON,
+    and the polls it asks (revealed names the room's polls whose answers may be shown).
+    viewer(code, proof, lang, chosen, state) is the follower's page (chosen: lang was asked
+    for; state: "open", "ended" for a member of a room gone, "unknown" for a wrong code).
+    static is the folder of the scripts and styles the follower's page loads (ASSETS)."""
+
+    document: Callable[[str, str, str, frozenset[str]], tuple[str, tuple[str, ...]]]
+    viewer: Callable[[str, str, str, bool, str], str]
+    langs: Collection[str]
+    static: Path
+
+
+ASSETS = {"viewer.js": "text/javascript", "chart.js": "text/javascript",
+          "viewer.css": "text/css", "katex.min.js": "text/javascript",
+          "katex.min.css": "text/css", "markdown-it.min.js": "text/javascript",
+          "plotly-posviz.min.js": "text/javascript"}
+
+
+def _poll_state(poll: Poll, counts: list[int] | None) -> dict:
+    return {"revealed": poll.revealed, "correct": poll.correct, "counts": counts}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What every follower of a room in one language is sent for one version of the room."""
+
+    version: int
+    plain: bytes
+    packed: bytes  # gzipped
 
 
 @dataclass
@@ -78,6 +130,45 @@ class Watch:
     recent: dict[str, set[str]] = field(default_factory=dict)  # seen since the last report
     task: asyncio.Task | None = None
     health: tuple[float, str] = (0.0, "")  # when last checked, and what failed ("" for none)
+    answers: dict[tuple[str, str], Answer] = field(default_factory=dict)  # (code, lang)
+    making: dict[tuple[str, str, int], asyncio.Future] = field(default_factory=dict)
+
+    async def answer(self, room: Room, lang: str) -> Answer:
+        """The answer for the room as it is now, in lang: made once per version and language
+        (the first follower to ask waits for it; the others wait on that one), then kept."""
+        kept = self.answers.get((room.code, lang))
+        if kept is not None and kept.version == room.version:
+            return kept
+        key = (room.code, lang, room.version)
+        job = self.making.get(key)
+        if job is None:
+            job = self.making[key] = asyncio.ensure_future(
+                asyncio.to_thread(self._make, room, lang))
+            job.add_done_callback(lambda _: self.making.pop(key, None))
+        made = await asyncio.shield(job)
+        if len(self.answers) >= KEPT_ANSWERS:
+            self.answers.pop(next(iter(self.answers)))
+        self.answers[(room.code, lang)] = made
+        return made
+
+    def _make(self, room: Room, lang: str) -> Answer:
+        head = {"version": room.version, "closed": room.closed, "page": room.page,
+                "query": room.query, "live": None, "polls": {}}
+        doc = "[]"
+        if not room.closed:
+            polls = {poll.id: poll for poll in self.store.polls(room.code)}
+            revealed = frozenset(poll_id for poll_id, poll in polls.items() if poll.revealed)
+            doc, asked = _screens().document(room.page, room.query, lang, revealed)
+            for poll_id in {*asked, room.live} & polls.keys():
+                poll = polls[poll_id]
+                head["polls"][poll_id] = _poll_state(
+                    poll, self.store.counts(room.code, poll_id) if poll.revealed else None)
+            if room.live in polls:
+                live = polls[room.live]
+                head["live"] = {"id": live.id, "question": live.question,
+                                "options": list(live.options)}
+        plain = (json.dumps(head, ensure_ascii=False)[:-1] + f',"doc":{doc}}}').encode()
+        return Answer(room.version, plain, gzip.compress(plain, 6))
 
     async def room(self, code: str) -> Room | None:
         """The room as this process last read it while followers wait on it (the watcher keeps
@@ -162,6 +253,11 @@ class Watch:
 
 
 _watch: Watch | None = None
+_shown: list[Screens] = []  # set once, by routes()
+
+
+def _screens() -> Screens:
+    return _shown[0]
 
 
 def watch() -> Watch:
@@ -209,6 +305,12 @@ def _arrival(request: Request, following: bool) -> tuple[str, str] | Response:
     return who, code
 
 
+def _lang(request: Request) -> str:
+    asked = request.query_params.get("lang", "")
+    langs = _screens().langs
+    return asked if asked in langs else next(iter(langs))
+
+
 async def follow(request: Request) -> Response:
     arrival = _arrival(request, following=True)
     if isinstance(arrival, Response):
@@ -219,7 +321,7 @@ async def follow(request: Request) -> Response:
     except ValueError:
         known = -1
     rooms = watch()
-    voter = rooms.store.voter(request.query_params.get("me"))
+    voter = rooms.store.voter(request.cookies.get(VOTER_COOKIE))
     try:
         room = await rooms.room(code)
         if room is not None and room.version == known and not room.closed:
@@ -229,14 +331,20 @@ async def follow(request: Request) -> Response:
             finally:
                 gone.cancel()
             room = rooms.rooms.get(code) or await rooms.room(code)
+        if room is None:
+            if signing.was_in(rooms.store.secret, request.query_params.get("j"), code,
+                              time.time()):
+                return _refused("gone", 410)  # a tab that was in it: no guess at a code
+            WRONG.hit(who)
+            return _refused("no_room", 404)
+        made = await rooms.answer(room, _lang(request))
     except StoreDown:
         return _down()
-    if room is None:
-        if signing.was_in(rooms.store.secret, request.query_params.get("j"), code, time.time()):
-            return _refused("gone", 410)  # a tab that was in it: no guess at a code
-        WRONG.hit(who)
-        return _refused("no_room", 404)
-    return JSONResponse(_payload(room), headers=NO_STORE)
+    headers = NO_STORE | {"Vary": "Accept-Encoding"}
+    if "gzip" in request.headers.get("accept-encoding", ""):
+        return Response(made.packed, media_type="application/json",
+                        headers=headers | {"Content-Encoding": "gzip"})
+    return Response(made.plain, media_type="application/json", headers=headers)
 
 
 class _Refusal(Exception):
@@ -316,6 +424,24 @@ async def publish(request: Request, code: str, sent: dict, who: str) -> Response
 
 
 @_posted
+async def vote(request: Request, code: str, sent: dict, who: str) -> Response:
+    poll, option = sent.get("poll"), sent.get("option")
+    if not isinstance(poll, str) or not isinstance(option, int) or isinstance(option, bool):
+        return _refused("bad_request", 400)
+    store = watch().store
+    voter = store.voter(request.cookies.get(VOTER_COOKIE))
+    if voter is None:
+        return _refused("bad_voter", 403)
+    try:
+        await asyncio.to_thread(store.vote, code, poll, voter, option)
+    except StoreDown:
+        raise
+    except RoomError as refused:
+        return _refused(refused.reason, 409)
+    return JSONResponse({"mine": option}, headers=NO_STORE)
+
+
+@_posted
 async def lead(request: Request, code: str, sent: dict, who: str) -> Response:
     store = watch().store
     key = sent.get("key")
@@ -339,6 +465,62 @@ async def forget(request: Request, code: str, sent: dict, who: str) -> Response:
     return answer
 
 
+async def viewer(request: Request) -> Response:
+    """The follower's page, with the cookies that make this browser a member of the room: its
+    voter id (kept if the server signed it) and the proof that it was in the room. The QR
+    code's ticket, or an earlier proof, lets it in whatever the limits; a wrong code counts as
+    one, and the page says there is no such room (or, to a member, that it ended)."""
+    who = _who(request)
+    code = normal_code(request.path_params["code"])
+    store = watch().store
+    now = time.time()
+    member = code is not None and (
+        signing.ticketed(store.secret, request.query_params.get("t"), code)
+        or signing.was_in(store.secret, request.cookies.get(JOINED_COOKIE), code, now))
+    if not member and (wait := WRONG.wait(who)):
+        return _refused("too_many", 429, wait)
+    try:
+        room = None if code is None else await asyncio.to_thread(store.room, code)
+    except StoreDown:
+        return _down()
+    asked = request.query_params.get("lang")
+    langs = _screens().langs
+    chosen = asked in langs
+    lang = asked if chosen else next(
+        (each for each in langs if request.headers.get("accept-language", "")[:2] == each),
+        next(iter(langs)))
+    if room is None or room.closed:
+        if not member:
+            WRONG.hit(who)
+        shown = _screens().viewer(code or "", "", lang, chosen, "ended" if member else "unknown")
+        return HTMLResponse(shown, 410 if member else 404, headers=NO_STORE)
+    proof = signing.joined(store.secret, code, room.expires)
+    page = HTMLResponse(_screens().viewer(code, proof, lang, chosen, "open"), headers=NO_STORE)
+    secure = _secure(request)
+    voter = store.voter(request.cookies.get(VOTER_COOKIE)) or store.new_voter()
+    page.set_cookie(VOTER_COOKIE, voter, max_age=VOTER_DAYS * 86400, path="/", secure=secure,
+                    httponly=True, samesite="lax")
+    page.set_cookie(JOINED_COOKIE, proof, max_age=max(60, int(room.expires - now)),
+                    path="/", secure=secure, httponly=True, samesite="lax")
+    return page
+
+
+@functools.cache
+def _asset(name: str) -> bytes:
+    return gzip.compress((_screens().static / name).read_bytes(), 9)
+
+
+async def asset(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in ASSETS:
+        return PlainTextResponse("not found", 404)
+    kept = ("public, max-age=31536000, immutable" if request.query_params.get("v")
+            else "no-cache")
+    return Response(await asyncio.to_thread(_asset, name), media_type=ASSETS[name],
+                    headers={"Content-Encoding": "gzip", "Cache-Control": kept,
+                             "Vary": "Accept-Encoding"})
+
+
 async def health(request: Request) -> Response:
     if await watch().failure():  # what failed is in the server's log, not shown to anyone
         return PlainTextResponse("rooms unavailable", 503,
@@ -346,8 +528,14 @@ async def health(request: Request) -> Response:
     return PlainTextResponse("ok", headers=NO_STORE)
 
 
-ROUTES = [Route("/_posviz/health", health, methods=["GET"]),
-          Route("/_posviz/room/{code}", follow, methods=["GET"]),
-          Route("/_posviz/room/{code}/view", publish, methods=["POST"]),
-          Route("/_posviz/room/{code}/lead", lead, methods=["POST"]),
-          Route("/_posviz/room/{code}/forget", forget, methods=["POST"])]
+def routes(screens: Screens) -> list[Route]:
+    """The rooms' routes, showing rooms to their followers with screens."""
+    _shown[:] = [screens]
+    return [Route("/_posviz/health", health, methods=["GET"]),
+            Route("/_posviz/follow/{code}", viewer, methods=["GET"]),
+            Route("/_posviz/asset/{name}", asset, methods=["GET"]),
+            Route("/_posviz/room/{code}", follow, methods=["GET"]),
+            Route("/_posviz/room/{code}/view", publish, methods=["POST"]),
+            Route("/_posviz/room/{code}/vote", vote, methods=["POST"]),
+            Route("/_posviz/room/{code}/lead", lead, methods=["POST"]),
+            Route("/_posviz/room/{code}/forget", forget, methods=["POST"])]

@@ -1,0 +1,56 @@
+// Copies KaTeX and markdown-it's own browser builds into static/, each under a one-line banner.
+// KaTeX's CSS gets its fonts inlined (woff2 only, as data: URLs), so it needs no other file and no
+// network. Plain Node, nothing but the pinned packages: `npm install && npm run build`.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const staticDir = join(here, '..', '..', 'static');
+const require = createRequire(import.meta.url);
+const pinned = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8')).devDependencies;
+
+function pkg(name) {
+  const root = dirname(require.resolve(`${name}/package.json`));
+  const meta = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  if (meta.version !== pinned[name]) {
+    throw new Error(`${name} ${meta.version} is installed but ${pinned[name]} is pinned: run npm install`);
+  }
+  return { root, meta };
+}
+
+function banner({ meta }, what) {
+  return `/* ${meta.name} ${meta.version} (${meta.license}), ${what}: assets/viewer/ */\n`;
+}
+
+function write(file, text) {
+  // The .map files are not copied, so their comments go too.
+  const body = text.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '').trimEnd() + '\n';
+  writeFileSync(join(staticDir, file), body);
+  console.log(`static/${file}: ${Buffer.byteLength(body)} bytes`);
+}
+
+const katex = pkg('katex');
+write('katex.min.js', banner(katex, 'dist/katex.min.js') + readFileSync(join(katex.root, 'dist/katex.min.js'), 'utf8'));
+
+const katexDist = join(katex.root, 'dist');
+let faces = 0;
+const css = readFileSync(join(katexDist, 'katex.min.css'), 'utf8').replace(/@font-face\{[^}]*\}/g, (face) => {
+  faces += 1;
+  return face.replace(/src:[^;}]*/, (src) => {
+    const woff2 = /url\(\s*["']?([^"')]+\.woff2)["']?\s*\)/.exec(src);
+    if (!woff2) throw new Error(`no woff2 in ${face}`);
+    const data = readFileSync(join(katexDist, woff2[1])).toString('base64');
+    return `src:url(data:font/woff2;base64,${data}) format("woff2")`;
+  });
+});
+if (faces === 0 || /url\((?!data:)/.test(css)) throw new Error('katex.min.css still refers to other files');
+write('katex.min.css', banner(katex, `dist/katex.min.css, ${faces} fonts inlined as woff2`) + css);
+
+const markdownIt = pkg('markdown-it');
+write(
+  'markdown-it.min.js',
+  banner(markdownIt, 'dist/browser/markdown-it.umd.min.js') +
+    readFileSync(join(markdownIt.root, 'dist/browser/markdown-it.umd.min.js'), 'utf8'),
+);

@@ -1,0 +1,411 @@
+// The follower's screen and the offline file: draws a page's document (ui/doc.py's blocks)
+// with the app's own chart module, KaTeX for formulas and markdown-it for text.
+//
+// In a room (window.posvizRoom, set by the page the server sends), it waits on the room's
+// route (the long poll of posviz/rooms/http.py): each answer is the lecturer's current view,
+// already drawn as a document in this reader's language, with the state of the room's
+// questions; a student answers with large buttons and sees the reveal. In a downloaded file
+// (#posviz-file), it draws the file's documents once, with the answers behind buttons.
+
+import { drawChart } from "./chart.js";
+
+const LETTERS = "ABCDEF";
+const md = window.markdownit({ html: false, linkify: false });
+const fileData = document.getElementById("posviz-file");
+const room = window.posvizRoom;
+const root = document.getElementById("posviz-viewer");
+let strings = fileData ? JSON.parse(fileData.textContent).strings : room.strings[room.lang];
+
+const say = (key, values = {}) => Object.entries(values)
+  .reduce((s, [name, value]) => s.replaceAll(`{${name}}`, value), strings[key] || key);
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function inline(tag, className, text) {  // Markdown in one line, as Streamlit shows a caption
+  const node = el(tag, className);
+  node.innerHTML = md.renderInline(text);
+  return node;
+}
+
+function formula(parts) {
+  const line = el("div", "posviz-formula");
+  for (const part of parts) {
+    const piece = el("span", "posviz-formula-part");
+    piece.innerHTML = window.katex.renderToString(`\\displaystyle ${part}`,
+                                                  { throwOnError: false });
+    line.appendChild(piece);
+  }
+  return line;
+}
+
+function table(block) {
+  const wrap = el("div", "posviz-table-wrap");
+  wrap.tabIndex = 0;  // a wide table scrolls sideways, from the keyboard too
+  const grid = el("table", "posviz-table");
+  const head = grid.createTHead().insertRow();
+  block.head.forEach((name) => head.appendChild(el("th", "", name)));
+  const body = grid.createTBody();
+  block.rows.forEach((cells) => {
+    const row = body.insertRow();
+    cells.forEach((cell) => row.appendChild(el("td", /^-?[\d.]+(e[-+]?\d+)?$/i.test(cell)
+      ? "number" : "", cell)));
+  });
+  wrap.appendChild(grid);
+  return wrap;
+}
+
+function chips(block) {
+  const line = el("div", "posviz-chips");
+  block.tokens.forEach((token, i) => {
+    const chip = el("span", "posviz-chip");
+    chip.appendChild(el("sub", "", block.labels[i]));
+    chip.appendChild(document.createTextNode(`\u00a0${token}`));
+    line.appendChild(chip);
+  });
+  return line;
+}
+
+// ---- questions ------------------------------------------------------------------------------
+
+const mineKey = (poll) => `posviz-vote-${room ? room.code : "file"}-${poll}`;
+
+function results(options, state) {
+  const total = state.counts.reduce((a, b) => a + b, 0);
+  const list = el("ol", "posviz-results");
+  list.setAttribute("aria-label", say("results", { n: total }));
+  options.forEach((option, i) => {
+    const count = state.counts[i] || 0;
+    const share = total ? Math.round((100 * count) / total) : 0;
+    const item = el("li", i === state.correct ? "right" : "");
+    const label = el("span", "posviz-result-label",
+                     `${LETTERS[i]}. ${option}${i === state.correct ? " ✓" : ""}`);
+    const bar = el("span", "posviz-result-bar");
+    bar.style.width = `${share}%`;
+    item.append(label, el("span", "posviz-result-count", `${count} · ${share}%`), bar);
+    list.appendChild(item);
+  });
+  const box = el("div", "posviz-results-box");
+  box.append(el("p", "posviz-results-head", say("results", { n: total })), list);
+  return box;
+}
+
+async function vote(poll, option, note) {
+  try {
+    const response = await fetch(`_posviz/room/${room.code}/vote?j=${room.proof}`, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ poll, option }), cache: "no-store" });
+    if (response.ok) {
+      localStorage.setItem(mineKey(poll), String(option));
+      return true;
+    }
+    const { error } = await response.json().catch(() => ({}));
+    note.textContent = say(error === "poll_closed" ? "poll_closed"
+      : error === "no_poll" ? "not_open" : "vote_failed");
+  } catch {
+    note.textContent = say("vote_failed");
+  }
+  return false;
+}
+
+// A question: its text, its options as large buttons (each with its text), and, once the
+// room reveals it, the right answer, whether this reader's was right, and the class's answers.
+// state: the room's {revealed, correct, counts} for it (null in a file or before it opens).
+function question(block, state, answerBlocks) {
+  const box = el("section", "posviz-question");
+  const head = el("p", "posviz-question-text");
+  if (block.lead) head.appendChild(inline("strong", "", block.lead));
+  head.appendChild(document.createTextNode(" "));
+  head.appendChild(inline("span", "", block.text));
+  box.appendChild(head);
+  const mine = localStorage.getItem(mineKey(block.poll));
+  const chosen = mine === null ? null : Number(mine);
+  const note = el("p", "posviz-question-note");
+  note.setAttribute("role", "status");
+  const revealed = state && state.revealed;
+  const buttons = el("div", "posviz-options");
+  block.options.forEach((option, i) => {
+    const button = el("button", "posviz-option");
+    button.type = "button";
+    button.append(el("span", "posviz-letter", LETTERS[i]), el("span", "", option));
+    if (i === chosen) button.classList.add("chosen");
+    button.setAttribute("aria-pressed", String(i === chosen));
+    if (!room || revealed) button.disabled = true;
+    if (revealed && i === state.correct) button.classList.add("right");
+    button.onclick = async () => {
+      if (await vote(block.poll, i, note)) {
+        box.replaceWith(question(block, state, answerBlocks));
+      }
+    };
+    buttons.appendChild(button);
+  });
+  if (room && !revealed) box.appendChild(el("p", "posviz-tap", say("tap")));
+  box.appendChild(buttons);
+  if (revealed && state.correct !== null && state.correct !== undefined) {
+    const right = LETTERS[state.correct];
+    note.textContent = chosen === null ? say("answer_is", { right })
+      : say(chosen === state.correct ? "right" : "wrong", { right, mine: LETTERS[chosen] });
+    note.classList.add(chosen === state.correct ? "right" : "wrong");
+  } else if (room && chosen !== null && !revealed) {
+    note.textContent = say("voted", { mine: LETTERS[chosen] });
+  }
+  box.appendChild(note);
+  if (revealed && state.counts) box.appendChild(results(block.options, state));
+  if (answerBlocks.length) {
+    const answer = el("div", "posviz-answer");
+    draw(answerBlocks, answer);
+    if (block.hidden) {  // a file: the reader reveals it
+      const toggle = el("button", "posviz-reveal", say("show_answer"));
+      toggle.type = "button";
+      toggle.setAttribute("aria-expanded", "false");
+      answer.hidden = true;
+      toggle.onclick = () => {
+        answer.hidden = !answer.hidden;
+        toggle.setAttribute("aria-expanded", String(!answer.hidden));
+        toggle.textContent = say(answer.hidden ? "show_answer" : "hide_answer");
+      };
+      box.appendChild(toggle);
+    }
+    box.appendChild(answer);
+  }
+  return box;
+}
+
+// ---- a document -----------------------------------------------------------------------------
+
+let polls = {};  // the room's questions' states, from its last answer
+
+function drawBlock(block) {
+  switch (block.t) {
+    case "heading": return inline(`h${block.level}`, "", block.text);
+    case "markdown": {
+      const node = el("div", "posviz-markdown");
+      node.innerHTML = md.render(block.text);
+      return node;
+    }
+    case "caption": return inline("p", "posviz-caption", block.text);
+    case "note": {
+      const node = el("div", `posviz-note ${block.kind}`);
+      node.innerHTML = md.render(block.text);
+      return node;
+    }
+    case "formula": return formula(block.parts);
+    case "chart": {
+      const host = el("div", "posviz-chart-host");
+      host.dataset.figure = block.figure;
+      host.dataset.name = block.name;
+      host.dataset.toolbar = String(block.toolbar);
+      return host;
+    }
+    case "metric": {
+      const node = el("div", "posviz-metric");
+      node.append(inline("div", "posviz-metric-label", block.label),
+                  el("div", "posviz-metric-value", block.value));
+      if (block.delta) node.appendChild(el("div", "posviz-metric-delta", block.delta));
+      return node;
+    }
+    case "table": return table(block);
+    case "chips": return chips(block);
+    case "setting": {
+      const node = el("p", "posviz-setting");
+      node.append(inline("span", "posviz-setting-label", block.label),
+                  el("span", "posviz-setting-value", block.value));
+      return node;
+    }
+    case "link": return inline("p", "posviz-link", block.text);
+    case "columns": {
+      // Streamlit's names for a row of columns: chart.js lines up the titles of charts that
+      // stand side by side in one
+      const row = el("div", "posviz-columns");
+      row.dataset.testid = "stHorizontalBlock";
+      block.columns.forEach((blocks) => {
+        const column = el("div", "posviz-column");
+        column.dataset.testid = "stColumn";
+        draw(blocks, column);
+        row.appendChild(column);
+      });
+      return row;
+    }
+    case "box": {
+      const node = el("div", block.border ? "posviz-box bordered" : "posviz-box");
+      draw(block.blocks, node);
+      return node;
+    }
+    case "expander": {
+      const node = el("details", "posviz-expander");
+      node.appendChild(inline("summary", "", block.label));
+      draw(block.blocks, node);
+      return node;
+    }
+    case "question": return question(block, polls[block.poll] || null, block.answer);
+    default: return el("div");
+  }
+}
+
+function draw(blocks, into) {
+  blocks.forEach((block) => into.appendChild(drawBlock(block)));
+}
+
+// Charts are drawn once their hosts are in the page (they size to their column).
+function drawCharts(scope) {
+  const labels = { svg: strings.svg, csv: strings.csv, npy: strings.npy };
+  scope.querySelectorAll(".posviz-chart-host").forEach((host) => {
+    if (host.querySelector(".posviz-chart")) return;
+    drawChart({ figure: host.dataset.figure, name: host.dataset.name, labels,
+                modebar: host.dataset.toolbar !== "false", bundle: window.posvizBundle }, host);
+  });
+}
+
+// ---- the file -------------------------------------------------------------------------------
+
+function drawFile() {
+  const data = JSON.parse(fileData.textContent);
+  if (data.documents.length > 1) {
+    const contents = el("nav", "posviz-contents");
+    contents.setAttribute("aria-label", say("contents"));
+    data.documents.forEach((doc, i) => {
+      const link = el("a", "", say("scene", { n: i + 1 }));
+      link.href = `#scene-${i + 1}`;
+      contents.appendChild(link);
+    });
+    root.appendChild(contents);
+  }
+  data.documents.forEach((doc, i) => {
+    const section = el("section", "posviz-document");
+    section.id = `scene-${i + 1}`;
+    draw(doc.blocks, section);
+    root.appendChild(section);
+  });
+  drawCharts(root);
+}
+
+// ---- the room -------------------------------------------------------------------------------
+
+const MAX_WAIT = 5000;
+let shown = { version: -1, view: null, doc: null };
+let asking = null;  // the request waiting on the room, aborted on a language switch
+
+function bar(payload) {
+  const top = el("header", "posviz-bar");
+  if (room.spaced) top.appendChild(el("span", "posviz-room", say("room", { code: room.spaced })));
+  top.appendChild(el("span", "posviz-following", payload ? say("following") : ""));
+  const langs = el("span", "posviz-langs");
+  langs.setAttribute("role", "group");
+  langs.setAttribute("aria-label", say("language"));
+  Object.entries(room.langs).forEach(([code, name]) => {
+    const button = el("button", "posviz-lang", name);
+    button.type = "button";
+    button.lang = code === "zh" ? "zh-Hans" : "en";
+    button.setAttribute("aria-pressed", String(code === room.lang));
+    button.onclick = () => switchLang(code);
+    langs.appendChild(button);
+  });
+  top.appendChild(langs);
+  if (payload) {
+    const explore = el("a", "posviz-explore", say("explore"));
+    const query = new URLSearchParams(payload.query);
+    query.set("room", room.code);
+    query.set("follow", "false");
+    if (room.lang !== "en") query.set("lang", room.lang);
+    explore.href = `${payload.page}?${query}`;
+    top.appendChild(explore);
+  }
+  return top;
+}
+
+function status(text) {
+  let line = document.getElementById("posviz-status");
+  if (!line) {
+    line = el("p", "posviz-status");
+    line.id = "posviz-status";
+    line.setAttribute("role", "status");
+    root.prepend(line);
+  }
+  line.textContent = text;
+}
+
+function showRoom(payload) {
+  polls = payload.polls || {};
+  const view = `${payload.page}?${payload.query}`;
+  const moved = view !== shown.view;
+  const main = el("div", "posviz-document");
+  main.lang = room.lang === "zh" ? "zh-Hans" : "en";
+  if (payload.live) {
+    main.appendChild(question({ poll: payload.live.id, lead: "", text: payload.live.question,
+                                options: payload.live.options, hidden: false },
+                              polls[payload.live.id] || null, []));
+  }
+  draw(payload.doc, main);
+  root.replaceChildren(bar(payload), main);
+  document.documentElement.lang = main.lang;
+  document.title = `${say("room", { code: room.spaced })} · posviz`;
+  drawCharts(main);
+  if (moved) window.scrollTo(0, 0);
+  shown = { version: payload.version, view, doc: payload.doc };
+}
+
+function ended(unknown = false) {
+  const box = el("div", "posviz-ended");
+  if (unknown) box.append(el("h1", "", say("no_room")));
+  else box.append(el("h1", "", say("ended")), el("p", "", say("ended_body")));
+  const home = el("a", "posviz-explore", say("home"));
+  home.href = "./";
+  box.appendChild(home);
+  root.replaceChildren(bar(null), box);
+}
+
+function switchLang(code) {
+  room.lang = code;
+  strings = room.strings[code];
+  localStorage.setItem("posviz-lang", code);
+  shown.version = -1;
+  if (asking) asking.abort();  // the room's view again, at once, in this language
+  if (room.state !== "open") ended(room.state === "unknown");
+}
+
+const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+async function follow() {
+  let backoff = 500;
+  for (;;) {
+    asking = new AbortController();
+    try {
+      const response = await fetch(
+        `_posviz/room/${room.code}?v=${shown.version}&lang=${room.lang}&j=${room.proof}`,
+        { cache: "no-store", signal: asking.signal });
+      if (response.status === 404 || response.status === 410) return ended();
+      if (response.ok) {
+        const payload = await response.json();
+        if (payload.closed) return ended();
+        if (payload.version !== shown.version) showRoom(payload);
+        backoff = 500;
+        continue;
+      }
+      const after = Number(response.headers.get("Retry-After"));
+      await pause(after ? Math.min(after * 1000, MAX_WAIT) : backoff);
+    } catch (error) {
+      if (error.name === "AbortError") continue;  // a language switch: ask again at once
+      status(say("offline"));
+      await pause(backoff);
+    }
+    backoff = Math.min(backoff * 2, MAX_WAIT);
+  }
+}
+
+if (fileData) {
+  drawFile();
+} else {
+  const kept = localStorage.getItem("posviz-lang");
+  if (!room.chosen && kept && room.langs[kept]) switchLang(kept);
+  if (room.state === "open") {
+    root.replaceChildren(bar(null));
+    status(say("connecting"));
+    follow();
+  } else {
+    ended(room.state === "unknown");
+  }
+}

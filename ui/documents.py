@@ -1,0 +1,195 @@
+"""The app's pages as documents (ui.doc): what a room's followers are sent, and the files a
+reader downloads.
+
+A page is its script's `body(d, s)`, run here with a recording Doc: the script is imported
+under a name of its own (its `if __name__ == "__main__"` part, which draws it with Streamlit,
+stays out), and its controls take the values of the view's query string.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import html
+import importlib.util
+import json
+from collections.abc import Container
+from pathlib import Path
+from types import ModuleType
+from urllib.parse import parse_qs, quote, urlencode
+
+import ui
+from posviz.rooms import spaced
+from posviz.rooms.http import Screens
+from ui.chart import version
+from ui.doc import Doc, Stop
+from ui.i18n import LANGS, text
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "static"
+LESSON = "lesson"
+VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "connecting",
+               "offline", "tap", "voted", "right", "wrong", "answer_is", "results",
+               "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
+               "poll_closed", "not_open", "no_room")
+
+
+def pages() -> dict[str, str]:
+    """Every page's name and script: "home" (app.py) and each lesson page."""
+    return {"home": "app.py"} | dict(ui.lesson_pages())
+
+
+@functools.cache
+def _module(script: str) -> ModuleType:
+    name = "posviz_page_" + Path(script).stem
+    spec = importlib.util.spec_from_file_location(name, ROOT / script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def scenes() -> tuple[str, ...]:
+    """The guided lesson's scenes, in order (pages/0_lesson.py)."""
+    return _module(pages()[LESSON]).SCENES
+
+
+def page_name(path: str) -> str:
+    """A view's page as a name pages() knows: its URL path ("" for home); unknown: home."""
+    return path if path in pages() else "home"
+
+
+def blocks(page: str, query: str, lang: str,
+           revealed: Container[str] | None = None) -> list[dict]:
+    """The document of a page (a name from pages()) for the view's query string, in lang.
+    revealed: the room's polls whose answers are shown (None: every answer, behind a button)."""
+    params = parse_qs(query, keep_blank_values=True)
+    s = ui.settings(params, lang)
+    d = Doc(params, revealed)
+    ui.head(d, s, page)
+    with contextlib.suppress(Stop):
+        _module(pages()[page]).body(d, s)
+    return d.blocks
+
+
+@functools.lru_cache(maxsize=256)
+def document(page: str, query: str, lang: str,
+             revealed: frozenset[str]) -> tuple[str, tuple[str, ...]]:
+    """A room's view (its page's URL path and query string) as a document in lang: the blocks
+    as JSON, and the polls it asks. Made once per view, language and revealed answers, whatever
+    the room: two rooms on one view share it."""
+    made = blocks(page_name(page), query, lang, revealed)
+    return json.dumps(made, ensure_ascii=False, separators=(",", ":")), tuple(asked(made))
+
+
+def asked(made: list[dict]) -> list[str]:
+    """The polls a document's questions ask."""
+    found = []
+    for block in made:
+        if block["t"] == "question":
+            found.append(block["poll"])
+        for inner in (block.get("blocks"), block.get("answer"), *block.get("columns", ())):
+            if inner:
+                found += asked(inner)
+    return found
+
+
+def scene_query(query: str, scene: int) -> str:
+    """The query string of the lesson's scene (other settings kept)."""
+    params = [(k, v) for k, values in parse_qs(query, keep_blank_values=True).items()
+              for v in values if k != "scene"]
+    return urlencode([*params, ("scene", str(scene))])
+
+
+def _asset(name: str) -> str:
+    return (STATIC / name).read_text(encoding="utf-8")
+
+
+def _script(source: str) -> str:
+    """A script's text made safe to stand inside a <script> element."""
+    return source.replace("</script", "<\\/script").replace("<!--", "<\\!--")
+
+
+def viewer_strings(lang: str) -> dict[str, str]:
+    """The viewer's own words in lang (static/viewer.js), and its charts' export buttons."""
+    return ({key: text(f"viewer.{key}", lang) for key in VIEWER_KEYS}
+            | {key: text(f"common.export.{key}", lang) for key in ("svg", "csv", "npy")})
+
+
+def _lang_tag(lang: str) -> str:
+    return "zh-Hans" if lang == "zh" else "en"
+
+
+def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str) -> str:
+    """The page a room's follower opens (served at /_posviz/follow/<code>): static/viewer.js
+    with the room's code, this browser's proof of membership, and both languages' words.
+    lang is the reader's (chosen: asked for in the link, over one the browser kept); state is
+    the room's: open, ended (to a member) or unknown (a wrong code)."""
+    config = {"code": code, "spaced": spaced(code) if code else "", "proof": proof,
+              "lang": lang, "chosen": chosen, "state": state, "langs": LANGS,
+              "strings": {each: viewer_strings(each) for each in LANGS}}
+    def url(name: str) -> str:
+        return f"_posviz/asset/{name}?v={version(name)}"
+    return f"""<!doctype html>
+<html lang="{_lang_tag(lang)}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<base href="../../"><title>posviz</title>
+<link rel="stylesheet" href="{url("katex.min.css")}">
+<link rel="stylesheet" href="{url("viewer.css")}">
+<script>window.posvizRoom = {_script(json.dumps(config, ensure_ascii=False))};
+window.posvizPlotly = new Promise((resolve, reject) => {{
+  const script = document.createElement("script");
+  script.src = "{url("plotly-posviz.min.js")}";
+  script.onload = () => resolve(window.Plotly);
+  script.onerror = reject;
+  document.head.appendChild(script);
+}});</script>
+<script defer src="{url("katex.min.js")}"></script>
+<script defer src="{url("markdown-it.min.js")}"></script>
+<script type="module" src="{url("viewer.js")}"></script>
+</head>
+<body><main id="posviz-viewer"></main></body></html>
+"""
+
+
+def offline_html(title: str, documents: list[dict], lang: str) -> str:
+    """One self-contained HTML file: the documents (each {"title", "blocks"}), drawn in the
+    browser by the viewer with plotly, KaTeX and markdown-it inlined, opening from disk with no
+    network at all."""
+    data = {"lang": lang, "strings": viewer_strings(lang), "documents": documents}
+    chart = "data:text/javascript;charset=utf-8," + quote(_asset("chart.js"), safe="")
+    return f"""<!doctype html>
+<html lang="{_lang_tag(lang)}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>{_asset("katex.min.css")}</style>
+<style>{_asset("viewer.css")}</style>
+<script>{_script(_asset("plotly-posviz.min.js"))}</script>
+<script>window.posvizPlotly = Promise.resolve(window.Plotly);</script>
+<script>{_script(_asset("katex.min.js"))}</script>
+<script>{_script(_asset("markdown-it.min.js"))}</script>
+<script type="importmap">{json.dumps({"imports": {"./chart.js": chart}})}</script>
+<script type="application/json" id="posviz-file">{_script(json.dumps(data))}</script>
+</head>
+<body><main id="posviz-viewer"></main>
+<script type="module">{_script(_asset("viewer.js"))}</script>
+</body></html>
+"""
+
+
+def lesson_file(query: str, lang: str) -> bytes:
+    """The guided lesson's nine scenes for the view's sentence and switches, as one file."""
+    documents = [{"title": str(n), "blocks": blocks(LESSON, scene_query(query, n), lang)}
+                 for n in range(1, len(scenes()) + 1)]
+    return offline_html(f"{text('lesson.title', lang)} · posviz", documents,
+                        lang).encode("utf-8")
+
+
+def page_file(page: str, query: str, lang: str) -> bytes:
+    """A page, as its reader sees it now, as one file."""
+    return offline_html(f"{text(f'{page}.title', lang)} · posviz",
+                        [{"title": "", "blocks": blocks(page, query, lang)}],
+                        lang).encode("utf-8")
+
+
+SCREENS = Screens(document=document, viewer=viewer_page, langs=tuple(LANGS), static=STATIC)
+"""How the rooms' routes show a room to its followers (serve.py)."""
