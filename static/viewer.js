@@ -286,6 +286,7 @@ function drawFile() {
 // ---- the room -------------------------------------------------------------------------------
 
 const MAX_WAIT = 5000;
+const SHORT = { en: "EN", zh: "中文" };  // the language buttons' labels (their names: aria)
 let shown = { version: -1, view: null, doc: null };
 let asking = null;  // the request waiting on the room, aborted on a language switch
 
@@ -297,9 +298,10 @@ function bar(payload) {
   langs.setAttribute("role", "group");
   langs.setAttribute("aria-label", say("language"));
   Object.entries(room.langs).forEach(([code, name]) => {
-    const button = el("button", "posviz-lang", name);
+    const button = el("button", "posviz-lang", SHORT[code] || name);
     button.type = "button";
     button.lang = code === "zh" ? "zh-Hans" : "en";
+    button.setAttribute("aria-label", name);
     button.setAttribute("aria-pressed", String(code === room.lang));
     button.onclick = () => switchLang(code);
     langs.appendChild(button);

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import random
 import socket
@@ -64,6 +65,7 @@ class Http:
         self.cookies = {} if cookies is None else cookies  # shared with the tab's websocket
         self.sent = headers or {}  # sent with every request (e.g. a proxy's X-Forwarded-For)
         self.headers: dict[str, str] = {}  # the last answer's, names in lower case
+        self.received = 0  # bytes of bodies received, as sent (gzipped or not)
 
     async def request(self, method: str, path: str, body: object = None
                       ) -> tuple[int, dict | None]:
@@ -96,6 +98,9 @@ class Http:
         fields = {k.lower(): v.strip() for k, _, v in (h.partition(":") for h in headers if h)}
         self.headers = fields
         content = await self.reader.readexactly(int(fields.get("content-length", 0)))
+        self.received += len(content)
+        if fields.get("content-encoding") == "gzip":
+            content = gzip.decompress(content)
         keep(self.cookies, [v for k, v in (h.partition(":")[::2] for h in headers)
                             if k.lower() == "set-cookie"])
         kind = fields.get("content-type", "")
@@ -260,6 +265,53 @@ class Student:
         if self.http is not None:
             await self.http.close()
         await self._end_session()
+        self.http = None
+
+
+@dataclass(eq=False)
+class Follower:
+    """A student's phone on the room's screen, without a browser: it opens the screen's page
+    (which issues its voter id and membership proof as cookies) and waits on the room's route,
+    asking for gzip, exactly as static/viewer.js does; each answer holds the lecturer's view
+    drawn as a document in the follower's language."""
+
+    url: str
+    code: str
+    lang: str = "en"
+    version: int = -1
+    answer: dict | None = None
+    cookies: dict[str, str] = field(default_factory=dict)
+    http: Http | None = None
+
+    async def join(self, ticket: str = "") -> None:
+        self.http = Http(self.url, self.cookies, {"Accept-Encoding": "gzip, deflate, br"})
+        query = urlencode({"lang": self.lang} | ({"t": ticket} if ticket else {}))
+        status, _ = await self.http.request("GET", f"/_posviz/follow/{self.code}?{query}")
+        if status != 200 or "posviz_me" not in self.cookies:
+            raise AssertionError(f"the room's screen answered {status}")
+
+    @property
+    def me(self) -> str:
+        return self.cookies["posviz_me"]
+
+    async def wait(self) -> dict:
+        """One wait on the room's route: the room's next version, with its document."""
+        proof = self.cookies.get("posviz_joined", "")
+        status, answer = await self.http.request(
+            "GET", f"/_posviz/room/{self.code}?v={self.version}&lang={self.lang}&j={proof}")
+        if status != 200:
+            raise AssertionError(f"room route answered {status}: {answer}")
+        self.version, self.answer = answer["version"], answer
+        return answer
+
+    async def vote(self, poll_id: str, option: int) -> int:
+        status, _ = await self.http.request("POST", f"/_posviz/room/{self.code}/vote",
+                                            {"poll": poll_id, "option": option})
+        return status
+
+    async def close(self) -> None:
+        if self.http is not None:
+            await self.http.close()
         self.http = None
 
 

@@ -17,11 +17,12 @@ from urllib.parse import quote, urlsplit
 import pytest
 import redis
 
-from posviz.rooms import key_cookie, open_store, shared_store, signing
+from posviz.rooms import VOTER_COOKIE, key_cookie, open_store, shared_store, signing
 from posviz.rooms.http import MAX_BODY, REPORT, TICK
 from tests.hostile import HOSTILE
 from tests.load_fixtures import rss_mb, serving, session
 from tests.room_fixtures import Http, widgets
+from ui.i18n import text
 from ui.room import answers_csv
 
 pytestmark = pytest.mark.server  # real servers of its own, beside the browser tests
@@ -95,8 +96,13 @@ def test_a_follower_gets_the_room_at_once_when_its_version_is_old(site, loop):
     site.store.set_view(code, "rope", "rope_pair=3")
     status, room, _ = call(loop, site, "GET", f"/_posviz/room/{code}?v=-1")
     assert status == 200
+    doc = room.pop("doc")
     assert room == {"version": 2, "closed": False, "page": "rope", "query": "rope_pair=3",
-                    "live": ""}
+                    "live": None, "polls": {}}
+    assert doc[0] == {"t": "heading", "level": 1, "text": text("rope.title", "en")}
+    assert {"t": "setting", "label": text("rope.pair", "en"), "value": "3"} in [
+        block for row in doc if row["t"] == "columns" for column in row["columns"]
+        for block in column]
 
 
 def test_a_waiting_follower_wakes_when_the_lecturer_publishes(site, loop):
@@ -105,10 +111,9 @@ def test_a_waiting_follower_wakes_when_the_lecturer_publishes(site, loop):
     cookies = lead(loop, site, code, key, laptop)
 
     async def wait_and_publish():
-        follower, lecturer = Http(site.base, headers=by_address()), Http(
-            site.base, cookies, by_address(laptop))
-        waiting = asyncio.ensure_future(follower.request(
-            "GET", f"/_posviz/room/{code}?v=1&me={site.store.new_voter()}"))
+        follower, lecturer = Http(site.base, {VOTER_COOKIE: site.store.new_voter()},
+                                  by_address()), Http(site.base, cookies, by_address(laptop))
+        waiting = asyncio.ensure_future(follower.request("GET", f"/_posviz/room/{code}?v=1"))
         await asyncio.sleep(0.5)
         assert not waiting.done()  # held: nothing changed yet
         start = time.monotonic()
@@ -139,18 +144,19 @@ def test_a_change_made_through_another_process_reaches_waiting_followers(site, l
         return answer, time.monotonic() - start
 
     (status, room), took = loop.run(wait_for_other_process())
-    assert status == 200 and room["live"] == "q1" and room["version"] == 2
+    assert status == 200 and room["live"] == {"id": "q1", "question": "Which?",
+                                              "options": ["a", "b"]}
+    assert room["version"] == 2
     assert took < TICK + 1.0
 
 
 async def _waiting(site: Site, code: str, ids: list[str], by: str
                    ) -> list[tuple[Http, asyncio.Future]]:
     """Followers holding a wait on the room, one per id, and their waits."""
-    followers = [Http(site.base, headers=by_address(by)) for _ in ids]
+    followers = [Http(site.base, {VOTER_COOKIE: me}, by_address(by)) for me in ids]
     version = site.store.room(code).version
     return [(follower, asyncio.ensure_future(follower.request(
-        "GET", f"/_posviz/room/{code}?v={version}&me={me}"))) for follower, me in zip(
-            followers, ids, strict=True)]
+        "GET", f"/_posviz/room/{code}?v={version}"))) for follower in followers]
 
 
 async def _dropped(followers: list[tuple[Http, asyncio.Future]]) -> None:
@@ -203,13 +209,12 @@ def test_a_held_wait_ends_with_the_same_version_and_the_follower_stays_present(s
     me = site.store.new_voter()
 
     async def wait_it_out():
-        follower = Http(site.base, headers=by_address())
+        follower = Http(site.base, {VOTER_COOKIE: me}, by_address())
         try:
             start = time.monotonic()
-            status, room = await follower.request("GET", f"/_posviz/room/{code}?v=1&me={me}")
+            status, room = await follower.request("GET", f"/_posviz/room/{code}?v=1")
             held = time.monotonic() - start
-            renewed = asyncio.ensure_future(follower.request(
-                "GET", f"/_posviz/room/{code}?v=1&me={me}"))
+            renewed = asyncio.ensure_future(follower.request("GET", f"/_posviz/room/{code}?v=1"))
             await asyncio.sleep(REPORT + 2 * TICK + 0.5)
             present = await asyncio.to_thread(site.store.headcount, code)
             renewed.cancel()
@@ -397,7 +402,7 @@ def test_bodies_are_bounded_before_they_are_read(site, loop):
 @pytest.mark.parametrize("raw", HOSTILE)
 def test_every_hostile_code_in_the_route_is_refused_cleanly(site, loop, raw):
     path = quote(raw[:200], safe="")
-    status, answer, _ = call(loop, site, "GET", f"/_posviz/room/{path}?v=x&me={path}&j={path}")
+    status, answer, _ = call(loop, site, "GET", f"/_posviz/room/{path}?v=x&lang={path}&j={path}")
     moved = (301, 307)  # an empty code: the route's path ends in "/", redirected
     # a "/" in the code makes another path: the app's own page answers it (HTML, no JSON)
     assert status in (400, 404, *moved) or (status == 200 and (answer is None

@@ -477,7 +477,7 @@ async def viewer(request: Request) -> Response:
     member = code is not None and (
         signing.ticketed(store.secret, request.query_params.get("t"), code)
         or signing.was_in(store.secret, request.cookies.get(JOINED_COOKIE), code, now))
-    if not member and (wait := WRONG.wait(who)):
+    if wait := (0.0 if member else WRONG.wait(who)) or FOLLOWS.take(who):
         return _refused("too_many", 429, wait)
     try:
         room = None if code is None else await asyncio.to_thread(store.room, code)
