@@ -278,13 +278,15 @@ class Follower:
     url: str
     code: str
     lang: str = "en"
+    address: str = ""  # its network address, as a trusted proxy names it ("" for none)
     version: int = -1
     answer: dict | None = None
     cookies: dict[str, str] = field(default_factory=dict)
     http: Http | None = None
 
     async def join(self, ticket: str = "") -> None:
-        self.http = Http(self.url, self.cookies, {"Accept-Encoding": "gzip, deflate, br"})
+        self.http = Http(self.url, self.cookies, {"Accept-Encoding": "gzip, deflate, br"} | (
+            {"X-Forwarded-For": self.address} if self.address else {}))
         query = urlencode({"lang": self.lang} | ({"t": ticket} if ticket else {}))
         status, _ = await self.http.request("GET", f"/_posviz/follow/{self.code}?{query}")
         if status != 200 or "posviz_me" not in self.cookies:
@@ -333,6 +335,7 @@ class Lecturer:
     _exit: contextlib.AsyncExitStack | None = None
     _linked: bool = False
     cookies: dict[str, str] = field(default_factory=dict)  # the browser's, for this server
+    published_at: float = 0.0  # when the last view was sent to the room (time.monotonic())
 
     async def connect(self) -> None:
         await self.close()
@@ -355,6 +358,7 @@ class Lecturer:
                                                 {"key": data["grant"]})
             if status != 204:
                 raise AssertionError(f"handing the key over answered {status}")
+        self.published_at = time.monotonic()
         status, _ = await self.http.request("POST", f"/_posviz/room/{self.code}/view",
                                             {"page": page, "query": self.query})
         if status != 200:
