@@ -1,7 +1,7 @@
-"""Lecture rooms without a browser: the room's HTTP routes, and students whose sessions follow a
-room exactly as static/room.js makes a browser tab follow it (wait on the room's route; on a change,
-rerun the lecturer's view as a history navigation). Shared by the room tests, the load tests and
-the benchmark."""
+"""Lecture rooms without a browser: the room's HTTP routes; students' phones on the room's screen
+(Follower: its page, then waits on the room's route, exactly as static/viewer.js does); students
+exploring the app on their own (Student: Streamlit's websocket, as their tab speaks it); and the
+lecturer's tab. Shared by the room tests, the load tests and the benchmark."""
 
 from __future__ import annotations
 
@@ -153,15 +153,14 @@ def shown_text(messages: list[ForwardMsg]) -> str:
 
 @dataclass(eq=False)  # a tab is itself: two tabs on the same page are still two
 class Student:
-    """A student's tab in a room, without a browser: its websocket session runs the pages, and it
-    follows the room as static/room.js does."""
+    """A student's tab exploring the app on their own in a room, without a browser: its
+    websocket session runs the pages (a following tab goes to the room's screen: Follower)."""
 
     url: str
     code: str
     lang: str = "en"
     page: str = ""
     query: str = ""
-    version: int = -1
     me: str = ""
     runs: int = 0
     last: list[ForwardMsg] = field(default_factory=list)
@@ -223,26 +222,6 @@ class Student:
     def personal(self) -> list[tuple[str, str]]:
         return [(k, v) for k, v in parse_qsl(self.query) if k in PERSONAL and k != "key"]
 
-    async def wait(self) -> dict:
-        """One wait on the room's route (held by the server until the room changes)."""
-        status, answer = await self.http.request(
-            "GET", f"/_posviz/room/{self.code}?v={self.version}&me={self.me}")
-        if status != 200:
-            raise AssertionError(f"room route answered {status}: {answer}")
-        return answer
-
-    async def follow(self, answer: dict) -> bool:
-        """Do what the tab does with an answer: go to the lecturer's view if the room moved
-        (or, on the first answer, if the tab shows another view). Returns whether it moved."""
-        first, self.version = self.version == -1, answer["version"]
-        own = [(k, v) for k, v in parse_qsl(self.query) if k not in PERSONAL]
-        showing = self.page == answer["page"] and urlencode(own) == answer["query"]
-        if first and showing:
-            return False
-        query = urlencode([*parse_qsl(answer["query"]), *self.personal()])
-        await self._show(answer["page"], query)
-        return True
-
     async def vote(self, poll_id: str, option: int) -> None:
         """Press the button of option (0 for A) of a poll on the page the student shows."""
         widget = widgets(self.last)[f"vote_{poll_id}_{option}"]
@@ -252,14 +231,6 @@ class Student:
         """Go to a view of one's own, as typing its address would (the address decides the
         sentence and every control), keeping one's personal parameters."""
         await self._show(page, urlencode([*self.personal(), *query.items()]))
-
-    async def follow_again(self) -> None:
-        """Switch "Follow the lecturer" back on: the tab then goes to the lecturer's view."""
-        switch = widgets(self.last, "checkbox")["follow"]
-        query = urlencode([(k, v) for k, v in parse_qsl(self.query) if k != "follow"])
-        self.last = await self._session.open(self.page, query, switched={switch: True})
-        self.query, self.version = query, -1  # the tab starts following afresh
-        await self.follow(await self.wait())
 
     async def close(self) -> None:
         if self.http is not None:

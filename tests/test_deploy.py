@@ -1,9 +1,10 @@
 """posviz for a class as `python -m deploy.up` runs it: two replicas, Redis and HAProxy under
 supervisord, on 127.0.0.1. The proxy first refuses what a class never sends (Streamlit's
 metrics, large or unbounded room bodies, a run of wrong room codes from one address). Then a
-lecturer in Chromium and 80 students speaking Streamlit's protocol through the proxy: each
-student stays on one replica, none sees another's sentence, all follow and vote, counts are
-exact; one replica is killed, and its students carry on through the other one. Last, Redis
+lecturer in Chromium and 80 students through the proxy, 60 following on the room's screen and
+20 exploring the app over Streamlit's websocket: each stays on one replica, none sees another's
+sentence, the followers get every view in their language and vote, counts are exact; one
+replica is killed, and its students carry on through the other one. Last, Redis
 stops: the room routes answer 503 while the pages still load."""
 
 from __future__ import annotations
@@ -25,22 +26,22 @@ import pytest
 from deploy.up import TOOLS
 from posviz.rooms import open_store
 from tests.load_fixtures import at_scene, nav_click, rerun, settle
-from tests.room_fixtures import BACKENDS, Student, deployment, gather_in, shown_text
+from tests.room_fixtures import (
+    BACKENDS,
+    Follower,
+    Student,
+    deployment,
+    gather_in,
+    shown_text,
+)
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
 
-CLASS = 80
-ALONE = 20  # students who explore on their own, each with a sentence of their own
+FOLLOWING = 60  # students following on the room's screen
+ALONE = 20  # students who explore the app on their own, each with a sentence of their own
 ELSEWHERE = "127.0.0.2"  # another client address on this machine than the class's 127.0.0.1
 WRONG_CODES = 20  # a minute's allowance of unknown room codes per address (deploy/haproxy.cfg)
-
-
-async def move_with(students: list[Student]) -> list[bool]:
-    """Every follower waits for the lecturer's next view and goes there."""
-    async def one(student: Student) -> bool:
-        return await student.follow(await student.wait())
-    return await gather_in(50, (one(s) for s in students))
 
 
 @pytest.fixture(scope="module")
@@ -106,83 +107,95 @@ def test_a_class_through_the_proxy(up, browser, loop):
     store = open_store(up.store_url())
     assert store.room(code) is not None  # the rooms live in the deployment's Redis
 
-    students = [Student(up.url, code, lang="en" if i % 2 else "zh") for i in range(CLASS)]
-    loop.run(gather_in(20, (s.join() for s in students)))
-    loop.run(move_with(students))
-    assert all(s.page == "lesson" and "scene=2" in s.query for s in students)
+    # most of the class follows on the room's screen; some explore the app on their own
+    followers = [Follower(up.url, code, "en" if i % 2 else "zh") for i in range(FOLLOWING)]
+    alone = [Student(up.url, code, lang="en" if i % 2 else "zh") for i in range(ALONE)]
+    loop.run(gather_in(20, (f.join() for f in followers)))
+    loop.run(gather_in(20, (s.join() for s in alone)))
+    loop.run(gather_in(50, (f.wait() for f in followers)))
+    assert all(f.answer["page"] == "lesson" and "scene=2" in f.answer["query"]
+               for f in followers)
 
-    # each student has one replica, given by the proxy's cookie, and stays on it
-    replica = {s: s.cookies["POSVIZ_REPLICA"] for s in students}
+    # each keeps one replica, given by the proxy's cookie
+    replica = {f: f.cookies["POSVIZ_REPLICA"] for f in followers}
     spread = Counter(replica.values())
-    assert set(spread) == {"r1", "r2"} and min(spread.values()) >= CLASS // 4
-    waits = {asyncio.run_coroutine_threadsafe(s.wait(), loop.loop): s for s in students}
-    lecturer_on = next(c["value"] for c in lecturer.context.cookies()
-                       if c["name"] == "POSVIZ_REPLICA")
-    expected = {name: 2 * spread[name] + (name == lecturer_on) for name in ("r1", "r2")}
-    held = _held_when(up, expected)
-    assert held == expected, (held, spread)  # its websocket and waiting request, nowhere else
-
-    # some explore alone with sentences of their own; nobody sees another's sentence
-    alone = students[:ALONE]
-    for s in students:
+    assert set(spread) == {"r1", "r2"} and min(spread.values()) >= FOLLOWING // 4
+    for s in alone:
         s.record = True
-    nav_click(lecturer, "ALiBi")
-    for wait in waits:
-        wait.result(timeout=60)
-    answers = {s: w.result() for w, s in waits.items()}
-    loop.run(gather_in(50, (s.follow(answers[s]) for s in students[ALONE:])))
     loop.run(gather_in(20, (s.wander("", text=f"mine{i:03d} alone", follow="false")
                             for i, s in enumerate(alone))))
-    for i, s in enumerate(students):
+    waits = {asyncio.run_coroutine_threadsafe(f.wait(), loop.loop): f for f in followers}
+    lecturer_on = next(c["value"] for c in lecturer.context.cookies()
+                       if c["name"] == "POSVIZ_REPLICA")
+    sockets = Counter(s.cookies["POSVIZ_REPLICA"] for s in alone)
+    expected = {name: spread[name] + sockets[name] + (name == lecturer_on)
+                for name in ("r1", "r2")}
+    held = _held_when(up, expected)
+    assert held == expected, (held, spread, sockets)  # their requests there, nowhere else
+
+    # the lecturer moves: every follower gets the view in its own language; nobody exploring
+    # sees another's sentence
+    nav_click(lecturer, "ALiBi")
+    answers = {f: w.result(timeout=60) for w, f in waits.items()}
+    for f, answer in answers.items():
+        assert answer["page"] == "alibi"
+        assert answer["doc"][0]["text"] == text("alibi.title", f.lang)
+    for i, s in enumerate(alone):
         sent = shown_text(s.seen)
         others = [j for j in range(ALONE) if j != i and f"mine{j:03d}" in sent]
         assert not others, (i, others)
-    assert all(s.page == "alibi" for s in students[ALONE:])
 
-    # everyone back with the lecturer; all vote on scene 4; the counts are exact
-    loop.run(gather_in(20, (s.follow_again() for s in alone)))
+    # all following vote on scene 4; the counts are exact
     nav_click(lecturer, "Guided lesson")
     lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
     at_scene(lecturer, 4)  # the lesson may open there already: no run then
-    loop.run(_settle_on(students, "lesson", "scene=4"))
-    loop.run(gather_in(25, (s.vote("scene-order", i % 2) for i, s in enumerate(students))))
-    assert store.counts(code, "scene-order") == [CLASS // 2, CLASS // 2]
+    loop.run(_settle_on(followers, "scene=4"))
+    statuses = loop.run(gather_in(25, (f.vote("scene-order", i % 2)
+                                       for i, f in enumerate(followers))))
+    assert set(statuses) == {200}
+    assert store.counts(code, "scene-order") == [FOLLOWING // 2, FOLLOWING // 2]
 
     # a replica dies (and supervisord is told to leave it dead, so that the reconnections
-    # meet a dead replica, not one it already restarted): its students reconnect through
-    # the proxy, all to the other replica, and carry on
+    # meet a dead replica, not one it already restarted): its students carry on through the
+    # proxy, all on the other replica
     victim = "r2" if lecturer_on == "r1" else "r1"
     port = up.ports[int(victim[1]) - 1]
     os.kill(up.pid(port), signal.SIGKILL)
     up.supervisor("stop", f"posviz:posviz-{port}")
-    moved = [s for s in students if replica[s] == victim]
-    loop.run(gather_in(20, (s.reconnect() for s in moved)))
-    held = _held_when(up, {lecturer_on: CLASS + 1, victim: 0})
-    assert held == {lecturer_on: CLASS + 1, victim: 0}, held  # every websocket
-    for i, s in enumerate(students):
-        if s in moved:
-            assert text("room.voted", s.lang, mine="AB"[i % 2]) in shown_text(s.last)
+    loop.run(gather_in(20, (s.reconnect() for s in alone if s.cookies["POSVIZ_REPLICA"]
+                            == victim)))
     with rerun(lecturer):
         lecturer.get_by_role("button", name="Reveal the answer to the room").click()
-    loop.run(move_with(students))
-    for i, s in enumerate(students):  # B is right; each sees it in their own language
-        said = (text("room.right", s.lang, mine="B") if i % 2 else
-                text("room.wrong", s.lang, mine="A", right="B"))
-        assert said in shown_text(s.last)
-    assert store.counts(code, "scene-order") == [CLASS // 2, CLASS // 2]
-    loop.run(gather_in(50, (s.close() for s in students)))
+    loop.run(_settle_on(followers, "scene=4", revealed="scene-order"))
+    for f in followers:  # the class's counts, and the answer, on every screen
+        assert f.answer["polls"]["scene-order"]["counts"] == [FOLLOWING // 2, FOLLOWING // 2]
+        assert next(b for b in f.answer["doc"] if b["t"] == "question")["answer"]
+    waits = [asyncio.run_coroutine_threadsafe(f.wait(), loop.loop) for f in followers]
+    held = _held_when(up, {lecturer_on: FOLLOWING + ALONE + 1, victim: 0})
+    assert held == {lecturer_on: FOLLOWING + ALONE + 1, victim: 0}, held
+    for wait in waits:
+        wait.cancel()
+    assert store.counts(code, "scene-order") == [FOLLOWING // 2, FOLLOWING // 2]
+    loop.run(gather_in(50, (s.close() for s in [*followers, *alone])))
     up.supervisor("start", f"posviz:posviz-{port}")  # back, and back in HAProxy's rotation
     up.wait_up()
 
 
-async def _settle_on(students: list[Student], page: str, query: str) -> None:
-    """Followers move (once or twice) until each shows the page with query."""
-    for _ in range(3):
-        late = [s for s in students if not (s.page == page and query in s.query)]
-        if not late:
-            return
-        await move_with(late)
-    raise AssertionError(f"{len(late)} students never reached {page}?{query}")
+async def _settle_on(followers: list[Follower], query: str, revealed: str = "") -> None:
+    """Followers wait on the room (asking again when a request fails over to another replica)
+    until each holds a view with query (and, if named, that poll revealed)."""
+    async def one(f: Follower) -> None:
+        for _ in range(10):
+            answer = f.answer or {}
+            if query in answer.get("query", "") and (
+                    not revealed or answer["polls"].get(revealed, {}).get("revealed")):
+                return
+            try:
+                await f.wait()
+            except (AssertionError, ConnectionError, asyncio.IncompleteReadError):
+                await asyncio.sleep(0.5)  # its replica went away: the proxy sends it on
+        raise AssertionError(f"a follower never reached {query} {revealed}")
+    await gather_in(50, (one(f) for f in followers))
 
 
 def test_room_routes_need_working_rooms(up):

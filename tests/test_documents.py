@@ -13,6 +13,7 @@ URL, fails here.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from urllib.parse import urlencode
 
@@ -198,3 +199,19 @@ def test_typed_hostile_text_agrees_on_home_and_a_scene(typed):
         at.session_state["posviz_record"] = True
         at.run()
         agree(at, "home" if route.endswith("app.py") else "lesson", "en")
+
+
+@pytest.mark.parametrize("page", list(documents.pages()))
+def test_every_page_downloads_as_one_file_with_its_document(page):
+    """Each page's file holds its document for the reader's view (opened offline by
+    tests/test_offline_file.py), every script inlined: nothing is fetched."""
+    query = urlencode({"text": "刚想到了 </script><script>alert(1)</script>", "pos": "false"})
+    made = documents.page_file(page, query, "zh").decode("utf-8")
+    assert len(made) <= 8_000_000
+    marker = '<script type="application/json" id="posviz-file">'
+    start = made.index(marker) + len(marker)
+    data = json.loads(made[start:made.index("</script>", start)].replace("<\\/", "</"))
+    assert data["documents"][0]["blocks"] == documents.blocks(page, query, "zh")
+    assert data["lang"] == "zh" and '<html lang="zh-Hans">' in made
+    markup = re.sub(r"(?s)(<script[^>]*>|<style>).*?(</script>|</style>)", r"\1\2", made)
+    assert not re.search(r"\ssrc=|<link\b", markup)  # nothing to fetch

@@ -1,10 +1,10 @@
-"""ui.formula's parts: a formula may break between them on a narrow screen, never inside."""
+"""Doc.formula's parts: a formula may break between them on a narrow screen, never inside."""
 
 import importlib
 
 import pytest
 
-from ui import formula_parts
+from ui.doc import formula_parts
 
 
 def test_a_formula_is_cut_at_its_top_level_wide_spaces():

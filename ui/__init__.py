@@ -21,12 +21,10 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
 from ui import documents
 from ui import room as room
-from ui.chart import chart as chart
 from ui.chart import module as chart_module
 from ui.chart import tools
 from ui.doc import FORMULA_CSS, StreamlitDoc
 from ui.doc import Doc as Doc
-from ui.doc import formula_parts as formula_parts
 from ui.i18n import LANGS, prose, text
 from ui.state import flag, remembered, to_url
 

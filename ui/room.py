@@ -10,15 +10,16 @@ module draws it. Who a session is in its room is settled at the top of every pag
   and Close delete it;
 - a student's anonymous voter id, issued and signed by the server, lives in a cookie (one vote
   per browser, not per tab);
-- following is a switch of the student's own (`?follow=false` when off).
+- following is a switch of the student's own (`?follow=false` when off): on, the tab goes to
+  the room's screen; off, the student explores the app.
 
 Starting rooms and trying codes are rate-limited per client address (posviz.rooms.throttle), and
 a store that fails gives a message in the reader's language while the lesson goes on.
 
-The room element (static/room.js) does the rest in the browser: a follower's tab waits on the
-room's HTTP route and, when the room changes, goes to the lecturer's view as the Back button
-would (every control of a page lives in its URL); a lecturer's tab publishes its view once a
-run has finished and the address has settled.
+The room element (static/room.js) does the rest in the browser: a student's tab that follows
+goes to the room's screen (/_posviz/follow/<code>, static/viewer.js), which shows the lecturer's
+view without a page run per student; a student exploring alone stays here; a lecturer's tab
+publishes its view once a run has finished and the address has settled.
 """
 
 from __future__ import annotations
