@@ -198,7 +198,8 @@ def commit_before() -> str:
     """The commit before the room's screen came in (the parent of the one adding ui/doc.py)."""
     added = subprocess.run(["git", "log", "--diff-filter=A", "--format=%H", "--", "ui/doc.py"],
                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    return f"{added[-1]}^"
+    return subprocess.run(["git", "rev-parse", "--short", f"{added[-1]}^"], cwd=ROOT,
+                          capture_output=True, text=True, check=True).stdout.strip()
 
 
 def before(n: int, pause: float) -> dict:
