@@ -215,3 +215,16 @@ def test_every_page_downloads_as_one_file_with_its_document(page):
     assert data["lang"] == "zh" and '<html lang="zh-Hans">' in made
     markup = re.sub(r"(?s)(<script[^>]*>|<style>).*?(</script>|</style>)", r"\1\2", made)
     assert not re.search(r"\ssrc=|<link\b", markup)  # nothing to fetch
+
+
+def test_a_view_that_cannot_be_drawn_gives_the_followers_a_note_not_a_traceback(monkeypatch,
+                                                                                caplog):
+    class Broken:
+        @staticmethod
+        def body(d, s):
+            raise RuntimeError("a page that fails")
+    monkeypatch.setattr(documents, "_module", lambda script: Broken)
+    made, polls = documents.document("alibi", "text=x", "zh", frozenset())
+    assert json.loads(made) == [{"t": "note", "kind": "warning",
+                                 "text": text("viewer.unavailable", "zh")}] and polls == ()
+    assert "a page that fails" in caplog.text

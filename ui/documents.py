@@ -13,6 +13,7 @@ import functools
 import html
 import importlib.util
 import json
+import logging
 from collections.abc import Container
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +26,7 @@ from ui.chart import version
 from ui.doc import Doc, Stop
 from ui.i18n import LANGS, text
 
+log = logging.getLogger("posviz.documents")
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
 LESSON = "lesson"
@@ -71,12 +73,23 @@ def blocks(page: str, query: str, lang: str,
     return d.blocks
 
 
-@functools.lru_cache(maxsize=256)
 def document(page: str, query: str, lang: str,
              revealed: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     """A room's view (its page's URL path and query string) as a document in lang: the blocks
     as JSON, and the polls it asks. Made once per view, language and revealed answers, whatever
-    the room: two rooms on one view share it."""
+    the room: two rooms on one view share it. A view that fails to draw gives a note (and the
+    server's log its traceback), tried again on the next change."""
+    try:
+        return _document(page, query, lang, revealed)
+    except Exception:
+        log.exception("the view %r ? %r could not be drawn as a document", page, query)
+        note = [{"t": "note", "kind": "warning", "text": text("viewer.unavailable", lang)}]
+        return json.dumps(note, ensure_ascii=False), ()
+
+
+@functools.lru_cache(maxsize=256)
+def _document(page: str, query: str, lang: str,
+              revealed: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     made = blocks(page_name(page), query, lang, revealed)
     return json.dumps(made, ensure_ascii=False, separators=(",", ":")), tuple(asked(made))
 
