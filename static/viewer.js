@@ -118,9 +118,12 @@ async function vote(poll, option, note) {
 function question(block, state, answerBlocks) {
   const box = el("section", "posviz-question");
   const head = el("p", "posviz-question-text");
-  if (block.lead) head.appendChild(inline("strong", "", block.lead));
-  head.appendChild(document.createTextNode(" "));
-  head.appendChild(inline("span", "", block.text));
+  if (block.typed) {  // the lecturer's own: shown exactly as typed, under its heading
+    box.appendChild(el("p", "posviz-question-lead", block.lead));
+    head.textContent = block.text;
+  } else {  // a lesson's: the catalog's Markdown, after its lead
+    head.append(inline("strong", "", block.lead), " ", inline("span", "", block.text));
+  }
   box.appendChild(head);
   const mine = localStorage.getItem(mineKey(block.poll));
   const chosen = mine === null ? null : Number(mine);
@@ -337,8 +340,9 @@ function showRoom(payload) {
   const main = el("div", "posviz-document");
   main.lang = room.lang === "zh" ? "zh-Hans" : "en";
   if (payload.live) {
-    main.appendChild(question({ poll: payload.live.id, lead: "", text: payload.live.question,
-                                options: payload.live.options, hidden: false },
+    main.appendChild(question({ poll: payload.live.id, lead: say("question"),
+                                text: payload.live.question,
+                                options: payload.live.options, hidden: false, typed: true },
                               polls[payload.live.id] || null, []));
   }
   draw(payload.doc, main);

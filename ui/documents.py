@@ -125,7 +125,8 @@ def _script(source: str) -> str:
 def viewer_strings(lang: str) -> dict[str, str]:
     """The viewer's own words in lang (static/viewer.js), and its charts' export buttons."""
     return ({key: text(f"viewer.{key}", lang) for key in VIEWER_KEYS}
-            | {key: text(f"common.export.{key}", lang) for key in ("svg", "csv", "npy")})
+            | {key: text(f"common.export.{key}", lang) for key in ("svg", "csv", "npy")}
+            | {"question": text("room.question_head", lang)})
 
 
 def _lang_tag(lang: str) -> str:
