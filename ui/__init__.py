@@ -26,7 +26,7 @@ from ui.chart import tools
 from ui.doc import FORMULA_CSS, StreamlitDoc
 from ui.doc import Doc as Doc
 from ui.i18n import LANGS, prose, text
-from ui.state import flag, remembered, to_url
+from ui.state import coded_radio, flag, remembered, to_url
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
@@ -115,20 +115,6 @@ def shared_query(s: Settings) -> dict[str, str]:
         ("pos", str(s.position).lower(), "true"),
         ("present", str(s.present).lower(), "false"),
         ("room", s.room.code if s.room else "", "")] if value != default}
-
-
-def coded_radio(where, label: str, options: list[str], *, key: str, format_func,
-                **kwargs: object) -> str:
-    """A radio kept for the session and in the URL by its option code (`?key=code`).
-
-    Its labels may follow the UI language (bind="query-params" would put the displayed label
-    in the URL, so a link would work in one language only and a language switch would leave
-    the radio with nothing selected). An unknown code in a link falls back to the first option.
-    """
-    kept = remembered(key, options[0], lambda raw: raw if raw in options else options[0])
-    value = where.radio(label, options, format_func=format_func, **kept, **kwargs)
-    to_url(key, value, options[0], value)
-    return value
 
 
 def page(name: str) -> Settings:

@@ -15,7 +15,6 @@ page run again as plain Python, from the view's page and query string.
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import re
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
@@ -23,7 +22,9 @@ from typing import Any
 
 import streamlit as st
 
+from ui.chart import chart, figure_json
 from ui.markup import entities, text_table
+from ui.state import coded_radio
 
 NOTES = ("info", "warning", "error", "success")
 FORMULA_CSS = """<style>
@@ -92,6 +93,13 @@ def _switch(raw: str) -> bool:
     return raw.lower() == "true"
 
 
+def _question(poll: str, lead: str, text: str, options: Sequence[str], answer: list,
+              hidden: bool) -> dict:
+    """A question's block: its answer's blocks go into answer; hidden: behind a button."""
+    return {"t": "question", "poll": poll, "lead": lead, "text": text, "options": list(options),
+            "answer": answer, "hidden": hidden}
+
+
 class Doc:
     """A page recorded as a document: each call appends a block; controls take the values of
     the view's query string (query: name -> its values) or their defaults. revealed names the
@@ -110,9 +118,6 @@ class Doc:
 
     def _put(self, block: dict, method: str, *args: Any, **kwargs: Any) -> Any:
         self.blocks.append(block)
-
-    def to_json(self) -> str:
-        return json.dumps(self.blocks, ensure_ascii=False, separators=(",", ":"))
 
     # ---- content ------------------------------------------------------------------------
 
@@ -157,7 +162,6 @@ class Doc:
 
     def chart(self, figure: Any, name: str, toolbar: bool = True) -> None:
         """A plotly figure, keyed by name on its page (see ui.chart)."""
-        from ui.chart import figure_json
         self._put({"t": "chart", "name": name, "figure": figure_json(figure, False),
                    "toolbar": toolbar}, "chart", figure, name, toolbar)
 
@@ -279,7 +283,7 @@ class Doc:
 
     def coded_radio(self, label: str, options: Sequence[str], *, key: str,
                     format_func: Callable, **kwargs: Any) -> str:
-        """A radio whose option codes, not labels, live in the URL (ui.coded_radio)."""
+        """A radio whose option codes, not labels, live in the URL (ui.state.coded_radio)."""
         return self._control("coded_radio", label, key, options[0], _option(options),
                              format_func, list(options), format_func=format_func, **kwargs)
 
@@ -311,10 +315,7 @@ class Doc:
         app (ui.room.ask); a document holds the answer when the room has revealed it, or, in
         a file (revealed None), behind a button."""
         answer: list = []
-        block = {"t": "question", "poll": poll, "lead": lead, "text": text,
-                 "options": list(options), "answer": answer,
-                 "hidden": self.revealed is None}
-        self.blocks.append(block)
+        self.blocks.append(_question(poll, lead, text, options, answer, self.revealed is None))
         if self.revealed is None or poll in self.revealed:
             return self._nested(answer)
         return None
@@ -346,7 +347,6 @@ class StreamlitDoc(Doc):
         if self.record:
             self.blocks.append(block)
         if method == "chart":
-            from ui.chart import chart
             figure, name, toolbar = args
             return chart(figure, name, where=None if self.where is st else self.where,
                          toolbar=toolbar)
@@ -367,8 +367,7 @@ class StreamlitDoc(Doc):
     def _control(self, method: str, label: str, key: str, default: Any, parse: Callable,
                  shown: Callable[[Any], str], *args: Any, **kwargs: Any) -> Any:
         if method == "coded_radio":
-            import ui
-            value = ui.coded_radio(self.where, label, *args, key=key, **kwargs)
+            value = coded_radio(self.where, label, *args, key=key, **kwargs)
         else:
             value = getattr(self.where, method)(label, *args, key=key, bind="query-params",
                                                 persist_state="session", **kwargs)
@@ -382,8 +381,7 @@ class StreamlitDoc(Doc):
         box.markdown(f"**{lead}** {text}")
         answer: list = []
         if self.record:
-            self.blocks.append({"t": "question", "poll": poll, "lead": lead, "text": text,
-                                "options": list(options), "answer": answer, "hidden": False})
+            self.blocks.append(_question(poll, lead, text, options, answer, False))
         return StreamlitDoc(box, self.record, answer) if ask(box, list(options)) else None
 
 

@@ -51,3 +51,17 @@ def to_url(key: str, value: object, default: object, shown: str) -> None:
         st.query_params.pop(key, None)
     else:
         st.query_params[key] = shown
+
+
+def coded_radio(where, label: str, options: list[str], *, key: str, format_func,
+                **kwargs: object) -> str:
+    """A radio kept for the session and in the URL by its option code (`?key=code`).
+
+    Its labels may follow the UI language (bind="query-params" would put the displayed label
+    in the URL, so a link would work in one language only and a language switch would leave
+    the radio with nothing selected). An unknown code in a link falls back to the first option.
+    """
+    kept = remembered(key, options[0], lambda raw: raw if raw in options else options[0])
+    value = where.radio(label, options, format_func=format_func, **kept, **kwargs)
+    to_url(key, value, options[0], value)
+    return value
