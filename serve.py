@@ -9,6 +9,5 @@ rooms' routes, and the follower's screen, which draws the app's pages as documen
 import streamlit as st
 
 from posviz.rooms.http import routes
-from ui.documents import SCREENS
 
-app = st.App("app.py", routes=routes(SCREENS))
+app = st.App("app.py", routes=routes("ui.documents:SCREENS"))

@@ -262,7 +262,8 @@ export default function (component) {
   }
   if (data.follow) {  // the follower's screen takes over this tab
     stop();
-    location.replace(`${location.origin}${tab.root}_posviz/follow/${data.code}?lang=${data.lang}`);
+    const asked = data.lang === "en" ? "" : `?lang=${data.lang}`;  // else the browser's own
+    location.replace(`${location.origin}${tab.root}_posviz/follow/${data.code}${asked}`);
     return;
   }
   if (!tab.follower || !before || before.code !== data.code || before.lead) {

@@ -132,12 +132,18 @@ function question(block, state, answerBlocks) {
   const revealed = state && state.revealed;
   const buttons = el("div", "posviz-options");
   block.options.forEach((option, i) => {
+    if (!room) {  // a file: the options to read, nothing to tap
+      const item = el("div", "posviz-option posviz-option-text");
+      item.append(el("span", "posviz-letter", LETTERS[i]), el("span", "", option));
+      buttons.appendChild(item);
+      return;
+    }
     const button = el("button", "posviz-option");
     button.type = "button";
     button.append(el("span", "posviz-letter", LETTERS[i]), el("span", "", option));
     if (i === chosen) button.classList.add("chosen");
     button.setAttribute("aria-pressed", String(i === chosen));
-    if (!room || revealed) button.disabled = true;
+    if (revealed) button.disabled = true;
     if (revealed && i === state.correct) button.classList.add("right");
     button.onclick = async () => {
       if (await vote(block.poll, i, note)) {

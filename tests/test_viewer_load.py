@@ -93,9 +93,12 @@ async def lecture(url: str, store_url: str) -> None:
 def test_five_hundred_followers_of_one_process_each_get_every_version_in_their_language(
         tmp_path):
     store_url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
+    log = tmp_path / "server.log"
     loop = Loop()
     try:
-        with serving(env={"POSVIZ_ROOM_STORE": store_url}) as (_, url):
+        with serving(env={"POSVIZ_ROOM_STORE": store_url}, log=log) as (_, url):
             loop.run(lecture(url, store_url))
     finally:
         loop.close()
+    said = log.read_text("utf-8")  # documents drawn outside any page run, quietly
+    assert "Traceback" not in said and "WARNING" not in said, said[-3000:]

@@ -14,6 +14,7 @@ import html
 import importlib.util
 import json
 import logging
+import threading
 from collections.abc import Container
 from pathlib import Path
 from types import ModuleType
@@ -27,6 +28,19 @@ from ui.doc import Doc, Stop
 from ui.i18n import LANGS, text
 
 log = logging.getLogger("posviz.documents")
+_drawing = threading.local()  # set while this thread draws a document, outside any page run
+
+
+class _OutsideAPageRun(logging.Filter):
+    """Streamlit warns when its caches are used outside a page run ("missing
+    ScriptRunContext"); a document is drawn so on purpose, and the caches work there."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(_drawing, "on", False)
+
+
+logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+    _OutsideAPageRun())
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
 LESSON = "lesson"
@@ -68,8 +82,12 @@ def blocks(page: str, query: str, lang: str,
     s = ui.settings(params, lang)
     d = Doc(params, revealed)
     ui.head(d, s, page)
-    with contextlib.suppress(Stop):
-        _module(pages()[page]).body(d, s)
+    _drawing.on = True
+    try:
+        with contextlib.suppress(Stop):
+            _module(pages()[page]).body(d, s)
+    finally:
+        _drawing.on = False
     return d.blocks
 
 

@@ -39,6 +39,7 @@ import asyncio
 import contextlib
 import functools
 import gzip
+import importlib
 import json
 import os
 import time
@@ -253,11 +254,16 @@ class Watch:
 
 
 _watch: Watch | None = None
-_shown: list[Screens] = []  # set once, by routes()
+_shown: dict[str, Screens | str] = {}  # where the app's Screens are, then the Screens
 
 
 def _screens() -> Screens:
-    return _shown[0]
+    """The app's Screens, imported on first use: by then the server has started, and whatever
+    the app's modules set up at import (Streamlit's caches) finds it running."""
+    if isinstance(_shown["screens"], str):
+        module, _, name = _shown["screens"].partition(":")
+        _shown["screens"] = getattr(importlib.import_module(module), name)
+    return _shown["screens"]
 
 
 def watch() -> Watch:
@@ -528,9 +534,10 @@ async def health(request: Request) -> Response:
     return PlainTextResponse("ok", headers=NO_STORE)
 
 
-def routes(screens: Screens) -> list[Route]:
-    """The rooms' routes, showing rooms to their followers with screens."""
-    _shown[:] = [screens]
+def routes(screens: str) -> list[Route]:
+    """The rooms' routes, showing rooms to their followers with the app's Screens, named as
+    "module:attribute"."""
+    _shown["screens"] = screens
     return [Route("/_posviz/health", health, methods=["GET"]),
             Route("/_posviz/follow/{code}", viewer, methods=["GET"]),
             Route("/_posviz/asset/{name}", asset, methods=["GET"]),
