@@ -330,6 +330,7 @@ function bar(payload) {
 
 function status(text) {
   let line = document.getElementById("posviz-status");
+  if (!line && !text) return;
   if (!line) {
     line = el("p", "posviz-status");
     line.id = "posviz-status";
@@ -394,9 +395,11 @@ async function follow() {
         const payload = await response.json();
         if (payload.closed) return ended();
         if (payload.version !== shown.version) showRoom(payload);
+        else status("");
         backoff = 500;
         continue;
       }
+      if (response.status === 503) status(say("down"));  // the rooms' store: back by itself
       const after = Number(response.headers.get("Retry-After"));
       await pause(after ? Math.min(after * 1000, MAX_WAIT) : backoff);
     } catch (error) {

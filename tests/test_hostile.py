@@ -1,58 +1,77 @@
 """Every page takes every hostile input calmly: no exception, a notice where text is cut or
-refused, and the typed text never reaches an element that renders Markdown."""
+refused, and the typed text never reaches an element that renders Markdown.
+
+The whole corpus goes through every page's document (its body, the code Streamlit runs too:
+tests/test_documents.py shows the two agree), and a few of each kind through Streamlit itself,
+in Chinese."""
 
 import pytest
 
 from posviz.tokens import MAX_TOKENS, tokenize
 from tests.controls import ROUTES, opened
 from tests.hostile import CATEGORIES, HOSTILE
+from ui import documents
 from ui.i18n import text
 
 IN_CHINESE = [t for group in CATEGORIES.values() for t in group[:3]]
 RENDERED = ("title", "header", "subheader", "markdown", "caption", "latex", "info", "warning",
             "error", "success")  # elements that read Markdown (or LaTeX)
+MARKDOWN_BLOCKS = ("heading", "markdown", "caption", "note")  # blocks the screens read so
 
 
-def notices(at, kind: str) -> list[str]:
-    return [element.value for element in getattr(at, kind)]
-
-
-def rendered(at) -> list[str]:
-    return [value for kind in RENDERED for value in notices(at, kind)]
-
-
-def check(at, route, typed: str, lang: str, prose: list[str]) -> None:
-    """No exception; the empty prompt and the cut notice exactly when due; the typed text in no
-    Markdown element unless the page's own words hold it anyway (prose: drawn for another
-    sentence)."""
-    where = f"{route or 'home'} in {lang} on {typed[:40]!r}"
-    assert not at.exception, f"{where}: {at.exception}"
+def check(where: str, typed: str, lang: str, shown: dict[str, list[str]],
+          prose: list[str]) -> None:
+    """The empty prompt and the cut notice exactly when due; the typed text in no Markdown
+    element unless the page's own words hold it anyway (prose: drawn for another sentence)."""
     n = len(tokenize(typed))
     if n == 0:
-        assert text("common.empty", lang) in notices(at, "info"), f"{where}: no empty prompt"
+        assert text("common.empty", lang) in shown["info"], f"{where}: no empty prompt"
     clipped = text("common.clipped", lang, kept=MAX_TOKENS, total=n)
-    assert (clipped in notices(at, "warning")) == (n > MAX_TOKENS), \
+    assert (clipped in shown["warning"]) == (n > MAX_TOKENS), \
         f"{where}: the notice that the text was cut is missing or wrong"
     if len(typed.strip()) >= 6 and not any(typed.strip() in value for value in prose):
-        assert not any(typed.strip() in value for value in rendered(at)), f"{where}: in Markdown"
+        assert not any(typed.strip() in value for value in shown["rendered"]), \
+            f"{where}: in Markdown"
 
 
-@pytest.mark.parametrize("route", ROUTES)
-def test_every_page_takes_every_input_in_english(route):
-    at = opened(route)
-    prose = rendered(at)
+def from_document(blocks: list[dict]) -> dict[str, list[str]]:
+    """A document's notes by kind, and every text the screens render as Markdown."""
+    out: dict[str, list[str]] = {"info": [], "warning": [], "rendered": []}
+    for block in blocks:
+        if block["t"] == "note" and block["kind"] in out:
+            out[block["kind"]].append(block["text"])
+        if block["t"] in MARKDOWN_BLOCKS:
+            out["rendered"].append(block["text"])
+        if block["t"] == "question":
+            out["rendered"] += [block["lead"], block["text"]]
+        for inner in (block.get("blocks"), block.get("answer"), *block.get("columns", ())):
+            for key, values in from_document(inner or []).items():
+                out[key] += values
+    return out
+
+
+def from_streamlit(at) -> dict[str, list[str]]:
+    notes = {kind: [e.value for e in getattr(at, kind)] for kind in ("info", "warning")}
+    return notes | {"rendered": [e.value for kind in RENDERED for e in getattr(at, kind)]}
+
+
+@pytest.mark.parametrize("page", list(documents.pages()))
+def test_every_page_takes_every_input_in_english(page):
+    prose = from_document(documents.drawn(page, {}, "en"))["rendered"]
     for typed in HOSTILE:
-        at.text_input(key="text").set_value(typed).run()
-        check(at, route, typed, "en", prose)
+        made = documents.drawn(page, {"text": [typed]}, "en", frozenset())
+        check(f"{page} on {typed[:40]!r}", typed, "en", from_document(made), prose)
 
 
 @pytest.mark.parametrize("route", ROUTES)
 def test_every_page_takes_a_few_of_each_kind_in_chinese(route):
     at = opened(route, lang="zh")
-    prose = rendered(at)
+    prose = from_streamlit(at)["rendered"]
     for typed in IN_CHINESE:
         at.text_input(key="text").set_value(typed).run()
-        check(at, route, typed, "zh", prose)
+        where = f"{route or 'home'} in zh on {typed[:40]!r}"
+        assert not at.exception, f"{where}: {at.exception}"
+        check(where, typed, "zh", from_streamlit(at), prose)
 
 
 def test_the_corpus_covers_every_kind_the_issue_names():

@@ -11,6 +11,7 @@ import urllib.error
 import urllib.request
 
 import pytest
+from playwright.sync_api import expect
 
 from posviz.rooms import open_store
 from posviz.rooms.http import DOWN_RETRY
@@ -74,8 +75,9 @@ def test_a_stopped_redis_is_said_plainly_backed_off_from_and_comes_back(tmp_path
         lecturer.goto(f"{base}/rope?room={code}&key={key}")
         settle(lecturer)
         student = browser.new_page(viewport={"width": 390, "height": 844})
-        student.goto(f"{base}/?room={code}")
-        settle(student)
+        student.goto(f"{base}/?room={code}")  # the app sends a follower to the room's screen
+        student.wait_for_url(f"**/_posviz/follow/{code}**")
+        student.wait_for_selector("#posviz-viewer h1")
         until(lambda: store.room(code).page == "rope")  # published, and followed
         lecturer_asked, student_asked = [], []
         _requests(lecturer, lecturer_asked)
@@ -97,6 +99,8 @@ def test_a_stopped_redis_is_said_plainly_backed_off_from_and_comes_back(tmp_path
             views.append(time.monotonic())
         assert min(b - a for a, b in zip(views, views[1:], strict=False)) > DOWN_RETRY - 1
 
+        expect(student.locator("#posviz-status")).to_have_text(
+            "Lecture rooms are unavailable right now.", timeout=20_000)  # said on the screen
         redis.start()
         started = time.monotonic()
         until(lambda: "rope_pair=2" in store.room(code).query)  # sent once the store is back
@@ -104,8 +108,9 @@ def test_a_stopped_redis_is_said_plainly_backed_off_from_and_comes_back(tmp_path
         # the student's tab, meanwhile: no request storm either (one every 150 ms, before)
         down = [t for t, _, _ in student_asked if stopped <= t <= started]
         assert len(down) <= 2 + (started - stopped) / 2, (started - stopped, student_asked)
-        assert len([1 for t, _, url in lecturer_asked
-                    if url.endswith("/view") and stopped <= t <= started]) <= 4
+        assert len([1 for t, _, url in lecturer_asked if url.endswith("/view")
+                    and stopped <= t <= started]) <= 2 + (started - stopped) / (DOWN_RETRY - 1)
+        expect(student.locator("#posviz-status")).to_have_count(0, timeout=20_000)  # back
     assert "Traceback" not in log.read_text("utf-8", "replace")
 
 

@@ -15,7 +15,7 @@ import importlib.util
 import json
 import logging
 import threading
-from collections.abc import Container
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from urllib.parse import parse_qs, quote, urlencode
@@ -78,7 +78,12 @@ def blocks(page: str, query: str, lang: str,
            revealed: Container[str] | None = None) -> list[dict]:
     """The document of a page (a name from pages()) for the view's query string, in lang.
     revealed: the room's polls whose answers are shown (None: every answer, behind a button)."""
-    params = parse_qs(query, keep_blank_values=True)
+    return drawn(page, parse_qs(query, keep_blank_values=True), lang, revealed)
+
+
+def drawn(page: str, params: Mapping[str, Sequence[str]], lang: str,
+          revealed: Container[str] | None = None) -> list[dict]:
+    """The document of a page for a view's parameters (name -> values), in lang."""
     s = ui.settings(params, lang)
     d = Doc(params, revealed)
     ui.head(d, s, page)
@@ -144,7 +149,7 @@ def viewer_strings(lang: str) -> dict[str, str]:
     """The viewer's own words in lang (static/viewer.js), and its charts' export buttons."""
     return ({key: text(f"viewer.{key}", lang) for key in VIEWER_KEYS}
             | {key: text(f"common.export.{key}", lang) for key in ("svg", "csv", "npy")}
-            | {"question": text("room.question_head", lang)})
+            | {"question": text("room.question_head", lang), "down": text("room.down", lang)})
 
 
 def _lang_tag(lang: str) -> str:
