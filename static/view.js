@@ -9,7 +9,8 @@
 // content is laid out), unless the reader scrolls meanwhile.
 
 const tab = window.posvizView || (window.posvizView = {});
-const QUIET_FRAMES = 3;  // frames with the run finished before the page is left alone
+const QUIET_FRAMES = 6;  // frames with the run finished and the page's height still, before
+                         // the page is left alone
 
 function holdAtTop(main) {
   const token = {};
@@ -19,11 +20,15 @@ function holdAtTop(main) {
     main.addEventListener(kind, release, { once: true, passive: true });
   }
   let quiet = 0;
+  let height = -1;
   const step = () => {
     if (tab.holding !== token) return;
     main.scrollTo({ top: 0, left: 0 });
     const app = document.querySelector("[data-testid=stApp]");
-    quiet = app && app.dataset.testScriptState === "notRunning" ? quiet + 1 : 0;
+    const settled = app && app.dataset.testScriptState === "notRunning"
+      && main.scrollHeight === height;  // the run finished and its content laid out
+    height = main.scrollHeight;
+    quiet = settled ? quiet + 1 : 0;
     if (quiet < QUIET_FRAMES) requestAnimationFrame(step);
     else release();
   };
