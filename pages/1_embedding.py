@@ -8,6 +8,7 @@ from posviz.figures.common import token_heatmap
 from posviz.figures.embedding import aligned_heatmaps
 from posviz.sinusoidal import FORMULA, sinusoidal
 from posviz.tokens import repeated, token_labels
+from ui.cached.lesson import rows_title
 
 COLUMNS = ("token", "first", "second", "embedding_distance", "input_distance")
 
@@ -28,7 +29,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.chart(aligned_heatmaps(
         [E, P, E + P],
         [s.t("embedding.panel_e"), s.t("embedding.panel_p"), s.t("embedding.panel_x")],
-        labels, title=s.t("embedding.fig_sum"), x_title=s.t("common.dimension_axis"),
+        labels, title=s.t(rows_title(marked)), x_title=s.t("common.dimension_axis"),
         y_title=s.t("common.token_axis"), marked_rows=marked), "sum")
     d.caption(s.t("embedding.sum_caption"))
     if not s.position:

@@ -1,5 +1,7 @@
 """The embedding page decides what P is: the sinusoidal table, or zeros without position."""
 
+import json
+
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
@@ -36,3 +38,19 @@ def test_d_model_slider_sets_the_width():
     at.slider(key="embedding_d").set_value(128).run()
     assert not at.exception
     assert sum_panels(at)[0].shape == (4, 128)
+
+
+def test_the_diamond_is_explained_only_when_a_token_repeats():
+    """The ◆ marks repeated tokens: the title explains it only when the sentence has one, on
+    the page and in the lesson's first scene."""
+    from ui import documents
+    from ui.i18n import text
+
+    def titles(page: str, typed: str) -> list[str]:
+        blocks = documents.drawn(page, {"text": [typed], "scene": ["1"]}, "en")
+        return [json.loads(b["figure"])["layout"]["title"]["text"] for b in blocks
+                if b["t"] == "chart"]
+
+    for page in ("embedding", "lesson"):
+        assert text("embedding.fig_rows", "en") in titles(page, "the cat sat")
+        assert text("embedding.fig_sum", "en") in titles(page, "the cat saw the dog")

@@ -47,11 +47,17 @@ def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool,
     """Some of E, P and E + P side by side, one row per token (the embedding lesson's chart)."""
     e, p = inputs(tokens, position)
     matrices = dict(panel_e=e, panel_p=p, panel_x=e + p)
+    marked = sorted(t for ts in repeated(list(tokens)).values() for t in ts)
     return aligned_heatmaps(
         [matrices[name] for name in panels], [text(f"embedding.{name}", lang) for name in panels],
-        token_labels(list(tokens)), title=text("embedding.fig_sum", lang),
+        token_labels(list(tokens)), title=text(rows_title(marked), lang),
         x_title=text("common.dimension_axis", lang), y_title=text("common.token_axis", lang),
-        marked_rows=sorted(t for ts in repeated(list(tokens)).values() for t in ts))
+        marked_rows=marked)
+
+
+def rows_title(marked: list[int]) -> str:
+    """The embedding chart's title key: the ◆ explained only when some token is marked."""
+    return "embedding.fig_sum" if marked else "embedding.fig_rows"
 
 
 @number_cache
