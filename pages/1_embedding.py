@@ -5,7 +5,7 @@ import numpy as np
 import ui
 from posviz.embedding import cosine_similarity, repeat_distances, token_embeddings
 from posviz.figures.common import token_heatmap
-from posviz.figures.embedding import aligned_heatmaps
+from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps
 from posviz.sinusoidal import FORMULA, sinusoidal
 from posviz.tokens import repeated, token_labels
 from ui.cached.lesson import rows_title
@@ -30,7 +30,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         [E, P, E + P],
         [s.t("embedding.panel_e"), s.t("embedding.panel_p"), s.t("embedding.panel_x")],
         labels, title=s.t(rows_title(marked)), x_title=s.t("common.dimension_axis"),
-        y_title=s.t("common.token_axis"), marked_rows=marked), "sum")
+        y_title=s.t("common.token_axis"), marked_rows=marked,
+        files=[PANEL_FILES[key] for key in ("panel_e", "panel_p", "panel_x")]), "sum")
     d.caption(s.t("embedding.sum_caption"))
     if not s.position:
         d.warning(s.t("embedding.bag"))

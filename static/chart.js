@@ -119,7 +119,14 @@ function save(name, bytes, type) {
 }
 
 const encode = (text) => new TextEncoder().encode(text);
-const numbered = (name, i, n, ext) => (n === 1 ? `${name}.${ext}` : `${name}-${i + 1}.${ext}`);
+// The file of the i-th of n matrices (or stacks of them): named by its trace (E, P, E+P, ...)
+// when the figure names every matrix apart, else numbered.
+function numbered(gd, name, i, n, ext) {
+  if (n === 1) return `${name}.${ext}`;
+  const parts = gd.data.filter((t) => t.type === "heatmap" && shown(t)).map((t) => t.name);
+  const named = parts.length === n && parts.every(Boolean) && new Set(parts).size === n;
+  return `${name}-${named ? parts[i] : i + 1}.${ext}`;
+}
 
 async function image(gd, format) {
   const url = await window.Plotly.toImage(gd, { format, scale: format === "png" ? 2 : 1 });
@@ -180,8 +187,8 @@ async function chartFiles(gd) {
   return [
     [`${name}.png`, await image(gd, "png")],
     [`${name}.svg`, await image(gd, "svg")],
-    ...csvs.map((csv, i) => [numbered(name, i, csvs.length, "csv"), encode(csv)]),
-    ...npys.map((bytes, i) => [numbered(name, i, npys.length, "npy"), bytes]),
+    ...csvs.map((csv, i) => [numbered(gd, name, i, csvs.length, "csv"), encode(csv)]),
+    ...npys.map((bytes, i) => [numbered(gd, name, i, npys.length, "npy"), bytes]),
   ];
 }
 
@@ -190,6 +197,10 @@ async function chartFiles(gd) {
 // A touch screen shows each chart's tool bar at all times (there is no hover to call it up):
 // the title then starts below a strip of this many pixels, which the bar has to itself.
 const TOUCH_BAR = 32;
+// Elsewhere the bar shows over the chart's top right corner while the pointer is on the chart
+// (plotly's nine buttons take 248 px by 28 px, 37 px from the top in presentation mode): a
+// title that reaches under it starts below a strip of its own.
+const HOVER_BAR = { width: 250, height: 38 };
 const TITLE_SIDE_ROOM = 24;  // pixels kept free on either side of a wrapped title
 const LINE_HEIGHT = 1.3;  // plotly's line spacing in multi-line text, in font sizes
 const CAP_SHIFT = 0.7;  // plotly's shift of a top-anchored text, in font sizes
@@ -261,16 +272,29 @@ function axisTitles(layout, width) {
 function titleLines(layout, width, view) {
   const title = layout.title || {};
   const size = (title.font && title.font.size) || Math.round(1.4 * layout.font.size);
-  const lines = title.text ? wrapped(title.text, `${size}px ${layout.font.family}`,
-                                     Math.min(width, view) - 2 * TITLE_SIDE_ROOM) : [];
-  return { lines, size, extra: Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT) };
+  const font = `${size}px ${layout.font.family}`;
+  const lines = title.text ? wrapped(title.text, font, Math.min(width, view) - 2 * TITLE_SIDE_ROOM)
+    : [];
+  ruler.font = font;
+  const widest = Math.max(0, ...lines.map((line) => ruler.measureText(plain(line)).width));
+  return { lines, size, widest,
+           extra: Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT) };
 }
 
-// The layout for a chart drawn width pixels wide in a column view pixels wide: the title
-// wrapped to what is in view (wrappedTitle, from titleLines), with the extra lines (at least
-// titleRoom pixels, and a touch screen's tool bar, if the chart has one) added above the plot,
-// and a legend's rows added below it, so that neither squeezes the plot; axis titles wrapped
-// to their axes. A chart wider than its column (it scrolls sideways) starts its title at its
+// The pixels kept above a chart's title for its tool bar: always on a touch screen, elsewhere
+// when the title reaches under the bar.
+function barStrip(width, view, toolbar, { widest }) {
+  if (!toolbar) return 0;
+  if (touchScreen()) return TOUCH_BAR;
+  const reach = width > view + 1 ? TITLE_SIDE_ROOM + widest : (width + widest) / 2;
+  return reach > width - HOVER_BAR.width ? HOVER_BAR.height : 0;  // reach: the title's end
+}
+
+// The layout for a chart drawn width pixels wide in a column view pixels wide (the width set,
+// so that an update in place follows a column that has since changed): the title wrapped to
+// what is in view (wrappedTitle, from titleLines), with its extra lines and the tool bar's
+// strip (barStrip; together at least titleRoom pixels) added above the plot, and a legend's
+// rows added below it, so that neither squeezes the plot; axis titles wrapped to their axes. A chart wider than its column (it scrolls sideways) starts its title at its
 // left edge, where the reader sees it.
 function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
   const title = layout.title || {};
@@ -278,8 +302,8 @@ function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
                                                                                    width) : 0;
   const { lines, size, extra } = wrappedTitle;
   const side = width > view + 1 ? { x: 0, xref: "container", xanchor: "left" } : {};
-  const bar = toolbar && touchScreen() ? TOUCH_BAR : 0;
-  const above = Math.max(extra, titleRoom) + bar;
+  const bar = barStrip(width, view, toolbar, wrappedTitle);
+  const above = Math.max(extra + bar, titleRoom);
   // plotly sets a title's first line a cap height lower when it has one line than when it has
   // several (plotly.js 4.1.1, titles without automargin): the same place for both
   const lower = lines.length > 1 ? Math.round(CAP_SHIFT * size) : 0;
@@ -290,16 +314,19 @@ function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
                     pad: { ...pad, t: (pad.t || 0) + bar + lower, l: TITLE_SIDE_ROOM } },
            ...(below ? { legend: { ...layout.legend, maxheight: 1 } } : {}),  // never scrolls
            margin: { ...margin, t: (margin.t === undefined ? 100 : margin.t) + above },
-           height: (layout.height || 450) + above + below };
+           width, height: (layout.height || 450) + above + below };
 }
 
 // ---- the two components ---------------------------------------------------------------------
 
 const ICON = (path) => ({ width: 24, height: 24, path });
+// Filled shapes (plotly fills an icon's path, nonzero rule): a frame is an outline drawn
+// clockwise with its inside counter-clockwise, so that the inside stays empty.
+const FRAME = "M3 3h18v18H3zM5 5v14h14V5z";
 const ICONS = {
-  svg: ICON("M3 3h18v18H3zM6 15l3-4 3 3 3-5 3 6z"),
-  csv: ICON("M4 4h16v16H4zM4 9h16M4 14h16M9 4v16M14 4v16"),
-  npy: ICON("M5 3h10l4 4v14H5zM8 12h8M8 16h8"),
+  svg: ICON(`${FRAME}M6 17l4-6 3 4 2-3 3 5zM15.5 6.5a1.5 1.5 0 1 0 .01 0z`),  // a picture
+  csv: ICON(`${FRAME}M5 9h14v1.6H5zM5 13.4h14V15H5zM10.2 5h1.6v14h-1.6z`),  // a table
+  npy: ICON("M3 5h5v2H5v10h3v2H3zM21 5h-5v2h3v10h-3v2h5zM8.5 11h2v2h-2zM13.5 11h2v2h-2z"),  // [··]
 };
 
 // Charts draw when they come near the view (one screen above or below it): a page opens with
@@ -355,7 +382,7 @@ function sized(div) {
   div.posvizView = host.clientWidth;
   const layout = themed(figure.layout, host);
   const title = titleLines(layout, div.posvizWidth, div.posvizView);
-  div.posvizTitle = title.extra;
+  div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
   const mates = rowMates(div);
   div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
   const drawn = fitted(figure.data, layout, div.posvizWidth, div.posvizView, toolbar, title,
@@ -411,9 +438,9 @@ export function drawChart(data, parentElement) {
       modeBarButtonsToAdd: [
         button("svg", (gd) => Plotly.downloadImage(gd, { format: "svg", filename: file })),
         button("csv", (gd) => tables(gd).forEach((csv, i, all) => save(
-          numbered(file, i, all.length, "csv"), "\ufeff" + csv, "text/csv"))),
+          numbered(gd, file, i, all.length, "csv"), "\ufeff" + csv, "text/csv"))),
         ...(figure.data.some((t) => t.type === "heatmap") ? [button("npy", (gd) => arrays(gd)
-          .forEach((bytes, i, all) => save(numbered(file, i, all.length, "npy"), bytes,
+          .forEach((bytes, i, all) => save(numbered(gd, file, i, all.length, "npy"), bytes,
                                            "application/octet-stream")))] : []),
       ],
     };
@@ -422,7 +449,26 @@ export function drawChart(data, parentElement) {
   if (div.offsetParent !== null) render(div);  // its place, at its drawn height
 }
 
+// A phone shows its number pad in a room's join field (ui.room.join_box: the app draws a text
+// field, which Streamlit gives no inputmode); once per tab, for every such field drawn later.
+function numberPads() {
+  if (window.posvizPads) return;
+  let queued = false;
+  const mark = () => {
+    queued = false;
+    document.querySelectorAll('[class*="st-key-room_join"] input').forEach((input) => {
+      if (input.inputMode !== "numeric") input.inputMode = "numeric";
+    });
+  };
+  window.posvizPads = new MutationObserver(() => {
+    if (!queued) queued = Boolean(requestAnimationFrame(mark));
+  });
+  window.posvizPads.observe(document.body, { childList: true, subtree: true });
+  mark();
+}
+
 function drawTools(data, parentElement) {
+  numberPads();
   let box = parentElement.querySelector(".posviz-tools");
   if (!box) {
     box = document.createElement("div");

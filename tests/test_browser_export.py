@@ -83,6 +83,68 @@ def test_one_click_packs_every_chart_of_the_page_into_a_zip(server, page):
     assert [r[0] for r in table[1:]] == token_labels(tokenize(SENTENCE))
 
 
+# How much of each of a chart's own tool bar buttons' icons is ink, within the box around its
+# ink: its path filled as plotly fills it (nonzero rule) on a canvas of the icon's size.
+INK_JS = """(chart) => [...chart.querySelectorAll('.modebar-btn')].filter(
+    (b) => /SVG|CSV|npy|矢量|表格/.test(b.dataset.title)).map((b) => {
+  const svg = b.querySelector('svg'), [, , w, h] = svg.getAttribute('viewBox').split(' ').map(Number);
+  const canvas = Object.assign(document.createElement('canvas'), { width: w * 4, height: h * 4 });
+  const ctx = canvas.getContext('2d');
+  ctx.scale(4, 4);
+  ctx.fill(new Path2D(svg.querySelector('path').getAttribute('d')));
+  const alpha = ctx.getImageData(0, 0, w * 4, h * 4).data.filter((_, i) => i % 4 === 3);
+  const inked = [...alpha.keys()].filter((i) => alpha[i] > 127);
+  const xs = inked.map((i) => i % (w * 4)), ys = inked.map((i) => Math.floor(i / (w * 4)));
+  const box = (Math.max(...xs) - Math.min(...xs) + 1) * (Math.max(...ys) - Math.min(...ys) + 1);
+  return [b.dataset.title, inked.length / box];
+})"""
+
+
+def test_the_chart_buttons_of_posviz_show_a_glyph_not_a_filled_square(server, page):
+    page.goto(f"{server}/embedding?text={SENTENCE}")
+    settle(page)
+    charts_drawn(page)
+    inks = page.locator(".posviz-chart[data-name=sum]").evaluate(INK_JS)
+    assert [title for title, _ in inks] == [text(f"common.export.{key}", "en")
+                                            for key in ("svg", "csv", "npy")]
+    assert all(0.15 < ink < 0.7 for _, ink in inks), inks
+
+
+def test_the_tool_bar_never_covers_a_charts_title(server, page):
+    """Hovered, each chart of the page shows its tool bar clear of its title (wide and narrow
+    charts, short and long titles)."""
+    page.goto(f"{server}/embedding?text={SENTENCE}")
+    settle(page)
+    charts_drawn(page)
+    charts = page.locator(".posviz-chart.js-plotly-plot")
+    for n in range(charts.count()):
+        chart = charts.nth(n)
+        chart.scroll_into_view_if_needed()
+        chart.hover(position={"x": 5, "y": 5})
+        bar = chart.locator(".modebar")
+        bar.wait_for()
+        title, shown = chart.locator(".gtitle").bounding_box(), bar.bounding_box()
+        assert (title["y"] >= shown["y"] + shown["height"]
+                or title["x"] + title["width"] <= shown["x"]), (n, title, shown)
+
+
+def test_the_sum_charts_matrices_are_saved_as_e_p_and_their_sum(server, page):
+    page.goto(f"{server}/embedding?text={SENTENCE}")
+    settle(page)
+    charts_drawn(page)
+    _, data = download(page, lambda: page.get_by_role(
+        "button", name=text("common.export.zip", "en")).click())
+    archive = zipfile.ZipFile(io.BytesIO(data))
+
+    def matrix(part: str) -> np.ndarray:
+        rows = list(csv.reader(io.StringIO(archive.read(f"sum-{part}.csv").decode())))
+        return np.array([r[1:] for r in rows[1:]], dtype=np.float32)
+
+    e, p, total = matrix("E"), matrix("P"), matrix("E+P")
+    np.testing.assert_array_equal(e, token_embeddings(tokenize(SENTENCE), 16).astype(np.float32))
+    np.testing.assert_allclose(e + p, total, atol=1e-6)
+
+
 def test_copy_link_copies_a_link_that_restores_the_exact_view(server, page, browser):
     """Page-local controls, the sentence, the language and both switches survive the link."""
     page.goto(f"{server}/alibi?text=dog%20bites%20man&lang=zh&pos=false&alibi_heads=16"

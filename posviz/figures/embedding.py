@@ -7,18 +7,20 @@ import plotly.graph_objects as go
 
 from posviz.figures.common import axis, layout, plain
 
+PANEL_FILES = dict(panel_e="E", panel_p="P", panel_x="E+P")  # their exported files
 GAP = 0.03  # between panels, as a fraction of the width
 PANEL_WIDTH = 180  # the narrowest a panel is drawn, in pixels
 
 
 def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labels: list[str],
                      *, title: str, x_title: str, y_title: str, colorscale: str = "RdBu_r",
-                     marked_rows: list[int] = ()) -> go.Figure:
+                     marked_rows: list[int] = (), files: list[str] = ()) -> go.Figure:
     """Heatmaps of equally tall matrices side by side, sharing rows and one colour scale
     centred on 0.
 
     Row t of every panel is the token at position t (row 0 on top); marked rows (repeated
-    tokens) get a ◆ before their label. Values go out as float32.
+    tokens) get a ◆ before their label. files name the panels' exported matrices (E, P, ...).
+    Values go out as float32.
     """
     labels = [plain(("◆ " if t in marked_rows else "") + label)
               for t, label in enumerate(row_labels)]
@@ -30,7 +32,7 @@ def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labe
         left = n * (width + GAP)
         traces.append(dict(
             type="heatmap", z=np.asarray(z, dtype=np.float32), y=labels, xaxis=name, yaxis="y",
-            coloraxis="coloraxis",
+            coloraxis="coloraxis", **({"name": files[n]} if files else {}),
             hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}"
                            "<br>%{z:.4f}<extra></extra>")))
         axes[name.replace("x", "xaxis")] = axis(x_title, domain=[left, left + width], anchor="y")
