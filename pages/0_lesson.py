@@ -65,7 +65,9 @@ def distance_table(d: ui.Doc, s: ui.Settings, rows: list[dict[str, object]],
 
 
 def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
-    d.chart(cached.embedding_figure(seq, ("panel_e",), s.position, s.lang), "lesson_meaning")
+    # the question's sentence: the copy's row is marked (◆) beside the token it copies
+    d.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang),
+            "lesson_meaning")
     d.caption(s.t("lesson.copied"))
     d.chips([*s.tokens, s.tokens[0]])
     rows = cached.copy_distances(seq, s.position)
@@ -96,20 +98,25 @@ def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
 
 
 def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
-    d.chips(s.tokens)
     if len(seq) < 2:
+        d.chips(s.tokens)
         d.info(s.t("lesson.need_two"))
         return
     backwards = tuple(reversal(len(seq)).tolist())
-    d.caption(s.t("lesson.order.reversed"))
-    d.chips(reordered(s.tokens, backwards), [str(k) for k in backwards])
-    scheme = "sinusoidal" if s.position else "none"
-    d.chart(cached.twin_figure(seq, backwards, scheme, False, "lesson.order.fig", s.lang),
-            "lesson_order")
+    yours, turned = d.columns(2)
+    yours.caption(s.t("lesson.order.yours"))
+    yours.chips(s.tokens)
+    turned.caption(s.t("lesson.order.reversed"))
+    turned.chips(reordered(s.tokens, backwards), [str(k) for k in backwards])
+    # the case the question asks about, whatever the switch: no position, no causal mask
+    d.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order")
     none, sinusoidal = (attention.check(seq, backwards, cached.LAYERS, cached.HEADS, name, False)
                         for name in ("none", "sinusoidal"))
-    ask(d, s, "order", right_option.order(none.gap), none=readable(none.gap),
-        sinusoidal=readable(sinusoidal.gap))
+    same = reordered(s.tokens, backwards) == s.tokens  # 我我我: the same sentence again
+    if answer := ask(d, s, "order", right_option.order(none.gap),
+                     "lesson.order.answer_same" if same else None, none=readable(none.gap),
+                     sinusoidal=readable(sinusoidal.gap)):
+        answer.chart(cached.change_figure(seq, backwards, s.lang), "lesson_order_change")
 
 
 def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
@@ -231,14 +238,31 @@ def navigation(s: ui.Settings, scene: int, name: str) -> None:
     st.caption(s.t("lesson.keys"))
 
 
+# The scene's title is the headline: the lesson's own title shrinks to a line above it, and
+# the scene picker shares a row with "Scene 4 of 9", so that a projector (1280 x 720) shows the
+# scene's figure on its first screen.
+COMPACT_CSS = """<style>
+[data-testid=stMain] h1 {font-size: 1rem; font-weight: 600; padding: 0 0 .25rem; opacity: .8}
+.st-key-lesson_bar {gap: 0}
+.st-key-lesson_bar [data-testid=stCaptionContainer] {text-align: right}
+[data-testid=stMain] h2 {padding-top: .25rem}
+</style>"""
+
+
 def body(d: ui.Doc, s: ui.Settings) -> None:
     if d.live:
-        scene = scene_picker()
+        st.html(COMPACT_CSS)
+        picker, where = st.container(key="lesson_bar").columns(
+            [4, 1], vertical_alignment="center")
+        with picker:
+            scene = scene_picker()
         ui.open_at_top(f"lesson/{scene}", next_button="lesson_next", back_button="lesson_prev")
+        beside = ui.StreamlitDoc(where, d.record, d.blocks)  # in the page's document, too
     else:
         scene = scene_number((d.query.get("scene") or ["1"])[-1])
+        beside = d
+    beside.caption(s.t("lesson.scene_of", n=scene, total=len(SCENES)))
     name = SCENES[scene - 1]
-    d.caption(s.t("lesson.scene_of", n=scene, total=len(SCENES)))
     d.header(f"{scene}. {s.t(f'lesson.{name}.head')}")
     ui.need_tokens(d, s)
     d.markdown(s.t(f"lesson.{name}.body"))

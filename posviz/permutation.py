@@ -127,6 +127,7 @@ class PermutationCheck:
     aligned: AttentionRun      # the reordered sentence's run, put back in the original order
     layer_gaps: np.ndarray     # (L,) largest |y - y'| over every token and channel, per layer
     last_gaps: np.ndarray      # (L,) the same for the token that ends the original sentence
+    token_gaps: np.ndarray     # (T,) largest |y - y'| of each token over every layer and channel
 
     @property
     def gap(self) -> float:
@@ -155,7 +156,8 @@ def compare_runs(original: AttentionRun, reordered: AttentionRun,
     diffs = [np.abs(y - y2) for y, y2 in zip(original.outputs, aligned.outputs, strict=True)]
     return PermutationCheck(order=order, original=original, aligned=aligned,
                             layer_gaps=np.array([d.max() for d in diffs]),   # (L,)
-                            last_gaps=np.array([d[-1].max() for d in diffs]))  # (L,)
+                            last_gaps=np.array([d[-1].max() for d in diffs]),  # (L,)
+                            token_gaps=np.max(diffs, axis=(0, 2)))            # (T,)
 
 
 def permutation_check(x: np.ndarray, order: np.ndarray, n_layers: int, n_heads: int,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.conftest import PAGES, ROOT
 from tests.drawn import problems
@@ -93,6 +94,27 @@ FORMULAS_JS = """() => {
     .filter((box) => box && box.scrollWidth > box.clientWidth + 1
             && !/auto|scroll/.test(getComputedStyle(box).overflowX)).length;
   return [broken, cut];
+}"""
+
+# The lesson's new scene: the window at the top of the page, and the scene's first chart drawn
+# with its top above the window's bottom (on a projector: no scrolling to see the figure).
+SCENE_SHOWN_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const chart = main.querySelector('.posviz-chart.js-plotly-plot');
+  return main.scrollTop === 0 && !!chart && chart.getBoundingClientRect().top < innerHeight;
+}"""
+
+# Every drawn chart in the page as wide as its column (or as its legible minimum, scrolling in
+# a narrower column), within 3 px: a chart follows its column when the column changes.
+FITTED_JS = """() => {
+  const charts = [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
+    .filter((c) => c.offsetParent !== null && c.classList.contains('js-plotly-plot')
+            && !c.posvizPending);
+  return charts.length > 0 && charts.every((c) => {
+    const svg = c.querySelector('.main-svg');
+    const want = Math.max(c.parentElement.clientWidth, parseFloat(c.style.minWidth) || 0);
+    return svg && Math.abs(svg.getBoundingClientRect().width - want) <= 3;
+  });
 }"""
 
 # Whatever makes the whole page wider than the screen (a wide matrix must scroll in itself).
@@ -196,6 +218,11 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
                     sweep.page.locator(".st-key-lesson_next button").click()
                     heading = f"{scene}. "
                     sweep.page.locator("[data-testid=stMain] h2", has_text=heading).first.wait_for()
+                try:
+                    sweep.page.wait_for_function(SCENE_SHOWN_JS, timeout=20_000, polling=100)
+                except PlaywrightTimeout:
+                    sweep.found.append(f"{screen.name}, {lang}, scene {scene}: not at the top "
+                                       "with a chart drawn in the window")
                 sweep.check(f"lesson-{scene}")
         else:
             sweep.open(route)
@@ -237,3 +264,26 @@ def test_the_base_url_probe_is_only_the_deep_link_guess():
     assert not BASE_URL_PROBE.search("http://127.0.0.1:8501/_stcore/health")
     assert not BASE_URL_PROBE.search("http://127.0.0.1:8501/app/static/plotly-posviz.min.js")
 
+
+
+def test_charts_follow_their_column_when_it_changes(logged, browser):
+    """A sidebar collapsed, presentation mode switched on (it tucks the sidebar away) and a
+    narrower window: every chart is drawn again at its column's new width."""
+    base, _ = logged
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(page_url(base, "pages/1_embedding.py", {"text": "刚想到了"}))
+    fitted = lambda: page.wait_for_function(FITTED_JS, timeout=15_000, polling=100)  # noqa: E731
+    page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
+    fitted()
+    page.hover("[data-testid=stSidebar]")
+    page.locator("[data-testid=stSidebarCollapseButton] button").click()
+    page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(state="attached")
+    fitted()
+    page.locator("[data-testid=stExpandSidebarButton]").click()
+    page.locator("[data-testid=stSidebar][data-collapsed=false]").wait_for()
+    page.get_by_text(text("common.present", "en"), exact=True).click()
+    page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '22px'")
+    fitted()
+    page.set_viewport_size({"width": 900, "height": 1000})
+    fitted()
+    page.close()

@@ -42,12 +42,12 @@ def test_d_model_slider_sets_the_width():
 
 def test_the_diamond_is_explained_only_when_a_token_repeats():
     """The ◆ marks repeated tokens: the title explains it only when the sentence has one, on
-    the page and in the lesson's first scene."""
+    the page and in the lesson's third scene (the first always has one: the copied token)."""
     from ui import documents
     from ui.i18n import text
 
     def titles(page: str, typed: str) -> list[str]:
-        blocks = documents.drawn(page, {"text": [typed], "scene": ["1"]}, "en")
+        blocks = documents.drawn(page, {"text": [typed], "scene": ["3"]}, "en")
         return [json.loads(b["figure"])["layout"]["title"]["text"] for b in blocks
                 if b["t"] == "chart"]
 

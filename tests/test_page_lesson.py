@@ -1,5 +1,8 @@
 """The guided lesson: nine scenes in order, kept in the URL, each answering with live numbers."""
 
+import base64
+import json
+
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -9,7 +12,9 @@ from posviz.embedding import token_embeddings
 from posviz.permutation import permutation_check, readable, reversal
 from posviz.rope import shifted_added_scores, shifted_rope_scores
 from posviz.sinusoidal import dot_by_offset
+from posviz.tokens import repeated, token_labels, tokenize
 from tests.figure_data import chart_payloads
+from ui.documents import blocks
 from ui.i18n import text
 
 PAGE = "../pages/0_lesson.py"
@@ -223,3 +228,64 @@ def test_the_right_options_follow_from_the_live_numbers(position, letters):
         if letter != ".":
             at = lesson(scene=str(n), sentence="刚想到了", position=position)
             assert reveal(at, n)[0] == letter, SCENES[n - 1]
+
+
+@pytest.mark.parametrize("sentence", ["刚想到了", "the dog chased the dog"])
+def test_the_first_scene_draws_the_questions_sentence_with_the_copy_marked(sentence):
+    """Scene 1 asks about the first token copied to the end: its chart has that row, marked
+    like the token it copies (and any other repeated token), the mark explained in its title."""
+    figure = json.loads(next(block["figure"] for block in blocks(
+        "lesson", f"scene=1&text={sentence}", "en") if block["t"] == "chart"))
+    tokens = tokenize(sentence)
+    rows = figure["data"][0]["y"]
+    assert len(rows) == len(tokens) + 1
+    marked = [n for n, row in enumerate(rows) if row.startswith("◆")]
+    assert 0 in marked and len(tokens) in marked
+    assert marked == sorted(t for ts in repeated([*tokens, tokens[0]]).values() for t in ts)
+    assert figure["layout"]["title"]["text"] == text("embedding.fig_sum", "en")
+
+
+def chart_figures(sentence: str, scene: int, lang: str = "en") -> dict[str, dict]:
+    """A scene's charts (its answer's included), by name, as the browser gets them."""
+    found = {}
+
+    def walk(items: list[dict]) -> None:
+        for block in items:
+            if block["t"] == "chart":
+                found[block["name"]] = json.loads(block["figure"])
+            for key in ("answer", "columns", "blocks"):
+                for part in block.get(key) or []:
+                    walk(part if isinstance(part, list) else [part])
+
+    walk(blocks("lesson", f"scene={scene}&text={sentence}", lang))
+    return found
+
+
+def values(array: dict | list) -> np.ndarray:
+    """A figure's array as plotly's JSON holds it (base64 with its type and shape, or a list)."""
+    if isinstance(array, list):
+        return np.asarray(array, dtype=float)
+    flat = np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"])
+    return flat.reshape([int(n) for n in str(array.get("shape", len(flat))).split(",")])
+
+
+def test_the_order_scene_draws_the_case_it_asks_about_and_answers_with_the_output_change():
+    """Scene 4 asks about no position and no causal mask: its maps are that case (the reversed
+    sentence's map is yours with rows and columns reversed), and its answer draws the output
+    change it quotes: rounding error without position, the quoted number with sinusoidal."""
+    charts = chart_figures("刚想到了", 4)
+    maps = [t for t in charts["lesson_order"]["data"] if t["type"] == "heatmap"]
+    assert [m["y"] for m in maps] == [token_labels(list("刚想到了")),
+                                     token_labels(list("了到想刚"))]
+    yours, turned = (values(m["z"]) for m in maps)
+    np.testing.assert_allclose(turned, yours[::-1, ::-1], atol=1e-6)
+    none, sinusoidal = charts["lesson_order_change"]["data"]
+    assert values(none["y"]).max() < 1e-12
+    said = reveal(lesson("4"), 4)[1]
+    assert readable(float(values(sinusoidal["y"]).max())) in said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_sentence_that_reads_the_same_reversed_says_nothing_moved(lang):
+    at = lesson("4", lang=lang, sentence="我我我")
+    assert reveal(at, 4) == ("B", text("lesson.order.answer_same", lang))

@@ -23,17 +23,25 @@ from ui import documents
 from ui import room as room
 from ui.chart import module as chart_module
 from ui.chart import tools
-from ui.doc import FORMULA_CSS, StreamlitDoc
+from ui.doc import FORMULA_CSS
 from ui.doc import Doc as Doc
+from ui.doc import StreamlitDoc as StreamlitDoc
 from ui.i18n import LANGS, prose, text
 from ui.state import coded_radio, flag, remembered, to_url
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
 DEFAULT_LANG = "en"  # the first of LANGS
+PAGE_CSS = """<style>
+[data-testid=stHeader] {background: transparent; pointer-events: none}
+[data-testid=stHeader] button, [data-testid=stHeader] a {pointer-events: auto}
+[data-testid=stMainBlockContainer] {padding-top: 2.75rem}
+</style>"""
+"""The page starts near the window's top: Streamlit's header (an empty bar with the sidebar's
+button) lets what is under it show and takes no clicks but its buttons'."""
 PRESENTATION_CSS = """<style>
 html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
-[data-testid=stMainBlockContainer] {max-width: none; padding: 2rem 2.5rem}
+[data-testid=stMainBlockContainer] {max-width: none; padding: 2.5rem 2.5rem 2rem}
 </style>"""
 """Presentation mode for the page itself; the charts are enlarged by ui.chart."""
 
@@ -152,7 +160,7 @@ def page(name: str) -> Settings:
     _file_button(s, name)
     path = "" if name == "home" else name
     room.section(s, member, path)
-    st.html(FORMULA_CSS + (PRESENTATION_CSS if present else ""))
+    st.html(PAGE_CSS + FORMULA_CSS + (PRESENTATION_CSS if present else ""))
     room.join_panel(s, member)
     room.student_bar(s, member, path)
     for note in room.notes(lang):

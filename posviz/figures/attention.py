@@ -57,13 +57,15 @@ def _suffix(n: int) -> str:
 
 
 def _map_traces(z: np.ndarray, mask: np.ndarray, labels: list[str], n: int, coloraxis: str,
-                hover: str) -> list[dict]:
-    """One map on axes number n: the grey layer under its masked cells, then its values."""
+                hover: str, file: str = "") -> list[dict]:
+    """One map on axes number n: the grey layer under its masked cells, then its values
+    (named file, if given, in exported files)."""
     z = np.where(mask, z, np.nan).astype(np.float32)  # (T, T)
     place = dict(xaxis=f"x{_suffix(n)}", yaxis=f"y{_suffix(n)}")
     grey = [masked_layer(z, labels, labels, **place)] if not mask.all() else []
     return [*grey, dict(type="heatmap", z=z, x=labels, y=labels, coloraxis=coloraxis,
-                        hoverongaps=False, hovertemplate=hover, **place)]
+                        hoverongaps=False, hovertemplate=hover, **place,
+                        **({"name": file} if file else {}))]
 
 
 def _hover(x_title: str, y_title: str, value_name: str) -> str:
@@ -154,10 +156,10 @@ def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarr
     seen = original_mask | aligned_mask  # (T, T)
     names = [plain(label) for label in labels]
     hover = _hover(x_title, y_title, value_name)
-    traces = [*_map_traces(original, original_mask, names, 1, "coloraxis", hover),
-              *_map_traces(aligned, aligned_mask, names, 2, "coloraxis", hover),
+    traces = [*_map_traces(original, original_mask, names, 1, "coloraxis", hover, "original"),
+              *_map_traces(aligned, aligned_mask, names, 2, "coloraxis", hover, "reordered"),
               *_map_traces(difference, seen, names, 3, "coloraxis2",
-                           _hover(x_title, y_title, difference_name))]
+                           _hover(x_title, y_title, difference_name), "difference")]
     top = max(original[original_mask].max(initial=0.0), aligned[aligned_mask].max(initial=0.0))
     bound = max(float(np.abs(difference[seen]).max(initial=0.0)), DIFFERENCE_FLOOR)
     # the weight colour bar stands in the wide gap between the second and third panel
@@ -170,3 +172,36 @@ def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarr
         coloraxis2=dict(colorscale=DIFFERENCE_COLORS, cmin=-bound, cmax=bound,
                         colorbar=dict(title=dict(text=plain(difference_name)), x=1.01,
                                       xanchor="left", len=0.9, exponentformat="e"))))
+
+
+def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles: list[str], *,
+               title: str, x_title: str, y_title: str, value_name: str) -> go.Figure:
+    """Attention maps (T, T) of the same tokens in different orders, side by side, each with its
+    own order's labels (the rows a reader sees are that order's tokens), sharing one scale from
+    0 to the largest weight. No mask: every cell is a weight."""
+    hover = _hover(x_title, y_title, value_name)
+    traces = [trace for p, (z, labels) in enumerate(zip(maps, label_sets, strict=True))
+              for trace in _map_traces(np.asarray(z, dtype=float), np.ones_like(z, dtype=bool),
+                                       [plain(label) for label in labels], p + 1, "coloraxis",
+                                       hover)]
+    top = max(float(np.max(z)) for z in maps) or 1.0
+    names = [plain(label) for label in label_sets[0]]
+    return go.Figure(traces, _panels(
+        names, panel_titles, _columns(len(maps), 0.08), title=title, x_title=x_title,
+        y_title=y_title, coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
+                                        colorbar=dict(title=dict(text=plain(value_name))))))
+
+
+def change_bars(labels: list[str], changes: dict[str, np.ndarray], *, title: str, x_title: str,
+                y_title: str) -> go.Figure:
+    """How far each token's output moved (one bar per token for each named case), each bar
+    labelled with its value, so that a change of 1e-15 reads as such beside one of 2."""
+    colors = ["#999", "#2563eb", "#d97706"]
+    names = [plain(label) for label in labels]
+    return go.Figure([
+        dict(type="bar", x=names, y=np.asarray(values, dtype=np.float32), name=plain(name),
+             marker_color=colors[n % len(colors)], text=[f"{v:.2g}" for v in values],
+             textposition="outside", cliponaxis=False)
+        for n, (name, values) in enumerate(changes.items())],
+        layout(title, 360, barmode="group", xaxis=axis(x_title, type="category"),
+               yaxis=axis(y_title, rangemode="tozero", showgrid=True)))

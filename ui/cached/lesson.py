@@ -13,11 +13,12 @@ from posviz import rope
 from posviz.alibi import hide_masked
 from posviz.attention import init_layers, queries_keys
 from posviz.embedding import repeat_distances, token_embeddings
-from posviz.figures.attention import twin_maps
+from posviz.figures.attention import change_bars, order_maps, twin_maps
 from posviz.figures.common import token_heatmap
-from posviz.figures.embedding import aligned_heatmaps
+from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps
 from posviz.figures.rope import plane_view
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap
+from posviz.permutation import reordered
 from posviz.sinusoidal import dot_by_offset, dots_from_starts, sinusoidal, sinusoidal_sampled
 from posviz.tokens import MAX_TOKENS, repeated, token_labels
 from ui.cached import attention
@@ -52,7 +53,7 @@ def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool,
         [matrices[name] for name in panels], [text(f"embedding.{name}", lang) for name in panels],
         token_labels(list(tokens)), title=text(rows_title(marked), lang),
         x_title=text("common.dimension_axis", lang), y_title=text("common.token_axis", lang),
-        marked_rows=marked)
+        marked_rows=marked, files=[PANEL_FILES[name] for name in panels])
 
 
 def rows_title(marked: list[int]) -> str:
@@ -92,6 +93,33 @@ def twin_figure(tokens: Tokens, order: tuple[int, ...], scheme: str, causal: boo
         x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
         value_name=text("attention.weight", lang),
         difference_name=text("attention.difference", lang))
+
+
+@figure_cache
+def order_figure(tokens: Tokens, order: tuple[int, ...], lang: str) -> go.Figure:
+    """Scene 4's question, drawn: top-layer head-mean attention with no position signal and no
+    causal mask on the sentence and on its reordering, each labelled by its own order."""
+    moved = tuple(reordered(list(tokens), order))
+    maps = [attention.stack(seq, LAYERS, HEADS, "none", False).mean_weights(-1)
+            for seq in (tokens, moved)]
+    return order_maps(
+        maps, [token_labels(list(seq)) for seq in (tokens, moved)],
+        [text("attention.panel_original", lang), text("lesson.order.panel_reversed", lang)],
+        title=text("lesson.order.fig", lang, layer=LAYERS), x_title=text("common.key_axis", lang),
+        y_title=text("common.query_axis", lang), value_name=text("attention.weight", lang))
+
+
+@figure_cache
+def change_figure(tokens: Tokens, order: tuple[int, ...], lang: str) -> go.Figure:
+    """Scene 4's answer: how far each token's output moved under the reordering (its largest
+    change over every layer and channel), with no position and with the sinusoidal encoding."""
+    return change_bars(
+        token_labels(list(tokens)),
+        {text(f"attention.schemes.{scheme}", lang):
+         attention.check(tokens, order, LAYERS, HEADS, scheme, False).token_gaps
+         for scheme in ("none", "sinusoidal")},
+        title=text("lesson.order.change_fig", lang, layers=LAYERS),
+        x_title=text("common.token_axis", lang), y_title=text("lesson.order.change_axis", lang))
 
 
 @figure_cache
