@@ -1,21 +1,43 @@
-"""posviz home: the typed sentence as tokens, meaning vs place, and the lessons."""
+"""posviz home: the typed sentence as a picture and as tokens, meaning vs place, and the
+lessons; a room to join or start."""
 
 import streamlit as st
 
 import ui
 from posviz.tokens import repeated
+from ui.cached import lesson as cached
+
+CARDS_PER_ROW = 4
+# A join field for six digits with its button beside it, and lesson cards of one height in
+# each row.
+HOME_CSS = """<style>
+.st-key-home_rooms [data-testid=stForm] {max-width: 20rem}
+.st-key-home_rooms [data-testid=stForm] [data-testid=stHorizontalBlock] {align-items: flex-end}
+[data-testid=stLayoutWrapper]:has(> [class*=st-key-home_card_]) {flex-grow: 1}
+[class*=st-key-home_card_] {height: 100%}
+</style>"""
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
     d.markdown(s.t("home.intro"))
+    if d.live:
+        st.html(HOME_CSS)
     if d.live and s.room is None:
-        ui.room.join_box(st.container(border=True), s.lang, "room_join_home")
+        join, start = st.container(key="home_rooms", border=True).columns(
+            [3, 2], vertical_alignment="bottom")
+        ui.room.join_box(join, s.lang, "room_join_home", inline=True)
+        ui.room.start_box(start, s, "_home")
 
-    d.subheader(s.t("home.your_tokens"))
     ui.need_tokens(d, s)
-    d.chips(s.tokens)
+    seq = tuple(s.tokens)
+    d.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
+                                    s.lang), "home_sentence")
+    yours, turned = d.columns(2)
+    yours.caption(s.t("home.your_tokens"))
+    yours.chips(s.tokens)
+    turned.caption(s.t("home.reversed"))
+    turned.chips(s.tokens[::-1], [str(t) for t in range(len(s.tokens))][::-1])
     d.caption(s.t("home.reversal"))
-    d.chips(s.tokens[::-1], [str(t) for t in range(len(s.tokens))][::-1])
     if repeats := repeated(s.tokens):
         d.caption(s.t("home.repeats"))
         d.chips(list(repeats), [", ".join(map(str, ts)) for ts in repeats.values()])
@@ -25,10 +47,13 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     place.markdown(f"#### {s.t('home.place_head')}\n\n{s.t('home.place_body')}")
 
     d.subheader(s.t("home.lessons"))
-    for column, (name, path) in zip(d.columns(3) * 3, ui.lesson_pages(), strict=False):
-        card = column.container(border=True)
-        card.link(f"**{s.t(f'{name}.nav')}**", path, ui.shared_query(s))
-        card.caption(s.t(f"{name}.blurb"))
+    cards, lessons = d.container(key="home_cards"), ui.lesson_pages()
+    for first in range(0, len(lessons), CARDS_PER_ROW):
+        row = lessons[first:first + CARDS_PER_ROW]
+        for column, (name, path) in zip(cards.columns(CARDS_PER_ROW), row, strict=False):
+            card = column.container(border=True, key=f"home_card_{name}")
+            card.link(f"**{s.t(f'{name}.nav')}**", path, ui.shared_query(s))
+            card.caption(s.t(f"{name}.blurb"))
 
 
 if __name__ == "__main__":

@@ -235,13 +235,13 @@ def passphrase() -> str:
 
 
 @_refusing
-def _start() -> None:
+def _start(field: str) -> None:
     client = _client()
     if wait := STARTS.wait(client):
         _note("too_many_starts", seconds=int(wait) + 1)
         return
     if passphrase():
-        typed = st.session_state.pop("room_passphrase", "") or ""
+        typed = st.session_state.pop(field, "") or ""
         if _blocked("too_many_passphrases"):
             return
         if not hmac.compare_digest(typed.encode("utf-8", "surrogatepass"),
@@ -278,13 +278,27 @@ def _close(code: str) -> None:
     leave()
 
 
-def join_box(where, lang: str, field: str = "room_join") -> None:
-    """Where a student types the code the lecturer shows (home page and sidebar)."""
+def join_box(where, lang: str, field: str = "room_join", inline: bool = False) -> None:
+    """Where a student types the code the lecturer shows (home page and sidebar): a field for
+    six digits (a phone shows its number pad: static/chart.js) and its button, beside it if
+    inline."""
     form = where.form(f"{field}_form", border=False, enter_to_submit=True)
-    form.text_input(text("room.join_label", lang), key=field, max_chars=24,
-                    placeholder="482 913", help=text("room.join_help", lang))
-    form.form_submit_button(text("room.join", lang), key=f"{field}_go", on_click=_join,
-                            args=(field,))
+    field_at, button_at = form.columns([3, 1]) if inline else (form, form)
+    field_at.text_input(text("room.join_label", lang), key=field, max_chars=24,
+                        placeholder="482 913", help=text("room.join_help", lang))
+    button_at.form_submit_button(text("room.join", lang), key=f"{field}_go", on_click=_join,
+                                 args=(field,))
+
+
+def start_box(where, s, suffix: str = "") -> None:
+    """Start a room (home page and sidebar): the button, and the passphrase's field when the
+    server asks for one (keys end in suffix, so that both places can be on one page)."""
+    field = f"room_passphrase{suffix}"
+    if passphrase():
+        where.text_input(s.t("room.passphrase"), key=field, type="password", max_chars=200,
+                         help=s.t("room.passphrase_help"))
+    where.button(s.t("room.start"), key=f"room_start{suffix}", on_click=_start, args=(field,),
+                 help=s.t("room.start_help"), width="stretch")
 
 
 # ---- the sidebar ------------------------------------------------------------------------
@@ -342,11 +356,7 @@ def section(s, m: Member | None, page: str) -> None:
                          width="stretch")
         return
     if m is None:
-        if passphrase():
-            box.text_input(s.t("room.passphrase"), key="room_passphrase", type="password",
-                           max_chars=200, help=s.t("room.passphrase_help"))
-        box.button(s.t("room.start"), key="room_start", on_click=_start,
-                   help=s.t("room.start_help"), width="stretch")
+        start_box(box, s)
         join_box(box, s.lang, "room_join_side")
         return
     if m.lecturer:
