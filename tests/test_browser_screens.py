@@ -287,3 +287,27 @@ def test_charts_follow_their_column_when_it_changes(logged, browser):
     page.set_viewport_size({"width": 900, "height": 1000})
     fitted()
     page.close()
+
+
+def test_the_home_page_opens_on_the_sentence_with_a_small_join_field(logged, browser):
+    """On a phone the join field asks for the number pad; on a projector (presentation mode,
+    the sidebar tucked away) the home page still offers Start a room; the sentence's picture
+    is drawn on the first screen."""
+    base, _ = logged
+    context = SCREENS[2].context(browser, dark=False)
+    phone = context.new_page()
+    phone.goto(page_url(base, None))
+    field = phone.locator(".st-key-room_join_home input")
+    field.wait_for()
+    phone.wait_for_function("(f) => f.inputMode === 'numeric'", arg=field.element_handle())
+    context.close()
+    projector = browser.new_page(viewport={"width": 1280, "height": 720})
+    projector.goto(page_url(base, None, {"present": "true"}))
+    start = projector.locator("[data-testid=stMain]").get_by_role(
+        "button", name=text("room.start", "en"))
+    start.wait_for()
+    assert start.is_visible() and start.bounding_box()["y"] < 720
+    projector.wait_for_function(SCENE_SHOWN_JS, timeout=20_000, polling=100)
+    field = projector.locator(".st-key-room_join_home input").bounding_box()
+    assert field["width"] < 320
+    projector.close()
