@@ -42,7 +42,7 @@ from posviz.figures.alibi import (
     slopes_bar,
     t5_buckets,
 )
-from posviz.figures.common import plain
+from posviz.figures.common import plain, raised
 from posviz.relative import buckets_by_distance
 from posviz.tokens import token_labels
 from tests.figure_data import figure_json, grey_layers, value_traces
@@ -292,8 +292,8 @@ def test_slopes_bar_shows_every_slope_in_head_order():
     assert [t.name for t in fig.data] == ["b", "e"]
     assert np.concatenate([t.x for t in fig.data]).tolist() == list(range(1, 13))
     assert np.allclose(np.concatenate([t.y for t in fig.data]), alibi_slopes(12), rtol=1e-6)
-    assert fig.data[0].text[4] == "2^−5<br>= 0.03125"
-    assert fig.data[1].customdata[0] == "2^−0.5 ≈ 0.7071"
+    assert fig.data[0].text[4] == "2<sup>−5</sup><br>= 0.03125"  # the exponent raised
+    assert fig.data[1].customdata[0] == "2<sup>−0.5</sup> ≈ 0.7071"
 
 
 def test_slopes_bar_leaves_room_above_the_tallest_bar():
@@ -316,10 +316,10 @@ def test_bias_grid_draws_each_shown_head_with_token_labels():
         assert list(trace.x) == list(trace.y) == [plain(label) for label in labels]
     assert len(set(value_traces(fig.data)[0].x)) == 4
     titles = [a.text for a in fig.layout.annotations][: len(shown)]
-    assert titles == [f"h{h} {slope_text(slope_exponents(20)[h - 1])}" for h in shown]
+    assert titles == [f"h{h} {raised(slope_text(slope_exponents(20)[h - 1]))}" for h in shown]
     two_lines = bias_grid(causal_alibi_bias(20, 1), slope_exponents(20), [1], ["<i>"], title="t",
                           panel_format="<b>{h}\n{m}", x_title="x", y_title="y", value_name="v")
-    assert two_lines.layout.annotations[0].text == "&lt;b&gt;1<br>2^−0.5 ≈ 0.7071"
+    assert two_lines.layout.annotations[0].text == "&lt;b&gt;1<br>2<sup>−0.5</sup> ≈ 0.7071"
 
 
 @pytest.mark.parametrize("n_shown", [1, 3, 4, 5, 16])
@@ -392,3 +392,11 @@ def test_t5_buckets_and_alibi_lines_are_two_charts_each_with_its_own_legend():
     assert [t.name for t in fig.data] == ["h1", "h4", "h"]
     assert np.allclose(fig.data[1].y, lines[3], rtol=1e-6)
     assert fig.layout.shapes[0].fillcolor == HIDDEN_COLOR
+
+
+@pytest.mark.parametrize(("typed", "shown"), [
+    ("m = 2^−5", "m = 2<sup>−5</sup>"),
+    ("2^(−8h/8): the 8-head list", "2<sup>−8h/8</sup>: the 8-head list"),
+    ("<b>x^2</b>", "&lt;b&gt;x<sup>2</sup>&lt;/b&gt;"), ("no power", "no power")])
+def test_a_power_in_a_charts_text_is_raised_and_nothing_typed_becomes_markup(typed, shown):
+    assert raised(plain(typed)) == shown

@@ -87,7 +87,8 @@ def test_one_click_packs_every_chart_of_the_page_into_a_zip(server, page):
 # ink: its path filled as plotly fills it (nonzero rule) on a canvas of the icon's size.
 INK_JS = """(chart) => [...chart.querySelectorAll('.modebar-btn')].filter(
     (b) => /SVG|CSV|npy|矢量|表格/.test(b.dataset.title)).map((b) => {
-  const svg = b.querySelector('svg'), [, , w, h] = svg.getAttribute('viewBox').split(' ').map(Number);
+  const svg = b.querySelector('svg');
+  const [, , w, h] = svg.getAttribute('viewBox').split(' ').map(Number);
   const canvas = Object.assign(document.createElement('canvas'), { width: w * 4, height: h * 4 });
   const ctx = canvas.getContext('2d');
   ctx.scale(4, 4);

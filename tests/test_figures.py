@@ -1,9 +1,10 @@
 """Figure builders of the embedding and sinusoidal lessons, checked on their data."""
 
 import numpy as np
+import pytest
 
 from posviz.embedding import token_embeddings
-from posviz.figures.common import plain, token_heatmap
+from posviz.figures.common import SQUARE_TICKS, plain, token_heatmap
 from posviz.figures.embedding import aligned_heatmaps
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap, vector_pair, waves
 from posviz.sinusoidal import dot_by_offset, sinusoidal, sinusoidal_sampled
@@ -74,3 +75,15 @@ def test_offset_curve_and_vector_pair_carry_their_inputs():
     a, b = np.linspace(-1, 1, 6), np.linspace(1, -1, 6)
     fig = figure_json(vector_pair(a, b, names=("a", "b"), title="", x_title="", y_title=""))
     np.testing.assert_allclose(array(fig["data"][1]["y"]), b, atol=1e-6)
+
+
+@pytest.mark.parametrize(("n", "step"), [(4, 1), (16, 1), (17, 2), (40, 5), (64, 5), (128, 10)])
+def test_a_square_map_of_positions_labels_both_axes_at_one_step(n, step):
+    labels = [str(p) for p in range(n)]
+    fig = token_heatmap(np.eye(n), labels, labels, title="t", x_title="x", y_title="y")
+    x, y = fig.layout.xaxis.tickvals, fig.layout.yaxis.tickvals
+    assert x == y and (x is None if step == 1 else list(x) == labels[::step])
+    assert x is None or len(x) <= SQUARE_TICKS
+    wide = token_heatmap(np.ones((n, 3)), labels, ["a", "b", "c"], title="t", x_title="x",
+                         y_title="y")
+    assert wide.layout.xaxis.tickvals is None and wide.layout.yaxis.tickvals is None

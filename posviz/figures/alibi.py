@@ -17,6 +17,7 @@ from posviz.figures.common import (
     layout,
     masked_layer,
     plain,
+    raised,
 )
 
 GRID_COLUMNS = 4
@@ -43,7 +44,8 @@ def slope_text(exponent: float, sep: str = " ") -> str:
 
 def _panel_title(text: str, domain: tuple[float, float], top: float) -> dict:
     """A panel's title, centred above it (paper coordinates); a newline in text starts a line."""
-    return dict(text="<br>".join(plain(line) for line in text.split("\n")), x=sum(domain) / 2,
+    return dict(text="<br>".join(raised(plain(line)) for line in text.split("\n")),
+                x=sum(domain) / 2,
                 y=top, xref="paper", yref="paper", xanchor="center", yanchor="bottom",
                 showarrow=False)
 
@@ -62,10 +64,10 @@ def slopes_bar(exponents: np.ndarray, n_base: int, *, title: str, x_title: str, 
     heads = np.arange(1, len(exponents) + 1)
     labelled = len(exponents) <= 16
     traces = [dict(
-        type="bar", x=heads[part], y=(2.0 ** exponents[part]).astype(np.float32), name=plain(name),
-        marker_color=color, textposition="outside",
-        text=[slope_text(e, "<br>") for e in exponents[part]] if labelled else None,
-        customdata=[slope_text(e) for e in exponents[part]],
+        type="bar", x=heads[part], y=(2.0 ** exponents[part]).astype(np.float32),
+        name=raised(plain(name)), marker_color=color, textposition="outside",
+        text=[raised(slope_text(e, "<br>")) for e in exponents[part]] if labelled else None,
+        customdata=[raised(slope_text(e)) for e in exponents[part]],
         hovertemplate=f"{plain(x_title)} %{{x}}<br>m = %{{customdata}}<extra></extra>")
         for name, part, color in ((base_name, slice(0, n_base), BASE_COLOR),
                                   (extra_name, slice(n_base, None), EXTRA_COLOR))

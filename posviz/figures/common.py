@@ -7,6 +7,7 @@ once, where each `update_*` call would validate again (a tenfold difference in b
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -46,6 +47,15 @@ def plain(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+POWER = re.compile(r"\^\(([^()]*)\)|\^(−?\d+(?:\.\d+)?)")
+
+
+def raised(text: str) -> str:
+    """Text (escaped by plain) with each power written ^e or ^(e) (2^−5, 2^(−8/n)) set as a
+    superscript, as plotly draws <sup>."""
+    return POWER.sub(lambda m: f"<sup>{m.group(1) or m.group(2)}</sup>", text)
+
+
 def layout(title: str, height: int | None = None, *, min_width: int = MIN_WIDTH,
            **extra: object) -> dict:
     """The layout every posviz chart shares (title, font size, margins, the legend under the
@@ -56,7 +66,8 @@ def layout(title: str, height: int | None = None, *, min_width: int = MIN_WIDTH,
     least) is the narrowest the chart stays legible at, kept in the layout's meta for the app's
     chart element.
     """
-    return dict(title=dict(text=plain(title), y=1, yanchor="top", yref="container", pad=dict(t=12)),
+    return dict(title=dict(text=raised(plain(title)), y=1, yanchor="top", yref="container",
+                           pad=dict(t=12)),
                 font=dict(size=FONT_SIZE), margin=dict(l=10, r=10, t=50, b=10), legend=LEGEND,
                 uniformtext=dict(minsize=MIN_FONT_SIZE, mode="hide"),
                 meta=dict(min_width=max(min_width, MIN_WIDTH)), height=height,
@@ -128,6 +139,18 @@ def masked_layer(z: np.ndarray, x: list[str], y: list[str], **placement: object)
                 hoverinfo="skip", **placement)
 
 
+SQUARE_TICKS = 16  # a square map labels at most about this many rows, and as many columns
+NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100)
+
+
+def shared_ticks(labels: list[str]) -> dict:
+    """Ticks for both axes of a square map (the same labels on each): one step for both, the
+    smallest of NICE_STEPS that labels at most about SQUARE_TICKS of them (plotly would pick
+    a step per axis: every 3rd column beside every 7th row)."""
+    step = next((s for s in NICE_STEPS if len(labels) / s <= SQUARE_TICKS), NICE_STEPS[-1])
+    return dict(tickvals=labels[::step]) if step > 1 else {}
+
+
 def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *, title: str,
                   x_title: str, y_title: str, value_name: str = "", colorscale: str = "RdBu_r",
                   zmid: float | None = 0.0, zmin: float | None = None, zmax: float | None = None,
@@ -136,12 +159,15 @@ def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *
 
     Labels must be unique (`token_labels` makes them so): they are the categories of both axes,
     so repeated tokens keep their own rows and hover names the exact cell. Plotly labels as
-    many rows and columns as the drawn size has room for (every n-th on a long sentence). NaN
+    many rows and columns as the drawn size has room for (every n-th on a long sentence); a
+    square map of positions (the same numbers on both axes) labels both at one step
+    (`shared_ticks`). NaN
     cells (e.g. hidden by a causal mask) are grey. Values go out as float32.
     """
     rows, cols = [plain(r) for r in row_labels], [plain(c) for c in col_labels]
     z = np.asarray(z, dtype=np.float32)
     hidden = [masked_layer(z, cols, rows)] if np.isnan(z).any() else []
+    square = shared_ticks(rows) if rows == cols and all(map(str.isdigit, rows)) else {}
     heatmap = dict(
         type="heatmap", z=z, x=cols, y=rows,
         colorscale=colorscale, zmid=zmid, zmin=zmin, zmax=zmax, hoverongaps=False,
@@ -149,5 +175,5 @@ def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *
                        f"{plain(value_name)} %{{z:.4f}}<extra></extra>"))
     return go.Figure([*hidden, heatmap], layout(
         title, height,
-        xaxis=axis(x_title, type="category", range=[-0.5, len(cols) - 0.5]),
-        yaxis=axis(y_title, type="category", range=[len(rows) - 0.5, -0.5])))
+        xaxis=axis(x_title, type="category", range=[-0.5, len(cols) - 0.5], **square),
+        yaxis=axis(y_title, type="category", range=[len(rows) - 0.5, -0.5], **square)))
