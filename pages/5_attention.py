@@ -16,6 +16,7 @@ from posviz.permutation import (
 from ui.cached import attention as cached
 
 HEADS = (1, 2, 4, 8)
+BAG_NOISE = 1e-9  # a difference below this is float rounding: nothing moved
 ORDERS = ("reverse", "shuffle", "typed")
 
 
@@ -116,6 +117,10 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                 col.metric(s.t("attention.scheme_gap",
                                scheme=cached.scheme_name(name, causal, s.lang)), readable(gap))
             d.caption(s.t("attention.scheme_gaps_caption"))
+            if causal and gaps[0] > BAG_NOISE:  # "no position" beside the schemes: the mask
+                unmasked = cached.check(tokens, order, n_layers, n_heads, "none", False).gap
+                d.info(s.t("attention.mask_carries_order", none=readable(gaps[0]),
+                           off=readable(unmasked)))
 
             d.chart(cached.twin_figure(tokens, order, n_layers, n_heads, scheme, causal,
                                        s.lang), "twin")

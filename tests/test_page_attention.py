@@ -142,3 +142,24 @@ def test_a_typed_order_that_is_not_a_permutation_gives_a_message_not_a_traceback
     assert at.error
     at.text_input(key="attention_typed").set_value("1，0，2，3").run()
     assert not at.exception and headline(at) > 0.1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_default_view_explains_why_no_position_differs_under_the_causal_mask(lang):
+    """At the page's defaults (causal mask on) "no position" shows a large difference beside
+    the schemes: the page says the mask carries order, with the no-mask number beside it."""
+    from posviz.permutation import readable, reversal
+    from ui.cached.attention import check
+    from ui.i18n import text
+
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.query_params["lang"] = lang
+    at.run()
+    tokens, order = tuple("刚想到了"), tuple(reversal(4).tolist())
+    masked, unmasked = (check(tokens, order, 2, 4, "none", causal).gap for causal in (True, False))
+    assert masked > 0.1 and unmasked < 1e-9
+    said = text("attention.mask_carries_order", lang, none=readable(masked),
+                off=readable(unmasked))
+    assert said in [info.value for info in at.info]
+    at.toggle(key="attention_causal").set_value(False).run()
+    assert not [i for i in at.info if i.value.startswith(said[:20])]
