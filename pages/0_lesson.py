@@ -103,13 +103,13 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
         d.info(s.t("lesson.need_two"))
         return
     backwards = tuple(reversal(len(seq)).tolist())
+    # the case the question asks about, whatever the switch: no position, no causal mask
+    d.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order")
     yours, turned = d.columns(2)
     yours.caption(s.t("lesson.order.yours"))
     yours.chips(s.tokens)
     turned.caption(s.t("lesson.order.reversed"))
     turned.chips(reordered(s.tokens, backwards), [str(k) for k in backwards])
-    # the case the question asks about, whatever the switch: no position, no causal mask
-    d.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order")
     none, sinusoidal = (attention.check(seq, backwards, cached.LAYERS, cached.HEADS, name, False)
                         for name in ("none", "sinusoidal"))
     same = reordered(s.tokens, backwards) == s.tokens  # 我我我: the same sentence again

@@ -47,17 +47,15 @@ DECAY_FORMULA = (
 )
 """LaTeX of `decay_bound` (RoFormer sec. 3.4.3)."""
 
-CONTEXT_FORMULA = (
-    r"\begin{gathered}"
+CONTEXT_FORMULA = (  # parts a phone stacks (formula_parts), side by side on a desk
     r"\text{PI: } m \to \tfrac{m}{s} \qquad \text{NTK: } b' = b\, s^{d/(d-2)} \qquad"
-    r"\text{YaRN: } \theta'_i = (1-\gamma_i)\,\tfrac{\theta_i}{s} + \gamma_i\,\theta_i,\quad "
-    r"\sqrt{1/t} = 0.1 \ln s + 1 \\"
+    r"\text{YaRN: } \theta'_i = (1-\gamma_i)\,\tfrac{\theta_i}{s} + \gamma_i\,\theta_i \qquad "
+    r"\sqrt{1/t} = 0.1 \ln s + 1 \qquad "
     r"\gamma_i = \min\!\left(1, \max\!\left(0, \tfrac{L/\lambda_i - \alpha}{\beta - \alpha}"
     r"\right)\right) \qquad "
     r"\tilde\gamma_i = \min\!\left(1, \max\!\left(0, \tfrac{\lceil i_\alpha \rceil - i}"
-    r"{\lceil i_\alpha \rceil - \lfloor i_\beta \rfloor}\right)\right),\quad "
+    r"{\lceil i_\alpha \rceil - \lfloor i_\beta \rfloor}\right)\right) \qquad "
     r"i_r = \tfrac{d \ln (L / 2\pi r)}{2 \ln b}"
-    r"\end{gathered}"
 )
 """LaTeX of `context_frequencies`, `yarn_ramp` (gamma: ramp="paper", tilde gamma: ramp="code")
 and `yarn_temperature`. Language-neutral: the page names L, lambda_i, alpha, beta and t in a

@@ -211,16 +211,19 @@ const WIDE = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"
 const OPENING = "(\\[{\u3008\u300a\u300c\u300e\u3010\u3014\u2018\u201c\uff08\uff3b\uff5b";
 const CLOSING = ")\\]},.:;!?\u3001\u3002\u3009\u300b\u300d\u300f\u3011\u3015\u2019\u201d"
   + "\u2026\uff09\uff3d\uff5d\uff0c\uff0e\uff1a\uff1b\uff01\uff1f";
-const PIECES = new RegExp(`[${OPENING}]*(?:[${WIDE}]|[^\\s${WIDE}]+)[${CLOSING}]*\\s*|\\s+`,
-                          "g");
+const SPACE = "[^\\S\\u00a0]";  // a space a line may break at: any but a no-break space
+const PIECES = new RegExp(
+  `[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)[${CLOSING}]*${SPACE}*|${SPACE}+`, "g");
+const EQUATION = /(\S) = (?=\S)/g;  // "d = 16" stays on one line, in Chinese too
 
 // Text (plotly's markup: escaped characters, <br> between lines) broken into lines no wider
 // than room pixels in font: at spaces, and between any two CJK characters, never after an
-// opening bracket or before a closing one or a comma.
+// opening bracket or before a closing one or a comma, nor inside an equation ("d = 16").
 function wrapped(text, font, room) {
   ruler.font = font;
   const width = (line) => ruler.measureText(plain(line)).width;
-  return String(text).split(/<br\s*\/?>/i).flatMap((part) => {
+  const kept = String(text).replace(EQUATION, "$1\u00a0=\u00a0");
+  return kept.split(/<br\s*\/?>/i).flatMap((part) => {
     const lines = [""];
     for (const piece of part.match(PIECES) || []) {
       const last = lines[lines.length - 1];
@@ -380,6 +383,7 @@ function sized(div) {
   const { figure, host, toolbar } = div.posvizSource;
   div.posvizWidth = div.clientWidth;
   div.posvizView = host.clientWidth;
+  host.classList.toggle("posviz-wide", div.posvizWidth > div.posvizView + 1);
   const layout = themed(figure.layout, host);
   const title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
@@ -409,11 +413,15 @@ function render(div, asMate = false) {
 export function drawChart(data, parentElement) {
   let div = parentElement.querySelector(".posviz-chart");
   if (!div) {
+    const cue = document.createElement("div");  // shown while the chart is wider than its column
+    cue.className = "posviz-scroll-cue";
+    cue.setAttribute("aria-hidden", "true");
     div = document.createElement("div");
     div.className = "posviz-chart";
-    parentElement.appendChild(div);
+    parentElement.append(cue, div);
     parentElement.style.overflowX = "auto";  // a chart wider than its column scrolls in it
   }
+  parentElement.querySelector(".posviz-scroll-cue").textContent = data.labels.scroll || "";
   const figure = JSON.parse(data.figure);
   const meta = figure.layout.meta || {};
   div.style.minWidth = `${meta.min_width || 0}px`;  // narrower, the chart would be illegible
@@ -449,26 +457,63 @@ export function drawChart(data, parentElement) {
   if (div.offsetParent !== null) render(div);  // its place, at its drawn height
 }
 
-// A phone shows its number pad in a room's join field (ui.room.join_box: the app draws a text
-// field, which Streamlit gives no inputmode); once per tab, for every such field drawn later.
-function numberPads() {
-  if (window.posvizPads) return;
+// ---- formulas and fields ----------------------------------------------------------------------
+
+// A formula wider than its line is set smaller until it fits, down to SMALLEST of its size
+// (narrower still, it scrolls in its line): a phone shows a formula's end. Fitted again when
+// its line's width changes (its height follows its size: not on every size change), and when
+// it has grown wider than its line (KaTeX's fonts arrived, the page changed).
+const SMALLEST = 0.6;
+const FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)";
+const fitter = new ResizeObserver((entries) => entries.forEach(({ target }) => {
+  if (target.clientWidth !== target.posvizFitWidth) fit(target);
+}));
+
+function fit(box) {
+  box.posvizFitWidth = box.clientWidth;
+  box.style.fontSize = "";
+  const over = box.scrollWidth / box.clientWidth;
+  box.posvizSmallest = over > 1 / SMALLEST;
+  if (over > 1.005) box.style.fontSize = `${Math.max(SMALLEST, 1 / over) * 100}%`;
+}
+
+export function fitFormulas(scope, selector = FORMULAS) {
+  if (!window.posvizFontsWatched) {  // a formula set before its fonts came is measured again
+    window.posvizFontsWatched = true;
+    document.fonts.addEventListener("loadingdone", () => fitFormulas(document, selector));
+  }
+  scope.querySelectorAll(selector).forEach((box) => {
+    if (!box.posvizFitted) {
+      box.posvizFitted = true;
+      fitter.observe(box);
+    } else if (!box.posvizSmallest && box.scrollWidth > box.clientWidth + 1) {
+      fit(box);
+    }
+  });
+}
+
+// What the app's pages need once per tab, for every element drawn later: formulas fitted to
+// their lines, and a phone's number pad in a room's join field (ui.room.join_box: the app
+// draws a text field, which Streamlit gives no inputmode).
+function watchPage() {
+  if (window.posvizWatch) return;
   let queued = false;
-  const mark = () => {
+  const touch = () => {
     queued = false;
+    fitFormulas(document);
     document.querySelectorAll('[class*="st-key-room_join"] input').forEach((input) => {
       if (input.inputMode !== "numeric") input.inputMode = "numeric";
     });
   };
-  window.posvizPads = new MutationObserver(() => {
-    if (!queued) queued = Boolean(requestAnimationFrame(mark));
+  window.posvizWatch = new MutationObserver(() => {
+    if (!queued) queued = Boolean(requestAnimationFrame(touch));
   });
-  window.posvizPads.observe(document.body, { childList: true, subtree: true });
-  mark();
+  window.posvizWatch.observe(document.body, { childList: true, subtree: true });
+  touch();
 }
 
 function drawTools(data, parentElement) {
-  numberPads();
+  watchPage();
   let box = parentElement.querySelector(".posviz-tools");
   if (!box) {
     box = document.createElement("div");

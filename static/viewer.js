@@ -7,7 +7,7 @@
 // questions; a student answers with large buttons and sees the reveal. In a downloaded file
 // (#posviz-file), it draws the file's documents once, with the answers behind buttons.
 
-import { drawChart } from "./chart.js";
+import { drawChart, fitFormulas } from "./chart.js";
 
 const LETTERS = "ABCDEF";
 const md = window.markdownit({ html: false, linkify: false });
@@ -261,12 +261,13 @@ function draw(blocks, into) {
 
 // Charts are drawn once their hosts are in the page (they size to their column).
 function drawCharts(scope) {
-  const labels = { svg: strings.svg, csv: strings.csv, npy: strings.npy };
+  const labels = { svg: strings.svg, csv: strings.csv, npy: strings.npy, scroll: strings.scroll };
   scope.querySelectorAll(".posviz-chart-host").forEach((host) => {
     if (host.querySelector(".posviz-chart")) return;
     drawChart({ figure: host.dataset.figure, name: host.dataset.name, labels,
                 modebar: host.dataset.toolbar !== "false", bundle: window.posvizBundle }, host);
   });
+  fitFormulas(scope, ".posviz-formula-part");
 }
 
 // ---- the file -------------------------------------------------------------------------------

@@ -292,7 +292,7 @@ def test_slopes_bar_shows_every_slope_in_head_order():
     assert [t.name for t in fig.data] == ["b", "e"]
     assert np.concatenate([t.x for t in fig.data]).tolist() == list(range(1, 13))
     assert np.allclose(np.concatenate([t.y for t in fig.data]), alibi_slopes(12), rtol=1e-6)
-    assert fig.data[0].text[4] == "2<sup>−5</sup><br>= 0.03125"  # the exponent raised
+    assert fig.data[0].text[4] == "2⁻⁵<br>= 0.03125"  # the exponent raised
     assert fig.data[1].customdata[0] == "2<sup>−0.5</sup> ≈ 0.7071"
 
 
@@ -395,8 +395,8 @@ def test_t5_buckets_and_alibi_lines_are_two_charts_each_with_its_own_legend():
 
 
 @pytest.mark.parametrize(("typed", "shown"), [
-    ("m = 2^−5", "m = 2<sup>−5</sup>"),
-    ("2^(−8h/8): the 8-head list", "2<sup>−8h/8</sup>: the 8-head list"),
-    ("<b>x^2</b>", "&lt;b&gt;x<sup>2</sup>&lt;/b&gt;"), ("no power", "no power")])
+    ("m = 2^−5", "m = 2⁻⁵"), ("2^−0.5 ≈ 0.7071", "2<sup>−0.5</sup> ≈ 0.7071"),
+    ("2^(−8h/8): the 8-head list", "2^(−8h/8): the 8-head list"),
+    ("<b>x^2</b>", "&lt;b&gt;x²&lt;/b&gt;"), ("no power", "no power")])
 def test_a_power_in_a_charts_text_is_raised_and_nothing_typed_becomes_markup(typed, shown):
     assert raised(plain(typed)) == shown

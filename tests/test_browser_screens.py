@@ -85,23 +85,38 @@ PLOTS = "[data-testid=stMain] .js-plotly-plot .draglayer"  # every chart's plot 
 DARK_JS = """() => getComputedStyle(document.querySelector('[data-testid=stApp]')).backgroundColor
   .match(/\\d+/g).slice(0, 3).reduce((sum, v) => sum + Number(v), 0) < 3 * 128"""
 
-# The page's formulas that KaTeX could not read, and those wider than their line that do not
-# scroll in it (a phone would cut them off at its edge).
+# The page's formulas that KaTeX could not read, and those wider than their line (a phone
+# would hide their end: a formula is set smaller until it fits).
 FORMULAS_JS = """() => {
   const formulas = [...document.querySelectorAll('[data-testid=stMain] .katex')];
   const broken = document.querySelectorAll('[data-testid=stMain] .katex-error').length;
   const cut = formulas.map((f) => f.closest('[data-testid=stMarkdownContainer]'))
-    .filter((box) => box && box.scrollWidth > box.clientWidth + 1
-            && !/auto|scroll/.test(getComputedStyle(box).overflowX)).length;
+    .filter((box) => box && box.scrollWidth > box.clientWidth + 1).length;
   return [broken, cut];
 }"""
 
-# The lesson's new scene: the window at the top of the page, and the scene's first chart drawn
-# with its top above the window's bottom (on a projector: no scrolling to see the figure).
-SCENE_SHOWN_JS = """() => {
+# Charts wider than their column (they scroll sideways) that do not say so, and chart titles
+# with a line broken inside an equation ("d =" at a line's end, "= 16" at the next one's start).
+CHART_TEXT_JS = r"""() => {
+  const charts = [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
+    .filter((c) => c.offsetParent !== null && c.clientWidth > c.parentElement.clientWidth + 1);
+  const silent = charts.filter((c) => {
+    const cue = c.parentElement.querySelector('.posviz-scroll-cue');
+    return !cue || !cue.offsetHeight || !cue.textContent.trim();
+  }).length;
+  const broken = [...document.querySelectorAll('[data-testid=stMain] .gtitle')]
+    .flatMap((t) => [...t.querySelectorAll('tspan.line')].map((l) => l.textContent))
+    .filter((line) => /\s=$|^=\s/.test(line.trim()));
+  return [silent, broken];
+}"""
+
+# The lesson's new scene: the window at the top of the page, and (with chart) the scene's first
+# chart drawn with its top above the window's bottom (on a projector: no scrolling to see it).
+SCENE_SHOWN_JS = """([chart]) => {
   const main = document.querySelector('[data-testid=stMain]');
-  const chart = main.querySelector('.posviz-chart.js-plotly-plot');
-  return main.scrollTop === 0 && !!chart && chart.getBoundingClientRect().top < innerHeight;
+  const first = main.querySelector('.posviz-chart.js-plotly-plot');
+  return main.scrollTop === 0
+    && (!chart || (!!first && first.getBoundingClientRect().top < innerHeight));
 }"""
 
 # Every drawn chart in the page as wide as its column (or as its legible minimum, scrolling in
@@ -183,6 +198,10 @@ class Sweep:
         broken, cut = page.evaluate(FORMULAS_JS)
         if broken or cut:
             self.found.append(f"{said}: {broken} formulas KaTeX cannot read, {cut} cut off")
+        silent, split = page.evaluate(CHART_TEXT_JS)
+        if silent or split:
+            self.found.append(f"{said}: {silent} charts scroll sideways without a cue, titles "
+                              f"broken inside an equation: {split}")
         if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
         self.screenshot(where)
@@ -210,6 +229,7 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
     dark = (screen.name, lang) in DARK
     context = screen.context(browser, dark)
     sweep = Sweep(context.new_page(), base, screen, lang, dark, SHOTS)
+    projector = screen.name == "projector"
     for route in [None, *PAGES]:
         if route == LESSON:
             sweep.open(route, scene="1")
@@ -219,10 +239,11 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
                     heading = f"{scene}. "
                     sweep.page.locator("[data-testid=stMain] h2", has_text=heading).first.wait_for()
                 try:
-                    sweep.page.wait_for_function(SCENE_SHOWN_JS, timeout=20_000, polling=100)
+                    sweep.page.wait_for_function(SCENE_SHOWN_JS, arg=[projector], timeout=20_000,
+                                                 polling=100)
                 except PlaywrightTimeout:
-                    sweep.found.append(f"{screen.name}, {lang}, scene {scene}: not at the top "
-                                       "with a chart drawn in the window")
+                    sweep.found.append(f"{screen.name}, {lang}, scene {scene}: not at the top"
+                                       + " with a chart drawn in the window" * projector)
                 sweep.check(f"lesson-{scene}")
         else:
             sweep.open(route)
@@ -307,7 +328,7 @@ def test_the_home_page_opens_on_the_sentence_with_a_small_join_field(logged, bro
         "button", name=text("room.start", "en"))
     start.wait_for()
     assert start.is_visible() and start.bounding_box()["y"] < 720
-    projector.wait_for_function(SCENE_SHOWN_JS, timeout=20_000, polling=100)
+    projector.wait_for_function(SCENE_SHOWN_JS, arg=[True], timeout=20_000, polling=100)
     field = projector.locator(".st-key-room_join_home input").bounding_box()
     assert field["width"] < 320
     projector.close()

@@ -40,7 +40,7 @@ def test_chosen_head_is_drawn_with_and_without_the_bias(at):
     at.number_input(key="alibi_head").set_value(2).run()
     figs = figures(at)
     without = array(figs["Head 2: attention weights without any position"]["data"][-1]["z"])
-    with_bias = array(figs["Head 2: with its ALiBi bias (m = 2<sup>−2</sup> = 0.25)"]["data"][-1]
+    with_bias = array(figs["Head 2: with its ALiBi bias (m = 2⁻² = 0.25)"]["data"][-1]
                       ["z"])
     assert np.allclose(np.nansum(with_bias, axis=1), 1, atol=1e-5)
     assert not np.allclose(without, with_bias, equal_nan=True)
@@ -85,8 +85,8 @@ def test_slope_is_named_exactly_in_the_grid_and_the_weights_title(at):
     at.number_input(key="alibi_head").set_value(5).run()
     figs = figures(at)
     grid = figs["Bias added to the score of query i on key j: −m·(i − j)"]["layout"]
-    assert "head 5<br>m = 2<sup>−5</sup> = 0.03125" in [a["text"] for a in grid["annotations"]]
-    assert "Head 5: with its ALiBi bias (m = 2<sup>−5</sup> = 0.03125)" in figs
+    assert "head 5<br>m = 2⁻⁵ = 0.03125" in [a["text"] for a in grid["annotations"]]
+    assert "Head 5: with its ALiBi bias (m = 2⁻⁵ = 0.03125)" in figs
 
 
 @pytest.mark.parametrize(("n_heads", "says"), [

@@ -47,7 +47,10 @@ _COMPONENT = st.components.v2.component(
         font: inherit; color: inherit; background: transparent; cursor: pointer;
         border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem}
         .posviz-tools button:hover {border-color: currentColor}
-        .posviz-tools-note {font-size: .8rem; opacity: .7; overflow-wrap: anywhere}""",
+        .posviz-tools-note {font-size: .8rem; opacity: .7; overflow-wrap: anywhere}
+        .posviz-scroll-cue {display: none}
+        .posviz-wide > .posviz-scroll-cue {display: block; position: sticky; left: 0;
+            font-size: .8rem; opacity: .75; padding-bottom: .2rem}""",
     isolate_styles=False)
 
 
@@ -85,7 +88,7 @@ def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True) -> Non
     leaves out plotly's toolbar (zoom, export), e.g. for a room's small vote counts.
     """
     spec = figure_json(figure, presenting())
-    labels = {key: text(f"common.export.{key}", _lang()) for key in ("svg", "csv", "npy")}
+    labels = {key: text(f"common.export.{key}", _lang()) for key in ("svg", "csv", "npy", "scroll")}
     with where if where is not None else contextlib.nullcontext():
         _COMPONENT(data={"figure": spec, "name": name, "labels": labels, "modebar": toolbar,
                          "bundle": BUNDLE_VERSION}, key=f"chart_{name}", width="stretch")

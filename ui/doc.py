@@ -29,8 +29,10 @@ from ui.state import coded_radio
 NOTES = ("info", "warning", "error", "success")
 FORMULA_CSS = """<style>
 [data-testid=stMarkdownContainer]:has(> p > .katex:only-child) {overflow-x: auto}
+[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) .katex .base {margin: .3em 0}
 </style>"""
-"""A formula wider than a phone scrolls sideways in its line."""
+"""A formula's parts stacked on a phone keep a gap between them; one wider than its line is
+set smaller (static/chart.js), and at its smallest scrolls sideways in its line."""
 CHIPS_CSS = """<style>.posviz-chip {display:inline-block; margin:0 .3em .3em 0;
     padding:.15em .5em; border:1px solid rgba(128,128,128,.5); border-radius:.4em;
     font-size:1.4rem}

@@ -145,10 +145,13 @@ def _script(source: str) -> str:
     return source.replace("</script", "<\\/script").replace("<!--", "<\\!--")
 
 
+CHART_LABELS = ("svg", "csv", "npy", "scroll")  # a chart's buttons, and its sideways cue
+
+
 def viewer_strings(lang: str) -> dict[str, str]:
     """The viewer's own words in lang (static/viewer.js), and its charts' export buttons."""
     return ({key: text(f"viewer.{key}", lang) for key in VIEWER_KEYS}
-            | {key: text(f"common.export.{key}", lang) for key in ("svg", "csv", "npy")}
+            | {key: text(f"common.export.{key}", lang) for key in CHART_LABELS}
             | {"question": text("room.question_head", lang), "down": text("room.down", lang)})
 
 

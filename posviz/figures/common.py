@@ -47,13 +47,19 @@ def plain(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-POWER = re.compile(r"\^\(([^()]*)\)|\^(−?\d+(?:\.\d+)?)")
+POWER = re.compile(r"\^(−?\d+(?:\.\d+)?)(?![\w.])")
+SUPERSCRIPTS = str.maketrans("−0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def raised(text: str) -> str:
-    """Text (escaped by plain) with each power written ^e or ^(e) (2^−5, 2^(−8/n)) set as a
-    superscript, as plotly draws <sup>."""
-    return POWER.sub(lambda m: f"<sup>{m.group(1) or m.group(2)}</sup>", text)
+    """Text (escaped by plain) with each power of a number written ^e (2^−5, 2^−0.5) raised:
+    a whole exponent in superscript characters (2⁻⁵, as large as the text around it), another
+    as plotly's <sup> (there is no superscript point)."""
+    def power(match: re.Match) -> str:
+        exponent = match.group(1)
+        return exponent.translate(SUPERSCRIPTS) if "." not in exponent else f"<sup>{exponent}</sup>"
+
+    return POWER.sub(power, text)
 
 
 def layout(title: str, height: int | None = None, *, min_width: int = MIN_WIDTH,
