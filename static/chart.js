@@ -374,6 +374,14 @@ function rowMates(div) {
             && Math.abs(other.getBoundingClientRect().left - left) > 1);
 }
 
+// A figure of panels side by side may carry the layout of the same panels stacked
+// (meta.narrow, legible in a narrower column: a phone's): drawn with it in a column narrower
+// than the side-by-side layout needs.
+function forColumn(layout, view) {
+  const meta = layout.meta || {};
+  return meta.narrow && view < meta.min_width ? { ...layout, ...meta.narrow } : layout;
+}
+
 // The layout the chart's figure is drawn with at the width it now has, and its height, which
 // the chart's element takes at once: a chart keeps its place at its drawn height before it is
 // drawn, so that nothing under it moves when it draws (a tap on a button below would land
@@ -381,10 +389,12 @@ function rowMates(div) {
 // that the plots line up when only one title wraps. Returns the layout and those row mates.
 function sized(div) {
   const { figure, host, toolbar } = div.posvizSource;
+  const base = forColumn(figure.layout, host.clientWidth);
+  div.style.minWidth = `${base.meta.min_width || 0}px`;  // narrower, it would be illegible
   div.posvizWidth = div.clientWidth;
   div.posvizView = host.clientWidth;
   host.classList.toggle("posviz-wide", div.posvizWidth > div.posvizView + 1);
-  const layout = themed(figure.layout, host);
+  const layout = themed(base, host);
   const title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
   const mates = rowMates(div);
@@ -423,8 +433,7 @@ export function drawChart(data, parentElement) {
   }
   parentElement.querySelector(".posviz-scroll-cue").textContent = data.labels.scroll || "";
   const figure = JSON.parse(data.figure);
-  const meta = figure.layout.meta || {};
-  div.style.minWidth = `${meta.min_width || 0}px`;  // narrower, the chart would be illegible
+  figure.layout.meta = figure.layout.meta || {};
   div.dataset.name = data.name;
   div.posvizSource = { figure, host: parentElement, toolbar: data.modebar !== false };
   if (!div.posvizResize) {  // a new width (window, sidebar, phone turned) refits the chart

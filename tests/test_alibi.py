@@ -400,3 +400,15 @@ def test_t5_buckets_and_alibi_lines_are_two_charts_each_with_its_own_legend():
     ("<b>x^2</b>", "&lt;b&gt;x²&lt;/b&gt;"), ("no power", "no power")])
 def test_a_power_in_a_charts_text_is_raised_and_nothing_typed_becomes_markup(typed, shown):
     assert raised(plain(typed)) == shown
+
+
+def test_the_bias_grid_carries_a_two_column_layout_for_a_phone():
+    shown = heads_shown(8)
+    labels = token_labels(list("刚想到了"))
+    fig = bias_grid(causal_alibi_bias(8, 4), slope_exponents(8), shown, labels, title="t",
+                    panel_format="h{h} {m}", x_title="x", y_title="y", value_name="v")
+    narrow = fig.layout.meta["narrow"]
+    assert fig.layout.meta["min_width"] > 390 >= narrow["meta"]["min_width"]
+    lefts = {round(narrow[f"xaxis{'' if n == 0 else n + 1}"]["domain"][0], 6)
+             for n in range(len(shown))}
+    assert len(lefts) == 2 and len(narrow["annotations"]) == len(shown)

@@ -17,7 +17,7 @@ from posviz.attention import (
     queries_keys,
 )
 from posviz.embedding import token_embeddings
-from posviz.figures.attention import map_grid, twin_maps
+from posviz.figures.attention import map_grid, order_maps, twin_maps
 from posviz.figures.common import masked_layer
 from posviz.permutation import permutation_check, reversal
 from posviz.sinusoidal import sinusoidal
@@ -241,3 +241,28 @@ def test_key_labels_stand_upright_when_few_and_rows_leave_room_for_them(tokens, 
     assert gap >= room + 20  # and a panel title above row 2
     titles = {a.text: a.y for a in fig.layout.annotations}
     assert titles["d"] == pytest.approx(fig.layout.yaxis4.domain[1])
+
+
+def test_panels_side_by_side_carry_their_stacked_layout_for_a_phone():
+    """A phone's column is too narrow for the panels side by side: the figure carries the same
+    panels one under the other, no wider than a phone's column, every panel full width and
+    below the one before."""
+    labels = token_labels(list("刚想到了"))
+    fig = map_grid(np.random.default_rng(0).random((5, 4, 4)), np.ones((4, 4), bool), labels,
+                   [f"h{p}" for p in range(5)], title="t", x_title="k", y_title="q",
+                   value_name="w")
+    side, narrow = fig.layout.to_plotly_json(), fig.layout.meta["narrow"]
+    assert side["meta"]["min_width"] > 390 >= narrow["meta"]["min_width"]
+    tops = [narrow[f"yaxis{'' if p == 0 else p + 1}"]["domain"][1] for p in range(5)]
+    assert all(list(narrow[f"xaxis{'' if p == 0 else p + 1}"]["domain"]) == [0.0, 1.0]
+               for p in range(5))
+    assert tops == sorted(tops, reverse=True) and len(set(tops)) == 5
+
+
+def test_maps_of_two_orders_label_each_panels_keys_with_its_own_order():
+    yours, turned = token_labels(list("刚想到了")), token_labels(list("了到想刚"))
+    fig = order_maps([np.eye(4), np.eye(4)], [yours, turned], ["a", "b"], title="t",
+                     x_title="k", y_title="q", value_name="w")
+    for shape in (fig.layout.to_plotly_json(), fig.layout.meta["narrow"]):
+        assert list(shape["xaxis"]["tickvals"]) == yours
+        assert list(shape["xaxis2"]["tickvals"]) == turned

@@ -24,6 +24,7 @@ GRID_COLUMNS = 4
 GRID_PANEL_WIDTH = 190  # the narrowest a panel of the bias grid is drawn, in pixels
 GRID_GAP = 0.05  # between panels, as a fraction of the width
 PANEL_HEIGHT = 280  # pixels per row of the bias grid, its panel title included
+NARROW_COLUMNS, NARROW_PANEL_WIDTH, NARROW_PANEL_HEIGHT = 2, 115, 220  # in a phone's column
 BASE_COLOR, EXTRA_COLOR = "#1f77b4", "#ff7f0e"
 BIAS_SCALE = "Blues_r"  # 0 (no penalty) white, strong penalties dark blue
 HEAD_COLORS = qualitative.Plotly  # the n-th head drawn as a line keeps its colour in every chart
@@ -88,45 +89,61 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
     """Small multiples: the (T, T) bias of each listed head (numbered from 1) of biases (H, T, T),
     row 0 on top, one shared colour scale, each panel titled
     panel_format.format(h=, m=slope_text(exponent)). NaN cells (hidden by the causal mask) are
-    grey, apart from a zero bias (white)."""
-    cols = min(GRID_COLUMNS, len(heads))
-    rows = -(-len(heads) // cols)
-    # each panel keeps room for its two-line title and its key labels; the scale bar beside them
-    least = GRID_PANEL_WIDTH * cols + 120
-    height = TITLED_MARGIN + 70 + PANEL_HEIGHT * rows
-    plot = height - TITLED_MARGIN - 70                    # pixels of the panels' paper area
-    width, title_room = (1 - GRID_GAP * (cols - 1)) / cols, 50 / plot  # two-line titles
+    grey, apart from a zero bias (white). Up to GRID_COLUMNS panels to a row; the layout of
+    NARROW_COLUMNS to a row rides along in meta.narrow for a phone's column (static/chart.js)."""
     names = [plain(label) for label in labels]
     hover = (f"{plain(y_title)} %{{y}}<br>{plain(x_title)} %{{x}}<br>"
              f"{plain(value_name)} %{{z:.3f}}<extra></extra>")
-    traces, axes, titles = [], {}, []
+    traces = []
     for n, h in enumerate(heads):
-        row, col = divmod(n, cols)
-        left, top = col * (width + GRID_GAP), 1 - row / rows
-        x_domain, y_domain = (left, left + width), (top - 1 / rows + title_room, top - title_room)
-        suffix = "" if n == 0 else str(n + 1)
-        place = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+        place = dict(xaxis=f"x{'' if n == 0 else n + 1}", yaxis=f"y{'' if n == 0 else n + 1}")
         traces += [masked_layer(biases[h - 1], names, names, **place),
                    dict(type="heatmap", z=biases[h - 1].astype(np.float32), x=names, y=names,
                         coloraxis="coloraxis", hoverongaps=False, hovertemplate=hover, **place)]
-        bottom, first = n + cols >= len(heads), col == 0
-        # ranges end at the outer cells: the grey layer shows in hidden cells only
-        # plotly labels as many categories as there is room for
-        axes[f"xaxis{suffix}"] = axis(x_title if bottom else "", type="category",
-                                      showticklabels=bottom, range=[-0.5, len(names) - 0.5],
-                                      domain=x_domain, anchor=f"y{suffix}")
-        axes[f"yaxis{suffix}"] = axis(y_title if first else "", type="category",
-                                      showticklabels=first, range=[len(names) - 0.5, -0.5],
-                                      domain=y_domain, anchor=f"x{suffix}")
-        titles.append(_panel_title(panel_format.format(h=h, m=slope_text(exponents[h - 1])),
-                                   x_domain, y_domain[1]))
     # zero (no penalty) stays white even when every bias is zero (position off)
     lowest = min(float(np.nanmin(biases[np.asarray(heads) - 1])), -1.0)
-    return go.Figure(traces, layout(
-        title, height, min_width=least, annotations=titles,
-        margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
-        coloraxis=dict(colorscale=BIAS_SCALE, cmin=lowest, cmax=0.0,
-                       colorbar=dict(title=dict(text=plain(value_name)))), **axes))
+
+    def grid(cols: int, panel_width: int, panel_height: int, sep: str = " ") -> dict:
+        """The layout of the panels cols to a row, each panel_width pixels wide at the least
+        and panel_height high (its title included; sep before the slope's value). The key
+        axis is titled under each column's last panel, only the first column's when narrow."""
+        panel_titles = [panel_format.format(h=h, m=slope_text(exponents[h - 1], sep))
+                        for h in heads]
+        lines = max(title.count("\n") + 1 for title in panel_titles)
+        cols = min(cols, len(heads))
+        rows = -(-len(heads) // cols)
+        # each panel keeps room for its two-line title and its key labels; the bar beside them
+        height = TITLED_MARGIN + 70 + panel_height * rows
+        plot = height - TITLED_MARGIN - 70                # pixels of the panels' paper area
+        width, title_room = (1 - GRID_GAP * (cols - 1)) / cols, 25 * lines / plot
+        axes, titles = {}, []
+        for n in range(len(heads)):
+            row, col = divmod(n, cols)
+            left, top = col * (width + GRID_GAP), 1 - row / rows
+            x_domain = (left, left + width)
+            y_domain = (top - 1 / rows + title_room, top - title_room)
+            suffix = "" if n == 0 else str(n + 1)
+            bottom, first = n + cols >= len(heads), col == 0
+            # ranges end at the outer cells: the grey layer shows in hidden cells only;
+            # plotly labels as many categories as there is room for
+            titled = bottom and (col == 0 or panel_width > NARROW_PANEL_WIDTH)
+            axes[f"xaxis{suffix}"] = axis(x_title if titled else "", type="category",
+                                          showticklabels=bottom, range=[-0.5, len(names) - 0.5],
+                                          domain=x_domain, anchor=f"y{suffix}")
+            axes[f"yaxis{suffix}"] = axis(y_title if first else "", type="category",
+                                          showticklabels=first, range=[len(names) - 0.5, -0.5],
+                                          domain=y_domain, anchor=f"x{suffix}")
+            titles.append(_panel_title(panel_titles[n], x_domain, y_domain[1]))
+        return layout(title, height, min_width=panel_width * cols + 120, annotations=titles,
+                      margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
+                      coloraxis=dict(colorscale=BIAS_SCALE, cmin=lowest, cmax=0.0,
+                                     colorbar=dict(title=dict(text=plain(value_name)))), **axes)
+
+    drawn = grid(GRID_COLUMNS, GRID_PANEL_WIDTH, PANEL_HEIGHT)
+    if len(heads) > NARROW_COLUMNS:
+        drawn["meta"]["narrow"] = grid(NARROW_COLUMNS, NARROW_PANEL_WIDTH, NARROW_PANEL_HEIGHT,
+                                       "\n")
+    return go.Figure(traces, drawn)
 
 
 def distance_bars(with_bias: np.ndarray, without: np.ndarray, *, title: str, x_title: str,

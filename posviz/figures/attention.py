@@ -24,6 +24,10 @@ UPRIGHT_KEYS = 12
 NARROWEST_ROW = 690
 """Pixels the panels of one row share at the least: the figure is never drawn narrower (a
 phone scrolls it sideways), so upright labels that fit in them always fit."""
+STACKED_WIDTH, STACKED_ROW = 350, 140
+"""The figure's stacked layout, one panel per row (meta.narrow: static/chart.js draws it in a
+column too narrow for the panels side by side, a phone's) fits this many pixels, its panel
+never narrower than STACKED_ROW."""
 COLOUR_BAR_ROOM = 110  # pixels beside the panels for a colour bar and its title
 TICK_SIZE = 11
 LINE, LABEL_OFFSET = 1.3, 24  # line height in font sizes; pixels from a panel to its labels
@@ -36,19 +40,25 @@ def _label_width(label: str) -> float:
                            for c in label)
 
 
-def _key_ticks(labels: list[str], n_cols: int) -> tuple[dict, int]:
-    """Key axis ticks for panels n_cols to a row, and the pixels they take below a panel.
+def _key_ticks(labels: list[str], row: float) -> tuple[dict, int]:
+    """Key axis ticks for a panel `row` pixels wide at the least, and the pixels they take
+    below it.
 
     Labels stand upright on two lines ("3" over "dog") when there are at most UPRIGHT_KEYS and
-    they fit side by side; otherwise they are turned on their side (-90 degrees), and plotly
-    labels as many keys as the panel's width has room for (every n-th on a long sentence).
+    they fit side by side in the panel; otherwise they are turned on their side (-90 degrees),
+    and plotly labels as many keys as the panel's width has room for (every n-th on a long
+    sentence).
     """
-    lines = [label.split(" ", 1) for label in labels]  # token_labels: "3 dog"
-    widths = [max(map(_label_width, parts)) + 6 for parts in lines]
-    if len(labels) <= UPRIGHT_KEYS and sum(widths) <= NARROWEST_ROW / n_cols:
-        return dict(tickvals=labels, ticktext=["<br>".join(parts) for parts in lines],
-                    tickangle=0), int(2 * LINE * TICK_SIZE) + LABEL_OFFSET
+    widths = [max(map(_label_width, label.split(" ", 1))) + 6 for label in labels]
+    if len(labels) <= UPRIGHT_KEYS and sum(widths) <= row:
+        return _upright(labels), int(2 * LINE * TICK_SIZE) + LABEL_OFFSET
     return dict(tickangle=-90), int(max(map(_label_width, labels))) + LABEL_OFFSET
+
+
+def _upright(labels: list[str]) -> dict:
+    """Key ticks standing upright: each token_labels label ("3 dog") on two lines."""
+    return dict(tickvals=labels, ticktext=["<br>".join(label.split(" ", 1)) for label in labels],
+                tickangle=0)
 
 
 def _suffix(n: int) -> str:
@@ -74,7 +84,8 @@ def _hover(x_title: str, y_title: str, value_name: str) -> str:
 
 
 def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[float, float]],
-            *, title: str, x_title: str, y_title: str, **extra: object) -> dict:
+            *, title: str, x_title: str, y_title: str, row_width: int = NARROWEST_ROW,
+            tall: tuple[int, int] = (280, 560), **extra: object) -> dict:
     """The layout of panels filling rows left to right over the given column domains.
 
     Each panel gets its own axes (x1/y1, x2/y2, ...), row 0 on top; query labels and the query
@@ -82,15 +93,16 @@ def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[floa
     Rows are as tall as the token count asks, and the gap between rows holds the key labels of
     the row above plus the next row's panel titles. Margins are sized here rather than by
     plotly's automargin, which redraws every axis until the margins settle (half the drawing
-    time of a nine-panel grid).
+    time of a nine-panel grid). row_width: the pixels a row of panels is never drawn narrower than;
+    tall: the least and most pixels of a panel's height (it grows with the sentence).
     """
     n_cols, seq_len = len(columns), len(labels)
     n_rows = -(-len(panel_titles) // n_cols)
-    keys, key_room = _key_ticks(labels, n_cols)
-    panel = int(np.clip(140 + 7 * seq_len, 280, 560))
+    keys, key_room = _key_ticks(labels, row_width / n_cols)
+    panel = int(np.clip(140 + 7 * seq_len, *tall))
     gap = key_room + PANEL_TITLE_ROOM + 8
     top, bottom = TITLE_ROOM + PANEL_TITLE_ROOM, key_room + AXIS_TITLE_ROOM
-    left = int(max(map(_label_width, labels))) + AXIS_TITLE_ROOM + 8
+    left = _left_margin(labels)
     plot = n_rows * panel + (n_rows - 1) * gap  # pixels between the margins
     edge = seq_len - 0.5  # ranges end at the outer cells: grey is left for masked cells only
     axes, notes = {}, []
@@ -110,8 +122,25 @@ def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[floa
         notes.append(dict(text=plain(name), x=sum(columns[col]) / 2, y=y1, xref="paper",
                           yref="paper", xanchor="center", yanchor="bottom", yshift=4,
                           showarrow=False, font=dict(size=15)))
-    return layout(title, top + plot + bottom, min_width=left + NARROWEST_ROW + COLOUR_BAR_ROOM,
+    return layout(title, top + plot + bottom, min_width=left + row_width + COLOUR_BAR_ROOM,
                   margin=dict(l=left, r=10, t=top, b=bottom), annotations=notes, **axes, **extra)
+
+
+def _stacked(side_by_side: dict, labels: list[str], panel_titles: list[str], *, title: str,
+             x_title: str, y_title: str, **extra: object) -> dict:
+    """A layout of panels side by side, carrying in its meta (narrow) the layout of the same
+    panels one under the other, for a column narrower than the side-by-side layout's least
+    width (static/chart.js picks it)."""
+    row_width = max(STACKED_ROW, STACKED_WIDTH - _left_margin(labels) - COLOUR_BAR_ROOM)
+    narrow = _panels(labels, panel_titles, [(0.0, 1.0)], title=title, x_title=x_title,
+                     y_title=y_title, row_width=row_width, tall=(200, 360), **extra)
+    side_by_side["meta"]["narrow"] = narrow
+    return side_by_side
+
+
+def _left_margin(labels: list[str]) -> int:
+    """Pixels left of the panels: the query labels and the query axis's title."""
+    return int(max(map(_label_width, labels))) + AXIS_TITLE_ROOM + 8
 
 
 def _columns(n_cols: int, gap: float) -> list[tuple[float, float]]:
@@ -136,11 +165,12 @@ def map_grid(maps: np.ndarray, masks: np.ndarray, labels: list[str], panel_title
     traces = [trace for p, (z, mask) in enumerate(zip(maps, masks, strict=True))
               for trace in _map_traces(z, mask, names, p + 1, "coloraxis", hover)]
     top = float(maps[masks].max(initial=0.0)) or 1.0
-    return go.Figure(traces, _panels(
-        names, panel_titles, _columns(min(n_cols, len(maps)), 0.06), title=title,
-        x_title=x_title, y_title=y_title,
-        coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
-                       colorbar=dict(title=dict(text=plain(value_name))))))
+    named = dict(title=title, x_title=x_title, y_title=y_title,
+                 coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
+                                colorbar=dict(title=dict(text=plain(value_name)))))
+    return go.Figure(traces, _stacked(
+        _panels(names, panel_titles, _columns(min(n_cols, len(maps)), 0.06), **named),
+        names, panel_titles, **named))
 
 
 def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarray,
@@ -162,16 +192,26 @@ def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarr
                            _hover(x_title, y_title, difference_name), "difference")]
     top = max(original[original_mask].max(initial=0.0), aligned[aligned_mask].max(initial=0.0))
     bound = max(float(np.abs(difference[seen]).max(initial=0.0)), DIFFERENCE_FLOOR)
-    # the weight colour bar stands in the wide gap between the second and third panel
+    # side by side, the weight colour bar stands in the wide gap between the second and third
+    # panel; stacked, beside the first two panels, the difference's beside the third
     columns = [(0.0, 0.27), (0.32, 0.59), (0.73, 1.0)]
-    return go.Figure(traces, _panels(
-        names, panel_titles, columns, title=title, x_title=x_title, y_title=y_title,
-        coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=float(top) or 1.0,
-                       colorbar=dict(title=dict(text=plain(value_name)), x=0.6,
-                                     xanchor="left", len=0.9)),
-        coloraxis2=dict(colorscale=DIFFERENCE_COLORS, cmin=-bound, cmax=bound,
-                        colorbar=dict(title=dict(text=plain(difference_name)), x=1.01,
-                                      xanchor="left", len=0.9, exponentformat="e"))))
+    named = dict(title=title, x_title=x_title, y_title=y_title)
+
+    def scales(weights: dict, differences: dict) -> dict:
+        return dict(
+            coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=float(top) or 1.0,
+                           colorbar=dict(title=dict(text=plain(value_name)), xanchor="left",
+                                         **weights)),
+            coloraxis2=dict(colorscale=DIFFERENCE_COLORS, cmin=-bound, cmax=bound,
+                            colorbar=dict(title=dict(text=plain(difference_name)),
+                                          xanchor="left", exponentformat="e", **differences)))
+
+    return go.Figure(traces, _stacked(
+        _panels(names, panel_titles, columns, **named,
+                **scales(dict(x=0.6, len=0.9), dict(x=1.01, len=0.9))),
+        names, panel_titles, **named,
+        **scales(dict(x=1.01, y=1, yanchor="top", len=0.62),
+                 dict(x=1.01, y=0, yanchor="bottom", len=0.3))))
 
 
 def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles: list[str], *,
@@ -186,10 +226,16 @@ def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles
                                        hover)]
     top = max(float(np.max(z)) for z in maps) or 1.0
     names = [plain(label) for label in label_sets[0]]
-    return go.Figure(traces, _panels(
-        names, panel_titles, _columns(len(maps), 0.08), title=title, x_title=x_title,
-        y_title=y_title, coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
-                                        colorbar=dict(title=dict(text=plain(value_name))))))
+    named = dict(title=title, x_title=x_title, y_title=y_title,
+                 coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
+                                colorbar=dict(title=dict(text=plain(value_name)))))
+    drawn = _stacked(_panels(names, panel_titles, _columns(len(maps), 0.08), **named), names,
+                     panel_titles, **named)
+    for shape in (drawn, drawn["meta"]["narrow"]):  # each panel's keys are its own order's
+        for p, labels in enumerate(label_sets):
+            if "tickvals" in shape[f"xaxis{_suffix(p + 1)}"]:
+                shape[f"xaxis{_suffix(p + 1)}"].update(_upright([plain(k) for k in labels]))
+    return go.Figure(traces, drawn)
 
 
 def change_bars(labels: list[str], changes: dict[str, np.ndarray], *, title: str, x_title: str,
