@@ -1,6 +1,8 @@
 """posviz home: the typed sentence as a picture and as tokens, meaning vs place, and the
 lessons; a room to join or start."""
 
+from urllib.parse import urlsplit
+
 import streamlit as st
 
 import ui
@@ -18,7 +20,31 @@ HOME_CSS = """<style>
 </style>"""
 
 
+def missing_page() -> bool:
+    """Whether the browser asked for an address that names no page, so that Streamlit runs this
+    home page in its place (st.context.url: the browser's address without its query; None in
+    a test)."""
+    path = urlsplit(st.context.url or "").path.strip("/")
+    base = st.get_option("server.baseUrlPath").strip("/")
+    if base and (path == base or path.startswith(f"{base}/")):
+        path = path[len(base):].strip("/")
+    return bool(path)
+
+
+def not_found(s: ui.Settings) -> None:
+    """Say in the reader's language that the address names no page, with a link to every
+    lesson (drawn in the app only: a document is always of a page that exists)."""
+    with st.container(border=True, key="home_not_found"):
+        st.warning(s.t("home.not_found"), icon=":material/link_off:")
+        with st.container(horizontal=True):
+            for name, path in ui.lesson_pages():
+                st.page_link(path, label=s.t(f"{name}.nav"), query_params=ui.shared_query(s))
+            ui.close_not_found_dialog()
+
+
 def body(d: ui.Doc, s: ui.Settings) -> None:
+    if d.live and missing_page():
+        not_found(s)
     d.markdown(s.t("home.intro"))
     if d.live:
         st.html(HOME_CSS)

@@ -6,8 +6,12 @@ in front, all kept running by supervisord.
 
 It renders deploy/supervisord.conf, deploy/haproxy.cfg and Redis's configuration into a run
 folder (default deploy/run/, with every log), then runs supervisord in the foreground: Ctrl+C
-stops it all. The run folder keeps the deployment's secrets across restarts, each in a file only
-its owner can read: cookie-secret (Streamlit's cookies), posviz-secret (the app signs students'
+stops it all. HAProxy starts last, once every replica answers its health checks (started with
+them, it would find none up, log "no server available" and answer its first students 503);
+the line "posviz: ready; students open ..." then says the class can come in.
+
+The run folder keeps the deployment's secrets across restarts, each in a file only its owner
+can read: cookie-secret (Streamlit's cookies), posviz-secret (the app signs students'
 voter ids with it) and redis-password (Redis always asks for it: loopback is open to every
 user of this machine; `REDISCLI_AUTH=$(cat deploy/run/redis-password) redis-cli -p 6390`).
 
@@ -26,11 +30,17 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import http.client
 import os
 import secrets
+import shlex
 import shutil
+import stat
 import sys
 import tempfile
+import time
+import urllib.request
+import xmlrpc.client
 from pathlib import Path
 from string import Template
 
@@ -40,11 +50,18 @@ DEPLOY = Path(__file__).resolve().parent
 ROOT = DEPLOY.parent
 TOOLS = ("supervisord", "haproxy", "redis-server")
 TRUSTED_PROXIES = "127.0.0.1"  # HAProxy, as the replicas on this machine see it
+HEALTH = ("/_stcore/health", "/_posviz/health")  # HAProxy's checks: pages, rooms
+READY_SECONDS = 120  # HAProxy starts after this even if a replica never answers
 
 
-def servers(local: list[int], remote: list[str]) -> str:
+def replicas(args: argparse.Namespace) -> list[str]:
+    """Every replica's HOST:PORT, as HAProxy reaches it: this machine's, then --backend's."""
+    local = range(args.first_port, args.first_port + args.replicas)
+    return [f"127.0.0.1:{port}" for port in local] + args.backend
+
+
+def servers(addresses: list[str]) -> str:
     """HAProxy's server lines: one per replica, each with its own affinity cookie value."""
-    addresses = [f"127.0.0.1:{port}" for port in local] + remote
     return "\n".join(f"    server r{i} {address} check cookie r{i}"
                      for i, address in enumerate(addresses, start=1))
 
@@ -63,9 +80,11 @@ def render(args: argparse.Namespace) -> Path:
         store = f"redis://:{password}@127.0.0.1:{args.redis_port}/0"
     else:
         store = args.redis
+    gate = [str(run), students_url(args), *replicas(args)]  # supervisord expands %: doubled
     values = dict(
         run=run, root=ROOT, deploy=DEPLOY, python=sys.executable,
-        bind=f"{args.address}:{args.port}", servers=servers(local, args.backend),
+        bind=f"{args.address}:{args.port}", servers=servers(replicas(args)),
+        gate=shlex.join(gate).replace("%", "%%"), console=console(run),
         replicas=max(1, len(local)), first_port=args.first_port,
         local_replicas=str(bool(local)).lower(), replica_address=args.replica_address,
         local_redis=str(args.redis is None).lower(), store=store,
@@ -88,6 +107,57 @@ def students_url(args: argparse.Namespace) -> str:
     if host in ("0.0.0.0", "::", ""):
         host = network_address() or "127.0.0.1"
     return f"http://{host}:{args.port}/"
+
+
+def console(run: Path) -> str:
+    """Where the gate's lines go: supervisord's output, which it inherits from this process,
+    when that is a terminal or a pipe; else the run folder's gate.log (a socket such as
+    systemd's journal cannot be opened by name, and a file would be written at two offsets)."""
+    try:
+        mode = os.fstat(1).st_mode  # what supervisord inherits (exec keeps it)
+    except OSError:  # closed
+        mode = 0
+    return "/dev/stdout" if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) else str(run / "gate.log")
+
+
+def healthy(address: str) -> bool:
+    """Whether the replica at HOST:PORT answers "ok" on both routes HAProxy checks (asked
+    directly, as HAProxy asks: never through an http_proxy of the environment)."""
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    for route in HEALTH:
+        try:
+            with direct.open(f"http://{address}{route}", timeout=2) as answer:
+                if answer.read() != b"ok":
+                    return False
+        except (OSError, http.client.HTTPException):  # not listening yet, 503 (rooms down)
+            return False
+    return True
+
+
+def open_when_ready(run: Path, url: str, addresses: list[str],
+                    timeout: float = READY_SECONDS) -> None:
+    """supervisord's last program (`python -m deploy.up gate RUN URL HOST:PORT...`): wait until
+    every replica answers HAProxy's health checks (or timeout), then start HAProxy. Started
+    beside the replicas, HAProxy's first check marks each one down at once, and the backend
+    has no server until two checks in a row pass; started after them, it finds them up."""
+    deadline = time.monotonic() + timeout
+    while (waiting := [a for a in addresses if not healthy(a)]) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    if waiting:
+        print(f"posviz: no answer from {', '.join(waiting)} after {timeout:.0f} s; HAProxy "
+              "starts without them (it takes each in once its checks pass)", flush=True)
+    from supervisor.xmlrpc import SupervisorTransport  # here: main() says when it is missing
+
+    password = (run / "supervisor-password").read_text("utf-8").strip()
+    transport = SupervisorTransport("posviz", password, f"unix://{run}/supervisor.sock")
+    try:
+        xmlrpc.client.ServerProxy("http://supervisord", transport).supervisor.startProcess(
+            "haproxy")
+    except xmlrpc.client.Fault as fault:
+        if "ALREADY_STARTED" not in fault.faultString:
+            raise SystemExit(f"posviz: HAProxy did not start ({fault.faultString}): see "
+                             f"{run / 'haproxy.log'}") from None
+    print(f"posviz: ready; students open {url}", flush=True)
 
 
 def redis_conf(args: argparse.Namespace, run: Path, password: str) -> str:
@@ -160,21 +230,26 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                              "machines need an address they reach, on a private network; "
                              "its password is in the run folder's redis-password)")
     parser.add_argument("--public-url", help="the address students open, for the QR code "
-                                             "(POSVIZ_PUBLIC_URL)")
+                                             "(POSVIZ_PUBLIC_URL; default: http://<this "
+                                             "machine's address on its network>:<port>/)")
     parser.add_argument("--run", default=str(DEPLOY / "run"),
                         help="the folder for the rendered configuration and the logs")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["gate"]:  # supervisord's own step (supervisord.conf), not an operator's
+        run, url, *addresses = argv[1:]
+        return open_when_ready(Path(run), url, addresses)
     args = parse(argv)
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
         raise SystemExit(f"deploy.up: {', '.join(missing)} not found: apt-get install "
                          "haproxy redis-server, and pip install -r deploy/requirements.txt")
     conf = render(args)
-    print(f"posviz: {args.replicas} replicas; students open {students_url(args)} "
-          f"(logs in {conf.parent})", flush=True)
+    print(f"posviz: starting {args.replicas} replicas, then HAProxy; students will open "
+          f"{students_url(args)} (logs in {conf.parent})", flush=True)
     os.execvp("supervisord", ["supervisord", "-c", str(conf)])
 
 

@@ -1,5 +1,6 @@
 """posviz for a class as `python -m deploy.up` runs it: two replicas, Redis and HAProxy under
-supervisord, on 127.0.0.1. The proxy first refuses what a class never sends (Streamlit's
+supervisord, on 127.0.0.1. HAProxy starts once the replicas answer, and finds them all up. The
+proxy refuses what a class never sends (Streamlit's
 metrics, large or unbounded room bodies, a run of wrong room codes from one address). Then a
 lecturer in Chromium and 80 students through the proxy, 60 following on the room's screen and
 20 exploring the app over Streamlit's websocket: each stays on one replica, none sees another's
@@ -59,9 +60,50 @@ def tools():
 
 @pytest.fixture(scope="module")
 def up(tools, tmp_path_factory):
-    """The deployment, for every test of this module in turn."""
+    """The deployment, for every test of this module in turn; what HAProxy and supervisord said
+    until HAProxy had checked every replica once is kept as `up.started`."""
     with deployment(tmp_path_factory.mktemp("deploy")) as running:
+        running.started = _started(running)
         yield running
+
+
+def _started(up) -> dict:
+    """HAProxy's servers once each has had its first health check, and the logs until then."""
+    deadline = time.monotonic() + 15
+    rows = _checked(up)
+    while any(s["check_status"] in ("", "INI") for s in rows):
+        assert time.monotonic() < deadline, rows
+        time.sleep(0.1)
+        rows = _checked(up)
+    return {"servers": rows, **{name: (up.run / name).read_text("utf-8")
+                                for name in ("haproxy.log", "supervisord.log", "deploy.log")}}
+
+
+def _checked(up) -> list[dict[str, str]]:
+    return [s for backend in BACKENDS for s in up.servers(backend).values()]
+
+
+def test_the_proxy_starts_once_every_replica_answers(up):
+    """supervisord's gate starts HAProxy after every replica answers both health routes, so
+    its first checks find them all up: no replica ever down, no "no server available" (nor a
+    503 for the class's first student); supervisord (root under CI) logs nothing critical; the
+    deployment says where students connect, and when they can."""
+    started = up.started
+    assert "no server available" not in started["haproxy.log"], started["haproxy.log"]
+    assert " is DOWN" not in started["haproxy.log"], started["haproxy.log"]
+    assert {(s["pxname"], s["svname"]): s["chkdown"] for s in started["servers"]} == {
+        (backend, f"r{i}"): "0" for backend in BACKENDS for i in (1, 2)}
+    log = started["supervisord.log"]
+    assert "CRIT" not in log and "ERROR" not in log, log
+    assert f"students will open {up.url}/ " in started["deploy.log"]
+    deadline = time.monotonic() + 15  # the gate says so once HAProxy has started
+    while f"posviz: ready; students open {up.url}/" not in _read(up.run / "gate.log"):
+        assert time.monotonic() < deadline, _read(up.run / "gate.log")
+        time.sleep(0.1)
+
+
+def _read(path) -> str:
+    return path.read_text("utf-8") if path.exists() else ""
 
 
 def test_the_proxy_refuses_what_a_class_never_sends(up):

@@ -1,17 +1,27 @@
 """deploy.up's run folder, rendered without starting anything: every file private from its
 creation, the secrets kept across restarts and shared by every replica, Redis's password in
-private files only (never on a command line, which `ps` shows to every user)."""
+private files only (never on a command line, which `ps` shows to every user); HAProxy started
+by the gate once the replicas answer; the operator's help and the address students open."""
 
 from __future__ import annotations
 
+import configparser
+import contextlib
 import os
 import re
+import shlex
+import socket
 import stat
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from deploy.up import parse, render
+from deploy import up
+from deploy.up import healthy, open_when_ready, parse, render, students_url
 
 SECRETS = ("cookie-secret", "posviz-secret", "redis-password", "supervisor-password")
 
@@ -22,6 +32,14 @@ def rendered(run: Path, *options: str) -> dict[str, str]:
     line = next(ln for ln in conf.read_text("utf-8").splitlines()
                 if ln.startswith("environment="))
     return dict(re.findall(r'(\w+)="([^"]*)"', line))
+
+
+def programs(run: Path) -> dict[str, configparser.SectionProxy]:
+    """supervisord's programs in the rendered configuration, by name."""
+    conf = configparser.RawConfigParser(inline_comment_prefixes=(";",))
+    conf.read(run / "supervisord.conf", encoding="utf-8")
+    return {name.removeprefix("program:"): conf[name] for name in conf.sections()
+            if name.startswith("program:")}
 
 
 def commands(run: Path) -> list[str]:
@@ -94,7 +112,7 @@ def test_an_existing_redis_is_used_as_given(tmp_path):
     env = rendered(run, "--redis", "redis://:theirs@10.0.0.9:6379/2")
     assert env["POSVIZ_ROOM_STORE"] == "redis://:theirs@10.0.0.9:6379/2"
     assert not (run / "redis-password").exists() and not (run / "redis.conf").exists()
-    assert "autostart=false" in (run / "supervisord.conf").read_text("utf-8")
+    assert programs(run)["redis"]["autostart"] == "false"
 
 
 def test_room_routes_go_to_the_same_replicas_with_the_same_cookies(tmp_path):
@@ -106,3 +124,106 @@ def test_room_routes_go_to_the_same_replicas_with_the_same_cookies(tmp_path):
     assert set(servers) == {"replicas", "rooms"}
     assert servers["rooms"] == servers["replicas"] and len(servers["rooms"]) == 3
 
+
+
+def test_haproxy_is_started_by_the_gate_which_waits_for_every_replica(tmp_path):
+    """Not by supervisord with the replicas: the gate asks each replica HAProxy will check, at
+    the address HAProxy checks it, and knows where students connect."""
+    run = tmp_path / "run"
+    rendered(run, "--replicas", "2", "--first-port", "8601", "--backend", "10.0.0.7:8601",
+             "--address", "127.0.0.1", "--port", "8500")
+    started = programs(run)
+    assert started["haproxy"]["autostart"] == "false"
+    assert started["gate"].get("autostart", "true") == "true"
+    assert started["gate"]["autorestart"] == "false"  # once: it starts HAProxy and exits
+    python, *command = shlex.split(started["gate"]["command"])
+    assert command == ["-m", "deploy.up", "gate", str(run.resolve()), "http://127.0.0.1:8500/",
+                       "127.0.0.1:8601", "127.0.0.1:8602", "10.0.0.7:8601"]
+    servers = re.findall(r"^ +server r\d+ (\S+) check", (run / "haproxy.cfg").read_text("utf-8"),
+                         re.MULTILINE)
+    assert servers == command[-3:] * 2  # replicas, rooms
+
+
+@contextlib.contextmanager
+def replica(answers: dict[str, tuple[int, bytes]]) -> Iterator[str]:
+    """A stand-in replica on 127.0.0.1 answering each path as given (404 otherwise); yields its
+    HOST:PORT."""
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, body = answers.get(self.path, (404, b""))
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def unused() -> str:
+    """An address on 127.0.0.1 where nothing listens."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+OK = {"/_stcore/health": (200, b"ok"), "/_posviz/health": (200, b"ok")}
+
+
+@pytest.mark.parametrize(("answers", "ready"), [
+    (OK, True),
+    ({**OK, "/_posviz/health": (503, b"rooms unavailable")}, False),  # its rooms fail
+    ({"/_stcore/health": (200, b"ok")}, False),  # the page answers, the rooms' route not yet
+])
+def test_a_replica_is_ready_when_both_routes_haproxy_checks_answer_ok(answers, ready):
+    with replica(answers) as address:
+        assert healthy(address) is ready
+    assert not healthy(unused())
+
+
+def test_the_gate_starts_haproxy_after_a_replica_that_never_answers_too(tmp_path, monkeypatch,
+                                                                        capsys):
+    """After its time is up, with a note of which one: HAProxy takes it in once it answers."""
+    calls = []
+    supervisor = SimpleNamespace(startProcess=calls.append)
+    monkeypatch.setattr(up.xmlrpc.client, "ServerProxy",
+                        lambda url, transport: SimpleNamespace(supervisor=supervisor))
+    (tmp_path / "supervisor-password").write_text("secret")
+    missing = unused()
+    with replica(OK) as address:
+        open_when_ready(tmp_path, "http://10.0.0.5:8500/", [address, missing], timeout=0.5)
+    assert calls == ["haproxy"]
+    said = capsys.readouterr().out
+    assert f"no answer from {missing} after" in said and address not in said
+    assert said.endswith("posviz: ready; students open http://10.0.0.5:8500/\n")
+
+
+def test_help_shows_every_default(capsys):
+    with pytest.raises(SystemExit):
+        parse(["--help"])
+    shown = " ".join(capsys.readouterr().out.split())  # argparse wraps lines anywhere
+    for default in ("(default: 2)", "(default: 8500)", "(default: 0.0.0.0)", "(default: 8601)",
+                    "(default: 127.0.0.1)", "(default: start one here)", "(default: 6390)",
+                    f"(default: {up.DEPLOY / 'run'})", "default: http://<this machine's"):
+        assert default in shown, default
+
+
+@pytest.mark.parametrize(("options", "network", "url"), [
+    ([], "192.168.1.20", "http://192.168.1.20:8500/"),  # every address: the one others reach
+    ([], None, "http://127.0.0.1:8500/"),  # no network but loopback
+    (["--address", "10.0.0.5", "--port", "80"], "192.168.1.20", "http://10.0.0.5:80/"),
+    (["--public-url", "https://posviz.example.edu/"], "192.168.1.20",
+     "https://posviz.example.edu/"),
+])
+def test_students_are_told_an_address_a_browser_opens(monkeypatch, options, network, url):
+    """Never http://0.0.0.0:8500/, where HAProxy listens but no browser elsewhere can go."""
+    monkeypatch.setattr(up, "network_address", lambda: network)
+    assert students_url(parse(options)) == url

@@ -183,6 +183,15 @@ def open_at_top(view: str, next_button: str = "", back_button: str = "") -> None
               key="posviz_view", width="stretch")
 
 
+_NOT_FOUND = st.components.v2.component("posviz_not_found", js=chart_module("not_found.js"))
+
+
+def close_not_found_dialog() -> None:
+    """Close Streamlit's English "Page not found" dialog (static/not_found.js): the home page
+    says it in the reader's language. Draws nothing."""
+    _NOT_FOUND(key="posviz_not_found", width="content")
+
+
 def need_tokens(d: Doc, s: Settings) -> None:
     """Stop the page with a friendly prompt when the sentence has no tokens."""
     if not s.tokens:
