@@ -1,4 +1,4 @@
-"""Guided lesson: the argument of the lessons in nine scenes, each with a question for the room.
+"""Guided lesson: the argument of the lessons in ten scenes, each with a question for the room.
 
 Every scene draws the lesson pages' own figures for the sidebar's sentence and switch, and
 answers its question with numbers computed on the spot. The scene lives in the URL (?scene=N),
@@ -11,21 +11,25 @@ import streamlit as st
 
 import ui
 from posviz import lesson as right_option
-from posviz import rope
+from posviz import modern, rope
 from posviz.alibi import mean_attention_distance
+from posviz.attention import HEAD_DIM
+from posviz.embedding import token_embeddings
 from posviz.permutation import readable, reordered, reversal
 from posviz.sinusoidal import FORMULA, dot_by_offset
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
 
-SCENES = ("meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak")
+SCENES = ("meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
+          "today")
 FULL_LESSON = dict(meaning="embedding", position="sinusoidal", sum="embedding", order="attention",
                    sinusoidal="sinusoidal", rope="rope", alibi="alibi", causal="attention",
-                   leak="attention")
+                   leak="attention", today="today")
 # The scenes' own numbers; each lesson page's default settings are in ui.cached.lesson.
 SAME, NEAR, FAR = 0, 1, 10      # the rows compared in scene 2
 OFFSET = 3                      # scene 5: k places after against k places before
 SHIFT = 100                     # scene 6 moves the sentence this far
+CHUNK = 2                       # scene 10's chunk, standing in for Llama 4's 8,192
 
 
 def ask(d: ui.Doc, s: ui.Settings, name: str, right: int, answer: str | None = None,
@@ -187,6 +191,21 @@ def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
         first=readable(first), second=readable(second))
 
 
+def today(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+    d.chart(cached.irope_figure(seq, CHUNK, s.lang), "lesson_today")
+    if len(seq) < 2:
+        d.info(s.t("lesson.need_two"))
+        return
+    backwards = reversal(len(seq))
+    x = token_embeddings(list(seq), HEAD_DIM * cached.HEADS)
+    mixed, bag = (modern.layered_gap(x, backwards, schemes, cached.HEADS)
+                  for schemes in (("rope", "none"), ("none", "none")))
+    if reordered(s.tokens, backwards) == s.tokens:  # 我我我: the same sentence, nothing moves
+        ask(d, s, "today", 0, "lesson.today.answer_same")
+    else:
+        ask(d, s, "today", right_option.today(mixed), mixed=readable(mixed), bag=readable(bag))
+
+
 def turn_to(scene: int) -> None:
     """Previous / next: the scene lives in the URL (?scene=N)."""
     st.query_params["scene"] = str(scene)
@@ -272,7 +291,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
 
 
 SCENE_BODIES = dict(meaning=meaning, position=position, sum=total, order=order,
-                    sinusoidal=sinusoid, rope=rotation, alibi=penalty, causal=mask, leak=leak)
+                    sinusoidal=sinusoid, rope=rotation, alibi=penalty, causal=mask, leak=leak,
+                    today=today)
 
 if __name__ == "__main__":
     ui.run("lesson", body)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from posviz.rope import same_up_to_rounding
 
 OPTIONS = dict(meaning=2, position=3, sum=2, order=2, sinusoidal=2, rope=4, alibi=4, causal=3,
-               leak=4)
+               leak=4, today=2)
 """How many options each scene's question has (A, B, ...)."""
 
 
@@ -89,3 +89,9 @@ def causal(first_weight: float, n_tokens: int) -> int:
 def leak(after_first_layer: float, after_second_layer: float) -> int:
     """A: no change after either layer; B: only after layer 2; C: only after layer 1; D: both."""
     return _pair(changed(0.0, after_first_layer), changed(0.0, after_second_layer))
+
+
+def today(top_layer_gap: float) -> int:
+    """A: a layer without position on top of a RoPE layer gives the same outputs for the
+    reversed sentence; B: they change."""
+    return 1 if changed(0.0, top_layer_gap) else 0

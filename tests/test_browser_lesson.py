@@ -9,7 +9,8 @@ from ui.i18n import text
 
 pytestmark = pytest.mark.browser
 
-SCENES = ["meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak"]
+SCENES = ["meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
+          "today"]
 AT_TOP = "document.querySelector('[data-testid=stMain]').scrollTop === 0"
 
 

@@ -29,7 +29,7 @@ LONG = ("the quick brown fox jumps over the lazy dog while the old cat watches i
         "sunny window seat")
 SENTENCES = {"en": LONG, "zh": "刚想到了"}
 LESSON = "pages/0_lesson.py"
-SCENES = 9
+SCENES = 10
 SHOTS = ROOT / "test-artifacts" / "screens"
 
 

@@ -1,5 +1,5 @@
 """The lesson as one file: downloaded from the app's guided lesson, opened from disk in Chromium
-with the network cut, it shows all nine scenes for the typed sentence with every chart drawn and
+with the network cut, it shows every scene for the typed sentence with every chart drawn and
 every formula set, and no request leaves the page. Typed text (the whole hostile corpus) goes
 through the file as text: shown exactly as typed, never run or rendered as markup."""
 
@@ -62,10 +62,10 @@ def test_the_guided_lesson_downloads_as_one_file_that_works_with_no_network(
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(saved.as_uri())
     sections = page.locator("section.posviz-document")
-    expect(sections).to_have_count(9)
+    expect(sections).to_have_count(len(documents.scenes()))
     assert page.evaluate("document.documentElement.lang") == "zh-Hans"
     tokens = clip_tokens(tokenize(SENTENCE))[0]
-    for n in range(9):
+    for n in range(len(documents.scenes())):
         section = sections.nth(n)
         section.scroll_into_view_if_needed()
         expect(section.locator("h2")).to_contain_text(f"{n + 1}.")
@@ -79,7 +79,7 @@ def test_the_guided_lesson_downloads_as_one_file_that_works_with_no_network(
             assert chips[0] == [*tokens, tokens[0]]
         if n == 3:  # the sentence, then reversed
             assert chips[:2] == [tokens, tokens[::-1]]
-    assert page.locator(".posviz-chart-host .js-plotly-plot").count() >= 9
+    assert page.locator(".posviz-chart-host .js-plotly-plot").count() >= len(documents.scenes())
     assert page.locator(".katex").count() >= 2  # scenes 5 and 6 set their formulas
     assert page.locator("b", has_text="bold").count() == 0  # typed markup stays text
     question = sections.nth(0).locator(".posviz-question")

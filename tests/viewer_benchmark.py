@@ -1,7 +1,7 @@
 """A lecture hall's load on one server process, measured:
 `python -m tests.viewer_benchmark [--quick] [--classes 100,250,...] [--json PATH]`.
 
-A lecturer walks the guided lesson's nine scenes (a real page run for each, published to the
+A lecturer walks nine of the guided lesson's scenes (a real page run for each, published to the
 room as the lecturer's tab does) and a class follows on the room's screen: protocol-level phones
 (tests/room_fixtures.py's Follower) that open the screen's page, then wait on the room's route
 asking for gzip and decode each answer, exactly as static/viewer.js does; half read English,
@@ -235,7 +235,7 @@ def main() -> None:
     cores = os.cpu_count()
     print(f"cores: {cores} (the server and the followers' client share them)")
     empty, _ = measure(loop, 0, args.pause)
-    print(f"1. one server process, the guided lesson's nine scenes; the moves alone "
+    print(f"1. one server process, nine of the guided lesson's scenes; the moves alone "
           f"(lecturer's runs, two renderings each): {empty.server_cpu / SCENES * 1e3:.0f} ms "
           f"CPU per move", flush=True)
     print("  | students | p50 (s) | p95 (s) | server CPU / follower / move (ms) | "

@@ -217,7 +217,7 @@ def offline_html(title: str, documents: list[dict], lang: str) -> str:
 
 
 def lesson_file(query: str, lang: str) -> bytes:
-    """The guided lesson's nine scenes for the view's sentence and switches, as one file."""
+    """The guided lesson's scenes for the view's sentence and switches, as one file."""
     documents = [{"title": str(n), "blocks": blocks(LESSON, scene_query(query, n), lang)}
                  for n in range(1, len(scenes()) + 1)]
     return offline_html(f"{text('lesson.title', lang)} · posviz", documents,

@@ -82,7 +82,7 @@ class Limits:
     """Caps that keep a flood of rooms, polls, voters or text bounded in memory and on disk."""
 
     rooms: int = 200          # rooms open at once in one store (closed ones do not count)
-    polls: int = 40           # per room: nine lesson questions and the lecturer's own
+    polls: int = 40           # per room: the lesson's ten questions and the lecturer's own
     voters: int = 1000        # per room, students who voted: a lecture of 500 with room to spare
     present: int = 2000       # per room, followers counted as connected at once
     question: int = 300       # characters of a question

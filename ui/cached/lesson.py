@@ -13,11 +13,12 @@ from posviz import rope
 from posviz.alibi import hide_masked
 from posviz.attention import init_layers, queries_keys
 from posviz.embedding import repeat_distances, token_embeddings
-from posviz.figures.attention import change_bars, order_maps, twin_maps
+from posviz.figures.attention import change_bars, map_grid, order_maps, twin_maps
 from posviz.figures.common import token_heatmap
 from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps
 from posviz.figures.rope import plane_view
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap
+from posviz.modern import chunked_mask
 from posviz.permutation import reordered
 from posviz.sinusoidal import dot_by_offset, dots_from_starts, sinusoidal, sinusoidal_sampled
 from posviz.tokens import MAX_TOKENS, repeated, token_labels
@@ -120,6 +121,20 @@ def change_figure(tokens: Tokens, order: tuple[int, ...], lang: str) -> go.Figur
          for scheme in ("none", "sinusoidal")},
         title=text("lesson.order.change_fig", lang, layers=LAYERS),
         x_title=text("common.token_axis", lang), y_title=text("lesson.order.change_axis", lang))
+
+
+@figure_cache
+def irope_figure(tokens: Tokens, chunk: int, lang: str) -> go.Figure:
+    """Which keys each query sees in Llama 4's two kinds of layer: a RoPE layer's chunk of
+    `chunk` tokens (its 8,192 scaled down) and a position-free layer's whole causal context."""
+    n = len(tokens)
+    masks = np.stack([chunked_mask(n, chunk), chunked_mask(n, n)])
+    return map_grid(masks.astype(float), masks, token_labels(list(tokens)),
+                    [text("today.irope_rope_panel", lang, demo=chunk),
+                     text("today.irope_nope_panel", lang)], title=text("today.irope_fig", lang),
+                    x_title=text("common.key_axis", lang),
+                    y_title=text("common.query_axis", lang),
+                    value_name=text("today.visible", lang), n_cols=2)
 
 
 @figure_cache

@@ -1,0 +1,252 @@
+"""Today's models: RoPE as a complex rotation, partial RoPE, MLA's decoupled key, iRoPE, Llama
+3.1's frequency scaling, M-RoPE and Gemma 3's two bases, each computed with the published
+values of assets/models/schemes.toml (posviz.modern), which the page's last table sources."""
+
+import numpy as np
+
+import ui
+from posviz import modern, rope
+from posviz.attention import init_layers, queries_keys
+from posviz.embedding import token_embeddings
+from posviz.figures.common import token_heatmap
+from posviz.figures.modern import cache_bars, share_bars
+from posviz.figures.rope import line_chart
+from posviz.permutation import readable
+from ui.cached import lesson
+
+D_MODEL = 64          # the sentence's queries: one head of this size, as on the RoPE page
+CHUNK_DEMO = 2        # the chunk iRoPE's map uses for Llama 4's 8,192 (the lesson's too)
+GRID = (1, 2, 3)      # the image M-RoPE's table inserts: 1 frame of 2 x 3 patches
+FORMULA = (r"z_i' = z_i\, e^{\,\mathrm{i}\, m \theta_i} \qquad "
+           r"x' = x \cos(m\theta) + \mathrm{rotate\_half}(x) \sin(m\theta) \qquad "
+           r"\mathrm{rotate\_half}(x_1, x_2) = (-x_2,\ x_1)")
+DYNAMIC_FORMULA = (r"b' = b \left(\frac{s\, n}{L} - (s - 1)\right)^{d/(d-2)}"
+                   r"\qquad (n > L)")
+# the table's rows: model, its scheme, and the keys of its published values
+MODELS = (
+    ("llama3_1_8b", "Llama 3.1 8B", "rope"), ("llama4_scout", "Llama 4 Scout", "irope"),
+    ("deepseek_v3", "DeepSeek-V3", "mla"), ("kimi_k2_instruct", "Kimi K2", "mla"),
+    ("qwen2_vl_7b", "Qwen2-VL 7B", "mrope"), ("qwen3_8b", "Qwen3 8B", "rope"),
+    ("gemma3_27b", "Gemma 3 27B", "local_global"),
+    ("mistral_7b_v0_1", "Mistral 7B v0.1", "rope_window"),
+    ("qwen3_next_80b_a3b", "Qwen3-Next 80B-A3B", "partial"), ("phi_2", "Phi-2", "partial"),
+    ("gpt_neox_20b", "GPT-NeoX 20B", "partial"), ("pythia_6_9b", "Pythia 6.9B", "partial"))
+
+
+def number(v: object) -> str:
+    return f"{v:,}" if isinstance(v, int) else f"{v:,.0f}" if isinstance(v, float) else str(v)
+
+
+def complex_form(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("today.complex_head"))
+    d.markdown(s.t("today.complex_body"))
+    d.formula(FORMULA)
+    layer = init_layers(1, D_MODEL)[0]
+    q = queries_keys(token_embeddings(s.tokens, D_MODEL), layer, n_heads=1)[0][0]  # (T, D)
+    positions = np.arange(len(s.tokens))
+    gap = max(np.abs(modern.complex_rope(q, positions) - rope.apply_rope(q, positions)).max(),
+              np.abs(modern.rope_by_rotate_half(q, positions)
+                     - rope.apply_rope(q, positions, pairing="half")).max())
+    d.metric(s.t("today.complex_check"), readable(float(gap)),
+             help=s.t("today.complex_check_help"), border=True)
+
+
+def partial(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("today.partial_head"))
+    d.markdown(s.t("today.partial_body"))
+    rows = [("gpt_neox_20b", "GPT-NeoX 20B", "rotary_pct", "head_dim_computed"),
+            ("pythia_6_9b", "Pythia 6.9B", "rotary_pct", "head_dim_computed"),
+            ("phi_2", "Phi-2", "partial_rotary_factor", "head_dim_computed"),
+            ("qwen3_next_80b_a3b", "Qwen3-Next", "partial_rotary_factor", "head_dim")]
+    dims = [modern.value(model, dim) for model, _, _, dim in rows]
+    turned = [modern.rotated_dims(dim, modern.value(model, share))
+              for (model, _, share, _), dim in zip(rows, dims, strict=True)]
+    full = modern.value("llama3_1_8b", "head_dim")
+    d.chart(share_bars([name for _, name, _, _ in rows] + [s.t("today.full_rope")],
+                       [*turned, full], [*dims, full], title=s.t("today.partial_fig"),
+                       x_title=s.t("today.channels_axis"), turned_name=s.t("today.turned"),
+                       kept_name=s.t("today.kept")), "today_partial")
+
+
+def mla(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("today.mla_head"))
+    v3 = {key: modern.value("deepseek_v3", key) for key in (
+        "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+        "num_attention_heads")}
+    latent, rotated = v3["kv_lora_rank"], v3["qk_rope_head_dim"]
+    key_dim = v3["qk_nope_head_dim"] + rotated
+    full = modern.mha_cache(v3["num_attention_heads"], key_dim, v3["v_head_dim"])
+    d.markdown(s.t("today.mla_body", latent=latent, nope=v3["qk_nope_head_dim"], rope=rotated,
+                   value=v3["v_head_dim"], heads=v3["num_attention_heads"],
+                   mla=modern.mla_cache(latent, rotated), mha=number(full)))
+    k2 = modern.value("kimi_k2_instruct", "num_attention_heads")
+    k2_full = modern.mha_cache(k2, key_dim, modern.value("kimi_k2_instruct", "v_head_dim"))
+    d.chart(cache_bars(
+        [s.t("today.mla_full", model="DeepSeek-V3"), s.t("today.mla_full", model="Kimi K2"),
+         s.t("today.mla_latent", model="DeepSeek-V3 / Kimi K2")],
+        [full, k2_full, modern.mla_cache(latent, rotated)], title=s.t("today.mla_fig"),
+        x_title=s.t("today.mla_axis")), "today_mla")
+    rng = np.random.default_rng(0)
+    q, w_uk, latents = rng.normal(size=16), rng.normal(size=(16, 8)), rng.normal(size=(6, 8))
+    keys = latents @ w_uk.T
+    absorbed = modern.absorbed_scores(q, w_uk, latents)
+    turned = rope.apply_rope(keys, np.arange(6)) @ rope.apply_rope(q[None], np.array([5]))[0]
+    d.caption(s.t("today.mla_check", plain=readable(float(np.abs(absorbed - keys @ q).max())),
+                  turned=readable(float(np.abs(absorbed - turned).max()))))
+
+
+def irope(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("today.irope_head"))
+    layers = modern.irope_layers(modern.value("llama4_scout", "num_hidden_layers"),
+                                 modern.value("llama4_scout", "no_rope_layer_interval"))
+    floor = modern.value("llama4_scout", "floor_scale")
+    scale = modern.value("llama4_scout", "attn_scale")
+    chunk = modern.value("llama4_scout", "attention_chunk_size")
+    d.markdown(s.t("today.irope_body", chunk=number(chunk), nope=layers.count(False),
+                   layers=len(layers), scale=scale, floor=number(floor), demo=CHUNK_DEMO))
+    d.chart(lesson.irope_figure(tuple(s.tokens), CHUNK_DEMO, s.lang), "today_irope")
+    positions = np.arange(0, 8 * floor * 16 + 1, floor // 8)
+    d.chart(line_chart(positions, {s.t("today.temperature_axis"): modern.attention_temperature(
+        positions, floor, scale)}, title=s.t("today.temperature_fig"),
+        x_title=s.t("today.position_axis"), y_title=s.t("today.temperature_axis")),
+        "today_temperature")
+
+
+def llama(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("today.llama_head"))
+    c = {key: modern.value("llama3_1_8b", key) for key in (
+        "head_dim", "rope_theta", "rope_scaling_factor", "rope_scaling_low_freq_factor",
+        "rope_scaling_high_freq_factor", "rope_scaling_original_max_position_embeddings",
+        "max_position_embeddings")}
+    dim, base, factor = c["head_dim"], c["rope_theta"], c["rope_scaling_factor"]
+    original = c["rope_scaling_original_max_position_embeddings"]
+    scaled = modern.llama3_frequencies(dim, base, factor, c["rope_scaling_low_freq_factor"],
+                                       c["rope_scaling_high_freq_factor"], original)
+    theta = rope.rope_frequencies(dim, base)
+    kept, slowed = np.isclose(scaled, theta), np.isclose(scaled, theta / factor)
+    d.markdown(s.t("today.llama_body", original=number(original),
+                   context=number(c["max_position_embeddings"]), factor=f"{factor:g}",
+                   high=f"{c['rope_scaling_high_freq_factor']:g}",
+                   short=number(int(original / c["rope_scaling_high_freq_factor"])),
+                   pairs=dim // 2, dim=dim, base=number(base), kept=int(kept.sum()),
+                   blended=int((~kept & ~slowed).sum()), slowed=int(slowed.sum())))
+    curves = {s.t(f"today.method_{m}"): rope.wavelengths(rope.context_frequencies(
+        m, dim, factor, original, base)) for m in rope.METHODS}
+    curves[s.t("today.method_llama3")] = rope.wavelengths(scaled)
+    d.chart(line_chart(np.arange(dim // 2), curves, title=s.t(
+        "today.llama_fig", factor=f"{factor:g}", dim=dim, base=number(base)),
+        x_title=s.t("today.pair_axis"), y_title=s.t("today.wavelength_axis"), log_y=True,
+        marked_y={s.t("today.trained_mark", n=number(original)): original,
+                  s.t("today.target_mark", n=number(c["max_position_embeddings"])):
+                  c["max_position_embeddings"]},
+        dashed=(s.t("today.method_original"),)), "today_llama")
+    d.markdown(s.t("today.dynamic"))
+    d.formula(DYNAMIC_FORMULA)
+
+
+def mrope(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("today.mrope_head"))
+    sections = tuple(modern.value("qwen2_vl_7b", "mrope_section"))
+    _, rows, cols = GRID
+    d.markdown(s.t("today.mrope_body", pairs=sum(sections), sections=list(sections),
+                   t=sections[0], h=sections[1], w=sections[2], rows=rows, cols=cols))
+    ids = modern.mrope_positions(1, GRID, len(s.tokens) - 1)
+    what = [s.tokens[0], *(s.t("today.patch", r=r, c=c) for r in range(rows)
+                           for c in range(cols)), *s.tokens[1:]]
+    d.text_table({s.t("today.mrope_col.what"): what,
+                  **{s.t(f"today.mrope_col.{a}"): ids[n].tolist()
+                     for n, a in enumerate(modern.AXES)}})
+    patches = ids[:, 1:1 + rows * cols]
+    for where, (axis, n) in zip(d.columns(2), (("h", 1), ("w", 2)), strict=True):
+        grid = patches[n].reshape(rows, cols).astype(float)
+        where.chart(token_heatmap(
+            grid, [str(r) for r in range(rows)], [str(c) for c in range(cols)],
+            title=s.t("today.grid_fig", axis=s.t(f"today.mrope_col.{axis}")),
+            x_title=s.t("today.grid_col_axis"), y_title=s.t("today.grid_row_axis"),
+            colorscale="Viridis", zmid=None), f"today_grid_{axis}")
+
+
+def gemma(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("today.gemma_head"))
+    g = {key: modern.value("gemma3_27b", key) for key in (
+        "sliding_window", "sliding_window_pattern", "rope_local_base_freq", "rope_theta_global",
+        "rope_scaling_factor", "max_position_embeddings", "head_dim")}
+    pattern = g["sliding_window_pattern"]
+    d.markdown(s.t("today.gemma_body", window=number(g["sliding_window"]),
+                   pattern=f"{pattern - 1}:1", local=number(g["rope_local_base_freq"]),
+                   far=number(g["rope_theta_global"]), factor=f"{g['rope_scaling_factor']:g}",
+                   context=number(g["max_position_embeddings"])))
+    dim = g["head_dim"]
+    local = rope.rope_frequencies(dim, g["rope_local_base_freq"])
+    globe = rope.rope_frequencies(dim, g["rope_theta_global"]) / g["rope_scaling_factor"]
+    d.chart(line_chart(np.arange(dim // 2), {
+        s.t("today.gemma_local", base=number(g["rope_local_base_freq"])): rope.wavelengths(local),
+        s.t("today.gemma_global", base=number(g["rope_theta_global"]),
+            factor=f"{g['rope_scaling_factor']:g}"): rope.wavelengths(globe)},
+        title=s.t("today.gemma_fig", dim=dim), x_title=s.t("today.pair_axis"),
+        y_title=s.t("today.wavelength_axis"), log_y=True,
+        marked_y={s.t("today.window_mark", n=number(g["sliding_window"])): g["sliding_window"],
+                  s.t("today.context_mark", n=number(g["max_position_embeddings"])):
+                  g["max_position_embeddings"]}), "today_gemma")
+
+
+def extension(entries: dict) -> str:
+    """A model's rope_scaling in a few words: its type and factor, or none."""
+    kind = next((entries[k]["value"] for k in ("rope_scaling_rope_type", "rope_scaling_type")
+                 if k in entries), None)
+    if kind is None:
+        return ""
+    factor = entries.get("rope_scaling_factor", {}).get("value")
+    return f"{kind} ×{factor:g}" if isinstance(factor, int | float) else str(kind)
+
+
+def table(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("today.table_head"))
+    published = modern.schemes()
+    rows: dict[str, list[str]] = {s.t(f"today.col.{c}"): [] for c in (
+        "model", "scheme", "base", "turned", "context", "extension")}
+    for model, name, scheme in MODELS:
+        entries = published[model]
+        dims = next((entries[k]["value"] for k in ("head_dim", "head_dim_computed")
+                     if k in entries), None)
+        share = next((entries[k]["value"] for k in ("rotary_pct", "partial_rotary_factor")
+                      if k in entries), None)
+        turned = (modern.rotated_dims(dims, share) if share else
+                  entries["qk_rope_head_dim"]["value"] if "qk_rope_head_dim" in entries
+                  else dims)
+        base = next((entries[k]["value"] for k in ("rope_theta", "rotary_emb_base",
+                                                   "rope_theta_global") if k in entries), "")
+        if scheme == "local_global":
+            base = f"{number(entries['rope_local_base_freq']['value'])} / {number(base)}"
+        for column, cell in zip(rows, (
+                name, s.t(f"today.schemes.{scheme}"), number(base), number(turned or ""),
+                number(entries["max_position_embeddings"]["value"]),
+                extension(entries) or s.t("today.none")), strict=True):
+            rows[column].append(cell)
+    d.table(rows)
+    sources = d.expander(s.t("today.sources_head"))
+    for model, name, _ in MODELS:
+        sources.markdown(f"**{name}**")
+        values = published[model].values()
+        sources.text_table({s.t("today.src.key"): [e["key"] for e in values],
+                            s.t("today.src.value"): [str(e["value"]) for e in values],
+                            s.t("today.src.source"): [e["source"] for e in values]})
+
+
+def body(d: ui.Doc, s: ui.Settings) -> None:
+    ui.need_tokens(d, s)
+    d.markdown(s.t("today.intro"))
+    complex_form(d, s)
+    partial(d, s)
+    mla(d, s)
+    irope(d, s)
+    llama(d, s)
+    mrope(d, s)
+    gemma(d, s)
+    table(d, s)
+    d.subheader(s.t("today.lineage_head"))
+    d.markdown(s.t("today.lineage"))
+
+
+if __name__ == "__main__":
+    ui.run("today", body)

@@ -1,0 +1,40 @@
+"""Figures of the page on today's models: which channels of a head turn (partial RoPE), and
+what a key-value cache holds per token (MLA). The other schemes are drawn with the RoPE and
+attention lessons' own figures."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from posviz.figures.common import axis, layout, plain
+
+TURNED, KEPT = "#2563eb", "#999"
+
+
+def share_bars(models: list[str], turned: list[int], head_dims: list[int], *, title: str,
+               x_title: str, turned_name: str, kept_name: str) -> go.Figure:
+    """One bar per model, as long as a head's channels: the channels RoPE turns, then those it
+    leaves alone, each part labelled with its count."""
+    names = [plain(m) for m in models]
+    kept = [d - t for d, t in zip(head_dims, turned, strict=True)]
+    return go.Figure([
+        dict(type="bar", orientation="h", y=names, x=np.asarray(values, dtype=np.float32),
+             name=plain(name), marker_color=color, text=[str(v) for v in values],
+             textposition="inside", insidetextanchor="middle")
+        for name, values, color in ((turned_name, turned, TURNED), (kept_name, kept, KEPT))],
+        layout(title, 120 + 44 * len(models), barmode="stack",
+               xaxis=axis(x_title, rangemode="tozero"),
+               yaxis=axis("", autorange="reversed", automargin=True)))
+
+
+def cache_bars(labels: list[str], values: list[int], *, title: str, x_title: str) -> go.Figure:
+    """Values kept per token and layer, one bar per way of keeping them, each labelled with its
+    count (a log axis: 576 beside 40,960)."""
+    return go.Figure([dict(
+        type="bar", orientation="h", y=[plain(label) for label in labels],
+        x=np.asarray(values, dtype=np.float32), marker_color=TURNED,
+        text=[f"{v:,}" for v in values], textposition="outside", cliponaxis=False)],
+        layout(title, 120 + 50 * len(labels), margin=dict(l=10, r=70, t=50, b=10),
+               xaxis=axis(x_title, type="log", dtick=1),
+               yaxis=axis("", autorange="reversed", automargin=True)))

@@ -1,0 +1,214 @@
+"""What today's models do with RoPE, computed: the rotation as complex multiplication, partial
+RoPE, MLA's decoupled RoPE and its cache, iRoPE's layers, Llama 3.1's frequency scaling, M-RoPE
+and Gemma 3's two bases. The models' own numbers are in assets/models/schemes.toml, each with
+its source (`schemes`).
+
+Shapes: T = tokens, d = channels of a head, P = d / 2 channel pairs.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+from posviz.attention import attention_layer, init_layers
+from posviz.rope import apply_rope, rope_frequencies
+
+SCHEMES = Path(__file__).resolve().parent.parent / "assets" / "models" / "schemes.toml"
+AXES = ("t", "h", "w")  # M-RoPE's three position axes: time, height, width
+
+
+def schemes() -> dict[str, dict]:
+    """The models' published values, each as {value, source} (assets/models/schemes.toml)."""
+    with SCHEMES.open("rb") as f:
+        return tomllib.load(f)
+
+
+def value(model: str, key: str) -> object:
+    """One published value of one model."""
+    return schemes()[model][key]["value"]
+
+
+# ---- RoPE as complex multiplication --------------------------------------------------------
+
+
+def as_complex(x: np.ndarray) -> np.ndarray:
+    """Channel pairs (2i, 2i+1) of x (..., d) as complex numbers x_2i + i x_2i+1: (..., P)."""
+    x = np.asarray(x, dtype=float)
+    return x[..., 0::2] + 1j * x[..., 1::2]
+
+
+def from_complex(z: np.ndarray) -> np.ndarray:
+    """The inverse of as_complex: (..., P) complex -> (..., 2P) real, pairs interleaved."""
+    out = np.empty((*z.shape[:-1], 2 * z.shape[-1]))
+    out[..., 0::2], out[..., 1::2] = z.real, z.imag
+    return out
+
+
+def complex_rope(x: np.ndarray, positions: np.ndarray, base: float = 10_000.0) -> np.ndarray:
+    """RoPE as one multiplication per pair: z_i e^{i m theta_i} (Meta's llama `apply_rotary_emb`
+    with `torch.polar`). Equals apply_rope(x, positions, base, "interleaved"). x (T, d)."""
+    turn = np.exp(1j * np.asarray(positions, dtype=float)[:, None] * rope_frequencies(
+        np.shape(x)[-1], base))                                          # (T, P)
+    return from_complex(as_complex(x) * turn)
+
+
+def rotate_half(x: np.ndarray) -> np.ndarray:
+    """Hugging Face's rotate_half: (x1, x2) -> (-x2, x1) for the two halves of x (..., d):
+    each pair (i, i + d/2) turned by 90 degrees, that is, multiplied by i."""
+    x = np.asarray(x, dtype=float)
+    half = x.shape[-1] // 2
+    return np.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+
+
+def rope_by_rotate_half(x: np.ndarray, positions: np.ndarray,
+                        base: float = 10_000.0) -> np.ndarray:
+    """RoPE as Hugging Face writes it: x cos(m theta) + rotate_half(x) sin(m theta), with the
+    angles repeated over both halves. Equals apply_rope(..., pairing="half"). x (T, d)."""
+    angle = np.asarray(positions, dtype=float)[:, None] * rope_frequencies(np.shape(x)[-1], base)
+    angle = np.concatenate([angle, angle], axis=-1)                        # (T, d)
+    return np.asarray(x, dtype=float) * np.cos(angle) + rotate_half(x) * np.sin(angle)
+
+
+# ---- partial RoPE --------------------------------------------------------------------------
+
+
+def rotated_dims(head_dim: int, fraction: float) -> int:
+    """How many channels of a head RoPE turns: int(head_dim * fraction), as Hugging Face
+    computes it (`partial_rotary_factor`, GPT-NeoX's `rotary_pct`)."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"the rotated fraction must lie in (0, 1], got {fraction}")
+    dims = int(head_dim * fraction)
+    if dims < 2 or dims % 2:
+        raise ValueError(f"{fraction} of {head_dim} channels is {dims}: not an even count >= 2")
+    return dims
+
+
+def partial_rope(x: np.ndarray, positions: np.ndarray, fraction: float,
+                 base: float = 10_000.0) -> np.ndarray:
+    """Partial RoPE (GPT-NeoX, Pythia, Phi-2, Qwen3-Next): the first rotated_dims channels of
+    each row turned as RoPE turns them (pairs (i, i + r/2) within them, GPT-NeoX's layout), the
+    rest passed through untouched, carrying no position. x (T, d)."""
+    x = np.asarray(x, dtype=float)
+    r = rotated_dims(x.shape[-1], fraction)
+    return np.concatenate([apply_rope(x[..., :r], positions, base, "half"), x[..., r:]],
+                          axis=-1)
+
+
+# ---- MLA's decoupled RoPE ------------------------------------------------------------------
+
+
+def mla_cache(kv_lora_rank: int, rope_dim: int) -> int:
+    """Values MLA keeps per token and layer: the compressed latent c (kv_lora_rank) and the
+    one rotated key shared by every head (rope_dim)."""
+    return kv_lora_rank + rope_dim
+
+
+def mha_cache(heads: int, key_dim: int, value_dim: int) -> int:
+    """Values full multi-head attention keeps per token and layer: every head's key and
+    value."""
+    return heads * (key_dim + value_dim)
+
+
+def absorbed_scores(q: np.ndarray, w_uk: np.ndarray, latents: np.ndarray) -> np.ndarray:
+    """Scores q^T (W_UK c_j) computed the way MLA serves them, without rebuilding the keys:
+    (W_UK^T q)^T c_j. q (d,), w_uk (d, r), latents (T, r). Returns (T,)."""
+    return latents @ (w_uk.T @ q)
+
+
+# ---- iRoPE (Llama 4) -----------------------------------------------------------------------
+
+
+def irope_layers(n_layers: int, interval: int = 4) -> list[bool]:
+    """For each layer whether it uses RoPE (with chunked local attention): every layer but
+    each interval-th, which has no position and attends globally (Hugging Face's
+    `no_rope_layers[i] = int((i + 1) % interval != 0)`)."""
+    return [(layer + 1) % interval != 0 for layer in range(n_layers)]
+
+
+def chunked_mask(seq_len: int, chunk: int) -> np.ndarray:
+    """Llama 4's chunked causal mask: query i sees key j when j <= i and both lie in the same
+    chunk of `chunk` tokens. (T, T) bool."""
+    i, j = np.indices((seq_len, seq_len))
+    return (j <= i) & (i // chunk == j // chunk)
+
+
+def attention_temperature(positions: np.ndarray, floor_scale: int = 8192,
+                          attn_scale: float = 0.1) -> np.ndarray:
+    """The factor Llama 4 multiplies into the queries of its layers without position, growing
+    with the position: 1 + attn_scale ln(floor((p + 1) / floor_scale) + 1)."""
+    p = np.asarray(positions, dtype=float)
+    return 1 + attn_scale * np.log(np.floor((p + 1) / floor_scale) + 1)
+
+
+# ---- Llama 3.1's frequency-dependent scaling ------------------------------------------------
+
+
+def llama3_frequencies(dim: int, base: float, factor: float, low_freq_factor: float,
+                       high_freq_factor: float, original: int) -> np.ndarray:
+    """Llama 3.1's RoPE frequencies (rope_type "llama3"): pairs whose wavelength is shorter
+    than original / high_freq_factor keep their speed, those longer than original /
+    low_freq_factor turn factor times slower, those between move smoothly from one to the
+    other. Written as Hugging Face's `_compute_llama3_parameters`. Returns (P,)."""
+    theta = rope_frequencies(dim, base)
+    wavelength = 2 * math.pi / theta
+    low, high = original / low_freq_factor, original / high_freq_factor  # wavelengths
+    smooth = (original / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    between = (1 - smooth) * theta / factor + smooth * theta
+    return np.where(wavelength < high, theta, np.where(wavelength > low, theta / factor,
+                                                       between))
+
+
+# ---- M-RoPE (Qwen2-VL) ---------------------------------------------------------------------
+
+
+def mrope_positions(text_before: int, grid: tuple[int, int, int],
+                    text_after: int) -> np.ndarray:
+    """The three position ids (t, h, w) of text, then an image or video of grid (t, h, w)
+    patches, then more text, as Qwen2-VL's `get_rope_index` builds them: a text token has the
+    same id on all three axes, counting on; the patches count from where the text stopped
+    along each axis of their grid; the text after them goes on from the largest id plus one.
+    Returns (3, T) integers."""
+    t_n, h_n, w_n = grid
+    before = np.arange(text_before)
+    t, h, w = (a.ravel() for a in np.indices(grid))
+    patches = np.stack([t, h, w]) + text_before
+    start = int(patches.max()) + 1 if patches.size else text_before
+    after = np.arange(start, start + text_after)
+    return np.concatenate([np.stack([before] * 3), patches, np.stack([after] * 3)], axis=1)
+
+
+def mrope_axes(sections: tuple[int, ...]) -> np.ndarray:
+    """Which position axis each channel pair turns by: the first sections[0] pairs by time,
+    the next sections[1] by height, the rest by width (mrope_section). Returns (P,)."""
+    return np.repeat(np.arange(len(sections)), sections)
+
+
+def mrope_angles(positions: np.ndarray, sections: tuple[int, ...],
+                 base: float = 10_000.0) -> np.ndarray:
+    """Each token's angle in each pair: pair i turns by the position on its axis times theta_i.
+    positions (3, T). Returns (T, P)."""
+    axes = mrope_axes(sections)
+    theta = rope_frequencies(2 * len(axes), base)
+    return np.asarray(positions, dtype=float)[axes].T * theta
+
+
+def layered_gap(x: np.ndarray, order: np.ndarray, schemes: tuple[str, ...], n_heads: int,
+                causal: bool = False, seed: int = 0) -> float:
+    """The largest change of any token's output after the last layer when the sentence x
+    (T, D) is reordered (outputs lined up by token), through layers whose position schemes
+    differ (iRoPE: RoPE layers under a layer without position). The layers are
+    init_layers(len(schemes), D, seed), as attention_stack's."""
+    x = np.asarray(x, dtype=float)
+    order = np.asarray(order)
+    layers = init_layers(len(schemes), x.shape[1], seed)
+
+    def run(rows: np.ndarray) -> np.ndarray:
+        for layer, scheme in zip(layers, schemes, strict=True):
+            rows = attention_layer(rows, layer, n_heads, scheme, causal)[1]
+        return rows
+
+    return float(np.abs(run(x) - run(x[order])[np.argsort(order)]).max())

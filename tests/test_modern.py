@@ -1,0 +1,223 @@
+"""Today's schemes (posviz/modern.py) against slow references, their properties, and the
+published values they are drawn with (assets/models/schemes.toml)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posviz import modern
+from posviz.embedding import token_embeddings
+from posviz.permutation import permutation_check, reversal
+from posviz.rope import apply_rope, rope_frequencies
+
+RNG = np.random.default_rng(7)
+
+
+def test_every_published_value_names_its_key_and_source():
+    for model, entries in modern.schemes().items():
+        if model == "bibliography":
+            continue
+        for name, entry in entries.items():
+            assert {"value", "key", "source", "quote"} <= set(entry), (model, name)
+            assert entry["source"].strip() and entry["quote"].strip(), (model, name)
+
+
+@given(st.integers(1, 8), st.integers(0, 5000), st.sampled_from([10_000.0, 500_000.0]))
+@settings(max_examples=40, deadline=None)
+def test_rope_is_one_complex_multiplication_per_pair(pairs, position, base):
+    x = RNG.normal(size=(3, 2 * pairs))
+    positions = np.array([0, position, position + 7])
+    np.testing.assert_allclose(modern.complex_rope(x, positions, base),
+                               apply_rope(x, positions, base, "interleaved"), atol=1e-9)
+
+
+@given(st.integers(1, 8), st.integers(0, 5000))
+@settings(max_examples=40, deadline=None)
+def test_rotate_half_is_multiplication_by_i_and_gives_rope_in_halves(pairs, position):
+    x = RNG.normal(size=(2, 2 * pairs))
+    half = pairs
+    as_half = x[:, :half] + 1j * x[:, half:]               # pairs (i, i + d/2) as complex
+    turned = modern.rotate_half(x)
+    np.testing.assert_allclose(turned[:, :half] + 1j * turned[:, half:], 1j * as_half)
+    positions = np.array([position, position + 3])
+    np.testing.assert_allclose(modern.rope_by_rotate_half(x, positions),
+                               apply_rope(x, positions, pairing="half"), atol=1e-9)
+
+
+def partial_reference(x, positions, fraction, base=10_000.0):
+    """Channel by channel: the first r channels paired (i, i + r/2) and turned, the rest kept."""
+    r = int(x.shape[-1] * fraction)
+    out = x.copy()
+    for t, m in enumerate(positions):
+        for i in range(r // 2):
+            angle = m * base ** (-2 * i / r)
+            a, b = x[t, i], x[t, i + r // 2]
+            out[t, i] = a * math.cos(angle) - b * math.sin(angle)
+            out[t, i + r // 2] = a * math.sin(angle) + b * math.cos(angle)
+    return out
+
+
+@pytest.mark.parametrize(("model", "key", "head_dim"), [
+    ("gpt_neox_20b", "rotary_pct", 96), ("pythia_6_9b", "rotary_pct", 128),
+    ("phi_2", "partial_rotary_factor", 80), ("qwen3_next_80b_a3b", "partial_rotary_factor", 256)])
+def test_partial_rope_turns_only_its_share_of_channels(model, key, head_dim):
+    fraction = modern.value(model, key)
+    x, positions = RNG.normal(size=(4, head_dim)), np.array([0, 3, 50, 1000])
+    out = modern.partial_rope(x, positions, fraction)
+    np.testing.assert_allclose(out, partial_reference(x, positions, fraction), atol=1e-9)
+    r = modern.rotated_dims(head_dim, fraction)
+    assert r == int(head_dim * fraction)
+    np.testing.assert_array_equal(out[:, r:], x[:, r:])  # these channels carry no position
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), np.linalg.norm(x, axis=1))
+    # the rotated share's score depends on the offset only
+    q, k = RNG.normal(size=head_dim), RNG.normal(size=head_dim)
+    scores = [modern.partial_rope(np.stack([q, k]), np.array([m, m + 5]), fraction)
+              for m in (0, 40, 900)]
+    dots = [s[0] @ s[1] for s in scores]
+    np.testing.assert_allclose(dots, dots[0])
+
+
+def test_the_published_rotated_shares_give_the_published_dims():
+    assert modern.rotated_dims(96, modern.value("gpt_neox_20b", "rotary_pct")) == 24
+    assert modern.rotated_dims(80, modern.value("phi_2", "partial_rotary_factor")) == 32
+    assert modern.rotated_dims(256, modern.value("qwen3_next_80b_a3b",
+                                                 "partial_rotary_factor")) == 64
+
+
+def test_mla_keeps_576_values_per_token_and_layer_against_40960():
+    v3 = {key: modern.value("deepseek_v3", key) for key in (
+        "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
+        "num_attention_heads")}
+    assert modern.mla_cache(v3["kv_lora_rank"], v3["qk_rope_head_dim"]) == 576
+    full = modern.mha_cache(v3["num_attention_heads"],
+                            v3["qk_nope_head_dim"] + v3["qk_rope_head_dim"], v3["v_head_dim"])
+    assert full == 40_960 == modern.value("deepseek_v3", "kv_cache_full_mha_per_token_per_layer")
+    assert modern.value("deepseek_v3", "kv_cache_mla_per_token_per_layer") == 576
+
+
+def test_the_latent_key_can_be_absorbed_into_the_query_but_a_rotated_one_cannot():
+    """Without RoPE, q^T (W_UK c) = (W_UK^T q)^T c for every key: one matrix serves all
+    positions. With RoPE between them, q^T R_(n-m) W_UK c needs a different matrix for every
+    offset, so the rotated part is kept apart (MLA's decoupled key)."""
+    d, r, t = 8, 4, 6
+    q, w_uk, latents = RNG.normal(size=d), RNG.normal(size=(d, r)), RNG.normal(size=(t, r))
+    np.testing.assert_allclose(modern.absorbed_scores(q, w_uk, latents),
+                               (latents @ w_uk.T) @ q)
+    keys = latents @ w_uk.T                                              # (T, d)
+    turned = apply_rope(keys, np.arange(t)) @ apply_rope(q[None], np.array([t - 1]))[0]
+    plain = modern.absorbed_scores(q, w_uk, latents)
+    assert not np.allclose(turned, plain)  # the position-free absorption is wrong under RoPE
+
+
+def test_irope_layers_every_fourth_without_position():
+    layers = modern.irope_layers(modern.value("llama4_scout", "num_hidden_layers"),
+                                 modern.value("llama4_scout", "no_rope_layer_interval"))
+    assert len(layers) == 48 and layers.count(False) == 12
+    assert [n + 1 for n, rope in enumerate(layers) if not rope][:3] == [4, 8, 12]
+
+
+@pytest.mark.parametrize(("seq_len", "chunk"), [(10, 4), (8, 8), (5, 1), (7, 3)])
+def test_chunked_mask_sees_the_past_of_its_own_chunk_only(seq_len, chunk):
+    mask = modern.chunked_mask(seq_len, chunk)
+    for i in range(seq_len):
+        for j in range(seq_len):
+            assert mask[i, j] == (j <= i and i // chunk == j // chunk)
+    assert mask.sum(axis=1).max() <= chunk
+
+
+def test_attention_temperature_grows_past_each_floor_scale():
+    p = np.array([0, 8190, 8191, 16383, 10**6])
+    got = modern.attention_temperature(p)
+    expected = [1 + 0.1 * math.log(math.floor((x + 1) / 8192) + 1) for x in p]
+    np.testing.assert_allclose(got, expected)
+    assert got[0] == got[1] == 1 and got[2] == pytest.approx(1 + 0.1 * math.log(2))
+
+
+def llama3_reference(dim, base, factor, low, high, original):
+    """Hugging Face's loop, pair by pair."""
+    out = []
+    for i in range(dim // 2):
+        theta = base ** (-2 * i / dim)
+        wavelength = 2 * math.pi / theta
+        if wavelength < original / high:
+            out.append(theta)
+        elif wavelength > original / low:
+            out.append(theta / factor)
+        else:
+            smooth = (original / wavelength - low) / (high - low)
+            out.append((1 - smooth) * theta / factor + smooth * theta)
+    return np.array(out)
+
+
+def llama31() -> dict:
+    return dict(dim=modern.value("llama3_1_8b", "head_dim"),
+                base=modern.value("llama3_1_8b", "rope_theta"),
+                factor=modern.value("llama3_1_8b", "rope_scaling_factor"),
+                low_freq_factor=modern.value("llama3_1_8b", "rope_scaling_low_freq_factor"),
+                high_freq_factor=modern.value("llama3_1_8b", "rope_scaling_high_freq_factor"),
+                original=modern.value("llama3_1_8b",
+                                      "rope_scaling_original_max_position_embeddings"))
+
+
+def test_llama3_scaling_keeps_fast_pairs_slows_slow_ones_and_blends_between():
+    c = llama31()
+    got = modern.llama3_frequencies(**c)
+    np.testing.assert_allclose(got, llama3_reference(c["dim"], c["base"], c["factor"],
+                                                     c["low_freq_factor"],
+                                                     c["high_freq_factor"], c["original"]))
+    theta = rope_frequencies(c["dim"], c["base"])
+    kept, slowed = np.isclose(got, theta), np.isclose(got, theta / c["factor"])
+    assert (kept.sum(), (~kept & ~slowed).sum(), slowed.sum()) == (29, 6, 29)
+    assert np.all(got <= theta) and np.all(got >= theta / c["factor"])
+    assert np.all(np.diff(got) < 0)  # still slower pair by pair
+    np.testing.assert_allclose(modern.llama3_frequencies(**(c | {"factor": 1.0})), theta)
+
+
+def mrope_reference(text_before, grid, text_after):
+    ids, position = [], 0
+    for _ in range(text_before):
+        ids.append((position,) * 3)
+        position += 1
+    for t in range(grid[0]):
+        for h in range(grid[1]):
+            for w in range(grid[2]):
+                ids.append((position + t, position + h, position + w))
+    position = max(max(i) for i in ids) + 1 if ids else 0
+    for _ in range(text_after):
+        ids.append((position,) * 3)
+        position += 1
+    return np.array(ids).T
+
+
+@pytest.mark.parametrize(("before", "grid", "after"), [(2, (1, 3, 4), 2), (0, (2, 2, 2), 1),
+                                                       (3, (1, 1, 1), 0), (1, (1, 4, 2), 3)])
+def test_mrope_positions_follow_get_rope_index(before, grid, after):
+    np.testing.assert_array_equal(modern.mrope_positions(before, grid, after),
+                                  mrope_reference(before, grid, after))
+
+
+def test_mrope_turns_text_exactly_as_rope_does():
+    sections = tuple(modern.value("qwen2_vl_7b", "mrope_section"))
+    assert sum(sections) == 64 and list(np.bincount(modern.mrope_axes(sections))) == [16, 24, 24]
+    ids = modern.mrope_positions(5, (1, 2, 3), 4)
+    angles = modern.mrope_angles(ids, sections)
+    text = np.r_[0:5, 11:15]
+    theta = rope_frequencies(128)
+    np.testing.assert_allclose(angles[text], ids[0, text][:, None] * theta)
+    patch = 5 + 1 * 3 + 2  # the patch at height 1, width 2
+    assert angles[patch, 20] == pytest.approx(ids[1, patch] * theta[20])   # a height pair
+    assert angles[patch, 50] == pytest.approx(ids[2, patch] * theta[50])   # a width pair
+
+
+def test_a_layer_without_position_sees_order_through_the_rope_layer_below_it():
+    x = token_embeddings(list("刚想到了"), 64)
+    order = reversal(4)
+    assert modern.layered_gap(x, order, ("none", "none"), 4) < 1e-12
+    assert modern.layered_gap(x, order, ("rope", "none"), 4) > 0.1
+    for scheme in ("none", "rope"):  # the same layers as the attention stack's
+        check = permutation_check(x, order, 2, 4, scheme, causal=False)
+        assert modern.layered_gap(x, order, (scheme, scheme), 4) == pytest.approx(
+            check.layer_gaps[-1], abs=1e-12)
