@@ -6,7 +6,7 @@ import ui
 from posviz.embedding import cosine_similarity, repeat_distances, token_embeddings
 from posviz.figures.common import token_heatmap
 from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps
-from posviz.sinusoidal import FORMULA, sinusoidal
+from posviz.sinusoidal import FORMULA, mean_row_norms, sinusoidal
 from posviz.tokens import repeated, token_labels
 from ui.cached.lesson import rows_title
 
@@ -33,7 +33,10 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         y_title=s.t("common.token_axis"), marked_rows=marked,
         files=[PANEL_FILES[key] for key in ("panel_e", "panel_p", "panel_x")]), "sum")
     d.caption(s.t("embedding.sum_caption"))
-    if not s.position:
+    if s.position:
+        e_norm, scaled_norm, p_norm = mean_row_norms(E)
+        d.caption(s.t("embedding.scale_note", d=d_model, e=e_norm, scaled=scaled_norm, p=p_norm))
+    else:
         d.warning(s.t("embedding.bag"))
 
     if repeats:

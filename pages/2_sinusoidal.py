@@ -55,7 +55,10 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
             x_title=s.t("common.dimension_axis"), y_title=s.t("common.position_axis"),
             sentence_len=min(len(s.tokens), n_pos),
             sentence_label=s.t("sinusoidal.your_sentence")), "heatmap")
-        d.caption(s.t("sinusoidal.heatmap_caption"))
+        if layout == "concatenated":  # [sin | cos]: the fastest wave again at column d/2
+            d.caption(s.t("sinusoidal.heatmap_caption_concatenated", half=d_model // 2))
+        else:
+            d.caption(s.t("sinusoidal.heatmap_caption"))
         if stride > 1:
             d.caption(s.t("sinusoidal.thinned", stride=stride))
 

@@ -40,6 +40,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.caption(s.t("rope.model_note", d=D_MODEL))
     if not s.position:
         d.warning(s.t("rope.no_position"))
+        d.caption(s.t("rope.hidden_off"))
 
     d.subheader(s.t("rope.plane_head"))
     left, right = d.columns([3, 1])

@@ -8,6 +8,7 @@ from posviz.permutation import (
     is_reversal,
     parse_order,
     readable,
+    reads_the_same,
     reordered,
     repeat_gap,
     reversal,
@@ -88,6 +89,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         d.chips(reordered(s.tokens, order), [str(k) for k in order])
     if order is not None and is_identity(order):
         d.info(s.t("attention.nothing_moved"))
+    elif order is not None and reads_the_same(s.tokens, order):  # 我我我 reversed
+        d.info(s.t("attention.reads_same"))
     elif order is not None:
         with ui.guard(d, s):
             c = cached.check(tokens, order, n_layers, n_heads, scheme, causal)

@@ -106,6 +106,13 @@ def reordered(tokens: list[str], order: np.ndarray) -> list[str]:
     return [tokens[k] for k in order]
 
 
+def reads_the_same(tokens: list[str], order: np.ndarray) -> bool:
+    """Whether the reordered sentence equals the sentence, token for token (我我我 or "a b a"
+    reversed): each token then lands on a place that held the same token, both runs read the
+    same input, and there is nothing to compare."""
+    return reordered(tokens, order) == list(tokens)
+
+
 def undo(run: AttentionRun, order: np.ndarray) -> AttentionRun:
     """The run of a reordered sentence, with every token moved back to its original position.
 

@@ -189,7 +189,7 @@ def decay_bound(distances: np.ndarray, dim: int, base: float = 10_000.0) -> np.n
         (1/(d/2)) * sum_{j=1..d/2} |S_j|,   S_j = sum_{i=0..j-1} exp(1j * (m - n) * theta_i)
 
     A worst-case bound on |score| (up to a factor set by q and k) that uses no q or k; it is
-    (d/2 + 1)/2 at distance 0. For a large d and base (RoFormer: 128, 10000) its envelope
+    (d/2 + 1)/2 at distance 0. For a large d and base (such as 128 and 10000) its envelope
     falls, with ripples, as the distance grows; with a small d or base it soon just
     oscillates. Returns (K,).
     """

@@ -144,6 +144,22 @@ def offset_check(start: int, offset: int, d_model: int,
     return pe_target, mapped, float(np.abs(pe_target - mapped).max())
 
 
+def mean_row_norms(embeddings: np.ndarray, base: float = 10_000.0) -> tuple[float, float, float]:
+    """How large the sinusoidal rows are beside the token embeddings E (T, D) they are added to.
+
+    Returns the mean row length of E, of sqrt(D) * E (the original Transformer multiplies the
+    embeddings by sqrt(d_model) before adding PE: Vaswani et al. 2017, sec. 3.4) and of PE at
+    positions 0 .. T-1. Every PE row has length sqrt(D/2): each (sin, cos) pair has length 1.
+    """
+    embeddings = np.asarray(embeddings, dtype=float)
+    if embeddings.ndim != 2 or not len(embeddings):
+        raise ValueError(f"need a (T, D) table with T >= 1, got shape {embeddings.shape}")
+    seq_len, d_model = embeddings.shape
+    e = float(np.linalg.norm(embeddings, axis=1).mean())
+    pe = float(np.linalg.norm(sinusoidal(seq_len, d_model, base), axis=1).mean())
+    return e, float(np.sqrt(d_model)) * e, pe
+
+
 def similarity(pe: np.ndarray) -> np.ndarray:
     """Dot products of every pair of position vectors: S[p, q] = PE(p) . PE(q). Returns (T, T)."""
     return pe @ pe.T

@@ -163,3 +163,25 @@ def test_the_default_view_explains_why_no_position_differs_under_the_causal_mask
     assert said in [info.value for info in at.info]
     at.toggle(key="attention_causal").set_value(False).run()
     assert not [i for i in at.info if i.value.startswith(said[:20])]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("sentence", ["我我我", "a b a"])
+def test_a_reordering_that_reads_the_same_says_nothing_moved(lang, sentence):
+    """我我我 or "a b a" reversed is the same sentence again: the page reports no difference
+    (no 1.43 from position, no "a causal mask is not order-blind"), only that nothing moved."""
+    from posviz.permutation import reads_the_same, reversal
+    from ui.i18n import text
+
+    assert reads_the_same(sentence.split() if " " in sentence else list(sentence), reversal(3))
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.query_params.update({"lang": lang, "text": sentence})
+    at.run()
+    for position, causal in ((True, True), (False, True), (True, False)):
+        at.toggle(key="pos").set_value(position)
+        at.toggle(key="attention_causal").set_value(causal).run()
+        assert not at.exception
+        assert text("attention.reads_same", lang) in messages(at)
+        assert not at.metric and len(chart_specs(at)) == 2  # no twin maps, no numbers
+    at.text_input(key="text").set_value("a b c").run()
+    assert text("attention.reads_same", lang) not in messages(at) and headline(at) > 0.1

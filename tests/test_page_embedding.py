@@ -54,3 +54,25 @@ def test_the_diamond_is_explained_only_when_a_token_repeats():
     for page in ("embedding", "lesson"):
         assert text("embedding.fig_rows", "en") in titles(page, "the cat sat")
         assert text("embedding.fig_sum", "en") in titles(page, "the cat saw the dog")
+
+
+def test_the_page_says_how_large_p_is_beside_e_and_sqrt_d_e_with_live_numbers():
+    """The original Transformer adds sqrt(d_model)·E: the page quotes the mean row lengths of
+    E, of sqrt(d_model)·E and of P for the width on screen, in both languages."""
+    from ui.i18n import text
+
+    at = AppTest.from_file("../pages/1_embedding.py", default_timeout=60).run()
+    for lang, d_model in (("en", 16), ("zh", 16), ("zh", 64), ("en", 128)):
+        at.radio(key="lang").set_value(lang)
+        at.slider(key="embedding_d").set_value(d_model).run()
+        assert not at.exception
+        e = token_embeddings(list("刚想到了"), d_model)
+        lengths = np.sqrt((e ** 2).sum(axis=1))
+        p = np.sqrt((sinusoidal(4, d_model) ** 2).sum(axis=1))
+        np.testing.assert_allclose(p, np.sqrt(d_model / 2))
+        said = text("embedding.scale_note", lang, d=d_model, e=lengths.mean(),
+                    scaled=np.sqrt(d_model) * lengths.mean(), p=p.mean())
+        assert said in [caption.value for caption in at.caption]
+        assert f"{np.sqrt(d_model) * lengths.mean():.2f}" in said and f"{p.mean():.2f}" in said
+    at.toggle(key="pos").set_value(False).run()
+    assert not [c for c in at.caption if c.value.startswith(said[:10])]

@@ -290,3 +290,21 @@ def test_the_order_scene_draws_the_case_it_asks_about_and_answers_with_the_outpu
 def test_a_sentence_that_reads_the_same_reversed_says_nothing_moved(lang):
     at = lesson("4", lang=lang, sentence="我我我")
     assert reveal(at, 4) == ("B", text("lesson.order.answer_same", lang))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_position_answer_says_similarity_is_not_monotone_with_the_true_numbers(lang):
+    """Scene 2's answer quotes PE(0)·PE(19) > PE(0)·PE(2) > PE(0)·PE(3) at the scene's width:
+    similarity peaks at the neighbours but does not fall steadily with the distance."""
+    from ui.cached.lesson import EMBED_D
+
+    far, two, three = dot_by_offset(np.array([19, 2, 3]), EMBED_D)
+    assert EMBED_D == 16 and far > two > three
+    said = reveal(lesson("2", lang=lang), 2)[1]
+    for row, dot in ((19, far), (2, two), (3, three)):
+        assert str(row) in said and f"{dot:.2f}" in said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_rope_answer_names_the_signed_offset(lang):
+    assert "n − m" in reveal(lesson("6", lang=lang), 6)[1]

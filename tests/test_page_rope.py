@@ -115,3 +115,17 @@ def test_the_norms_table_shows_tokens_as_typed_and_lengths_kept_by_the_rotation(
     assert len(norms) == 2 * len(tokenize("**x** $y$ <b>z</b>"))
     before, after = np.array(norms[0::2], float), np.array(norms[1::2], float)
     np.testing.assert_allclose(after, before, rtol=0, atol=1e-12)  # the rotation keeps lengths
+
+
+def test_position_off_names_only_what_it_hides_and_still_draws_the_arrows_unturned():
+    """The warning (shared with the lesson's scene 6, which draws the arrows) says nothing is
+    hidden; the page's own caption names the clock hands and the shift test, which it hides."""
+    at = opened()
+    at.toggle(key="pos").set_value(False).run()
+    assert not at.exception
+    for lang in ("en", "zh"):
+        assert "hidden" not in text("rope.no_position", lang) and "隐藏" not in text(
+            "rope.no_position", lang)
+    assert text("rope.hidden_off", "en") in [c.value for c in at.caption]
+    titles = [spec["layout"]["title"]["text"] for spec in chart_specs(at)]
+    assert titles[0].startswith("Pair 0") and not [t for t in titles if "Token" in t]

@@ -488,3 +488,19 @@ def test_a_shifted_rope_score_is_the_same_up_to_rounding_and_an_added_one_is_not
     assert not same_up_to_rounding(*shifted_added_scores(x, wq, wk, 5, 1, offsets))
     assert same_up_to_rounding(-12.544609215729, -12.544609215729 - 3.4e-14)
     assert not same_up_to_rounding(1e-20, 2e-9)
+
+
+@pytest.mark.parametrize("pairing", PAIRINGS)
+def test_rope_score_depends_on_the_signed_offset_not_on_its_size(pairing):
+    """s(m, n) = <q, R_(n-m) k>: equal offsets n - m give equal scores wherever the pair stands,
+    while the offsets +k and -k (key k after or k before the query) give different scores."""
+    q, k = np.random.default_rng(8).standard_normal((2, 1, 64))
+
+    def score(m, n):
+        return float(apply_rope(q, [m], pairing=pairing)[0]
+                     @ apply_rope(k, [n], pairing=pairing)[0])
+
+    for offset in (1, 3, 10, 50):
+        assert score(5, 5 + offset) == pytest.approx(score(200, 200 + offset), abs=1e-9)
+        assert score(60, 60 - offset) == pytest.approx(score(300, 300 - offset), abs=1e-9)
+        assert abs(score(100, 100 + offset) - score(100, 100 - offset)) > 1e-3

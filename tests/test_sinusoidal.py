@@ -13,6 +13,7 @@ from posviz.sinusoidal import (
     dot_from,
     dots_from_starts,
     frequencies,
+    mean_row_norms,
     offset_check,
     offset_matrix,
     sample_grid,
@@ -166,3 +167,37 @@ def test_channel_roles_and_wavelengths():
     assert spread_channels(128) == [0, 42, 84, 126]
     assert spread_channels(128, "concatenated") == [0, 21, 42, 63]
     assert spread_channels(2) == [0]
+
+
+def test_position_similarity_is_highest_nearby_but_not_monotone_in_the_offset():
+    """At the lesson's width d = 16 row 19 is more like row 0 than rows 2 and 3 are (the numbers
+    scene 2 quotes): similarity depends only on the offset and peaks at the neighbours, yet it
+    does not fall steadily with the distance."""
+    pe = slow_sinusoidal(64, 16, 10_000.0, "interleaved")
+    dots = pe[0] @ pe.T                                            # PE(0) . PE(k), k = 0..63
+    np.testing.assert_allclose(sinusoidal(64, 16)[0] @ sinusoidal(64, 16).T, dots, atol=1e-12)
+    assert [f"{dots[k]:.2f}" for k in (19, 2, 3)] == ["6.43", "6.37", "5.54"]
+    assert dots[19] > dots[2] > dots[3]
+    assert dots[1] == max(dots[1:])                                # the neighbour is the most alike
+    assert (np.diff(dots[:20]) > 0).any()                          # rises again somewhere
+
+
+@pytest.mark.parametrize("d_model", [4, 16, 64, 128])
+def test_mean_row_norms_against_a_loop(d_model):
+    """E's mean row length, the same for sqrt(d_model) * E, and every PE row at sqrt(D/2)."""
+    e = np.random.default_rng(d_model).standard_normal((5, d_model))
+    e_norm, scaled, pe_norm = mean_row_norms(e)
+    lengths = [math.sqrt(sum(v * v for v in row)) for row in e]
+    assert e_norm == pytest.approx(sum(lengths) / 5, rel=1e-12)
+    assert scaled == pytest.approx(math.sqrt(d_model) * sum(lengths) / 5, rel=1e-12)
+    assert pe_norm == pytest.approx(math.sqrt(d_model / 2), rel=1e-12)
+    with pytest.raises(ValueError, match="T >= 1"):
+        mean_row_norms(np.zeros((0, d_model)))
+
+
+def test_the_concatenated_layout_starts_the_fastest_wave_again_at_column_half_d():
+    pe = sinusoidal(50, 16, layout="concatenated")
+    t = np.arange(50)
+    np.testing.assert_allclose(pe[:, 0], np.sin(t), atol=1e-12)
+    np.testing.assert_allclose(pe[:, 8], np.cos(t), atol=1e-12)   # column d/2: pair 0's cosine
+    assert channel_role(8, 16, "concatenated") == (0, "cos")
