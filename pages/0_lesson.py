@@ -15,7 +15,7 @@ from posviz import modern, rope
 from posviz.alibi import mean_attention_distance
 from posviz.attention import HEAD_DIM
 from posviz.embedding import token_embeddings
-from posviz.permutation import readable, reordered, reversal
+from posviz.permutation import readable, reads_the_same, reordered, reversal
 from posviz.sinusoidal import FORMULA, dot_by_offset
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
@@ -116,7 +116,7 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     turned.chips(reordered(s.tokens, backwards), [str(k) for k in backwards])
     none, sinusoidal = (attention.check(seq, backwards, cached.LAYERS, cached.HEADS, name, False)
                         for name in ("none", "sinusoidal"))
-    same = reordered(s.tokens, backwards) == s.tokens  # 我我我: the same sentence again
+    same = reads_the_same(s.tokens, backwards)  # 我我我: the same sentence again
     if answer := ask(d, s, "order", right_option.order(none.gap),
                      "lesson.order.answer_same" if same else None, none=readable(none.gap),
                      sinusoidal=readable(sinusoidal.gap)):
@@ -200,7 +200,7 @@ def today(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     x = token_embeddings(list(seq), HEAD_DIM * cached.HEADS)
     mixed, bag = (modern.layered_gap(x, backwards, schemes, cached.HEADS)
                   for schemes in (("rope", "none"), ("none", "none")))
-    if reordered(s.tokens, backwards) == s.tokens:  # 我我我: the same sentence, nothing moves
+    if reads_the_same(s.tokens, backwards):  # 我我我: the same sentence, nothing moves
         ask(d, s, "today", 0, "lesson.today.answer_same")
     else:
         ask(d, s, "today", right_option.today(mixed), mixed=readable(mixed), bag=readable(bag))
