@@ -1,8 +1,11 @@
 """Trained models: learned attention, next-token guesses, learned positions, extrapolation, and
 a live experiment on telling order without position."""
 
+import math
+
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import ui
 from posviz import classifier
@@ -22,9 +25,26 @@ def curves_figure(histories: dict, lang: str) -> go.Figure:
         accuracy_title=text("models.accuracy", lang), chance_name=text("models.chance", lang))
 
 
-def train(s: ui.Settings, seed: int, chart: ui.Doc) -> None:
-    """Train the seed's four classifiers here, drawing their curves in chart as they go (one
-    training at a time in this process: a reader queued behind another sees their place)."""
+def training_text(s: ui.Settings, k: int, name: str, left: float | None) -> str:
+    """Which classifier trains (k of n, its name), and about how long the rest will take."""
+    estimate = (s.t("models.left_unknown") if left is None else
+                s.t("models.left", seconds=math.ceil(left)))
+    return s.t("models.training", k=k, n=len(classifier.SCHEMES),
+               scheme=cached.names(s.lang)[name], left=estimate)
+
+
+def trained_text(s: ui.Settings, took: dict[str, float]) -> str:
+    """How long the classifiers trained here took, each and together."""
+    each = " · ".join(s.t("models.took_one", scheme=cached.names(s.lang)[name],
+                          seconds=f"{seconds:.1f}") for name, seconds in took.items())
+    return s.t("models.trained", n=len(took), seconds=f"{sum(took.values()):.1f}", each=each)
+
+
+def train(s: ui.Settings, seed: int, status: DeltaGenerator, chart: ui.Doc) -> None:
+    """Train the seed's three classifiers here, one after another, showing in status (a
+    Streamlit placeholder) which one trains and the time left, and drawing their curves in
+    chart as they go (one training at a time in this process: a reader queued behind another
+    sees their place)."""
     runs = cached.experiments()
     line = cached.trainings()
     with line.joined() as ticket:  # left however the run ends: finished, stopped or rerun
@@ -32,19 +52,24 @@ def train(s: ui.Settings, seed: int, chart: ui.Doc) -> None:
             # drawn at every step: Streamlit stops a run whose reader has gone at its next element
             chart.info(s.t("models.queued_second") if ahead == 1 else
                        s.t("models.queued", place=ahead + 1, waiting=ahead - 1))
-        histories = {}
+        histories, took = {}, {}
+        n = len(classifier.SCHEMES)
         with classifier.torch_threads(1):
-            for name in classifier.SCHEMES:
+            for k, name in enumerate(classifier.SCHEMES, 1):
                 if (name, seed) in runs:  # done: for another reader, or by a run cut short
                     histories[name] = runs[(name, seed)][0]
                     continue
-                label = s.t("models.training", scheme=cached.names(s.lang)[name])
-                bar = st.progress(0.0, text=label)
+                to_come = sum((later, seed) not in runs for later in classifier.SCHEMES[k:])
                 for p in classifier.train_classifier(name, seed):
                     histories[name] = p.history
-                    bar.progress(p.step / p.steps, text=label)
+                    left = classifier.seconds_left(list(took.values()), p.step / p.steps, to_come)
+                    status.progress((k - 1 + p.step / p.steps) / n,
+                                    text=training_text(s, k, name, left))
                     chart.chart(curves_figure(histories, s.lang), f"models_live_{name}_{p.step}")
+                took[name] = p.seconds
                 runs[(name, seed)] = (p.history, p.model)
+    if took:
+        status.progress(1.0, text=trained_text(s, took))
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
@@ -92,10 +117,10 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     train_len = r["settings"]["train_len"]
     d.chart(figures.extrapolation(
         {name: r["models"][name]["position_loss"] for name in SCHEMES}, cached.names(s.lang),
-        train_len, title=s.t("models.extrapolation_title", eval_len=r["settings"]["eval_len"]),
+        train_len, title=s.t("models.extrapolation_title", last=r["settings"]["eval_len"] - 1),
         x_title=s.t("common.position_axis"), y_title=s.t("models.loss"),
         trained_name=s.t("models.trained_length", n=train_len)), "models_extrapolation")
-    d.caption(s.t("models.extrapolation_caption", n=train_len))
+    d.caption(s.t("models.extrapolation_caption", n=train_len, last=train_len - 1))
     models = [(name, r["models"][name]) for name in SCHEMES]
     d.table({
         s.t("models.col.scheme"): [cached.names(s.lang)[name] for name, _ in models],
@@ -113,9 +138,10 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                           help=s.t("models.seed_help", n=cached.SEEDS, last=cached.SEEDS - 1))
     done = cached.finished(seed)
     start = not done and d.button(s.t("models.train"), key="models_train", type="primary")
+    status = st.empty() if start else None  # a document has no progress bar: it never trains
     chart = d.empty()
     if start:
-        train(s, seed, chart)
+        train(s, seed, status, chart)
         done = True
     if not done:
         return

@@ -11,7 +11,8 @@ Shapes: B = batch, T = tokens, D = d_model.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -62,13 +63,15 @@ class ExperimentSettings:
 @dataclass(frozen=True)
 class Progress:
     """Where a run stands: the curves so far ({"step", "loss", "accuracy"}, one entry per
-    point) and the classifier being trained (the same object at every point; trained once
-    step == steps)."""
+    point), the classifier being trained (the same object at every point; trained once
+    step == steps) and the wall-clock seconds since the run began (what its caller did between
+    two points included: the time a reader waits)."""
 
     step: int
     steps: int
     history: dict[str, list[float]]
     model: OrderClassifier
+    seconds: float
 
 
 def shuffled(ids: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -116,6 +119,7 @@ def train_classifier(scheme: str, seed: int = 0,
     accuracy on fixed held-out batches every settings.every steps, and once at the end."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    started = time.perf_counter()
     vocab = vocabulary()
     rng = np.random.default_rng(seed)
     train = by_length(sentences(settings.corpus_size, seed=seed + 10), vocab)
@@ -138,7 +142,25 @@ def train_classifier(scheme: str, seed: int = 0,
             history["loss"].append(float(np.mean(running)))
             history["accuracy"].append(accuracy(model, tests))
             running = []
-            yield Progress(step, settings.steps, history, model)
+            yield Progress(step, settings.steps, history, model, time.perf_counter() - started)
+
+
+def seconds_left(finished: Sequence[float], done: float, to_come: int) -> float | None:
+    """The time left for trainings run one after another, from the seconds each finished one
+    took:
+
+        left = mean(finished) * ((1 - done) + to_come)
+
+    done is the share of the current training done (0 to 1), to_come how many trainings follow
+    it. None while no training has finished: there is nothing to estimate from.
+    """
+    if not 0 <= done <= 1:
+        raise ValueError(f"done must be between 0 and 1, got {done}")
+    if to_come < 0:
+        raise ValueError(f"to_come must be at least 0, got {to_come}")
+    if not finished:
+        return None
+    return float(np.mean(finished)) * ((1 - done) + to_come)
 
 
 @contextmanager

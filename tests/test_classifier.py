@@ -13,6 +13,7 @@ from posviz.classifier import (
     config_for,
     in_order_probability,
     order_batch,
+    seconds_left,
     shuffled,
     torch_threads,
     train_classifier,
@@ -82,6 +83,26 @@ def test_training_reports_progress_until_the_last_step():
     assert last.step == last.steps == 6
     assert len(last.history["loss"]) == len(last.history["accuracy"]) == 3
     assert all(0 <= a <= 1 for a in last.history["accuracy"])
+    seconds = [p.seconds for p in points]
+    assert 0 < seconds[0] <= seconds[1] <= seconds[2], "wall-clock seconds since the run began"
+
+
+def test_time_left_is_the_finished_trainings_mean_times_what_remains():
+    assert seconds_left([2.0, 4.0], done=0.5, to_come=1) == pytest.approx(3.0 * 1.5)
+    assert seconds_left([3.0], done=1.0, to_come=0) == 0.0
+    assert seconds_left([3.0], done=0.0, to_come=2) == pytest.approx(9.0)
+    lefts = [seconds_left([3.0], done=step / 10, to_come=1) for step in range(11)]
+    assert lefts == sorted(lefts, reverse=True)
+
+
+def test_time_left_is_unknown_until_a_training_has_finished():
+    assert seconds_left([], done=0.7, to_come=2) is None
+
+
+@pytest.mark.parametrize(("done", "to_come"), [(-0.1, 1), (1.5, 1), (0.5, -1)])
+def test_time_left_refuses_a_share_out_of_range_or_negative_count(done, to_come):
+    with pytest.raises(ValueError):
+        seconds_left([3.0], done=done, to_come=to_come)
 
 
 def test_torch_threads_are_set_inside_the_block_and_put_back_however_it_ends():

@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from posviz.figures.models import extrapolation, top_predictions, training_curves
+from posviz.figures.models import SCHEME_COLORS, extrapolation, top_predictions, training_curves
+from posviz.model import SCHEMES
 from tests.figure_data import array, figure_json
 
 NAMES = {"none": "none", "learned": "learned", "alibi": "ALiBi"}
@@ -31,6 +32,26 @@ def test_extrapolation_leaves_a_gap_where_a_scheme_has_no_value():
     (line,) = fig["layout"]["shapes"]
     assert line["x0"] == line["x1"] == 1.5
     assert fig["layout"]["annotations"][0]["text"] == "trained on 2"
+
+
+def test_extrapolation_lines_that_coincide_all_stay_visible():
+    """The five models' losses agree to two decimals up to the training length: each line has
+    its own (dash, width) and colour, is drawn under the narrower solid lines only, and the
+    legend lists the schemes in the order given."""
+    same = [1.4, 1.0, 0.9, 1.2]
+    losses = {scheme: list(same) for scheme in SCHEMES}
+    names = {scheme: scheme for scheme in SCHEMES}
+    fig = figure_json(extrapolation(losses, names, 4, title="t", x_title="position",
+                                    y_title="loss", trained_name="trained on 4"))
+    lines = {trace["name"]: trace["line"] for trace in fig["data"]}
+    assert len({(line.get("dash", "solid"), line["width"]) for line in lines.values()}) == 5
+    assert {name: line["color"] for name, line in lines.items()} == SCHEME_COLORS
+    drawn = [trace["line"] for trace in fig["data"]]
+    for below, line in enumerate(drawn):
+        for above in drawn[below + 1:]:  # a solid line drawn later is narrower than this one
+            assert above.get("dash", "solid") != "solid" or above["width"] < line["width"]
+    legend = sorted(fig["data"], key=lambda trace: trace["legendrank"])
+    assert [trace["name"] for trace in legend] == list(SCHEMES)
 
 
 def test_training_curves_draw_loss_and_accuracy_per_scheme_with_chance_marked():

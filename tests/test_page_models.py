@@ -1,11 +1,12 @@
 """The trained-models page: every scheme answers the typed sentence, unknown tokens are shown as
 unknown, the learned table's limit is stated, and the live experiment trains and is cached, one
-reader at a time, for a few seeds."""
+reader at a time, for a few seeds, saying which classifier trains and the time left."""
 
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from streamlit.elements.progress import ProgressMixin
 from streamlit.testing.v1 import AppTest
 
 from posviz import classifier
@@ -15,6 +16,10 @@ from ui.cached import models as cached
 
 PAGE = "../pages/6_models.py"
 TIMEOUT = 120
+
+
+QUICK = classifier.ExperimentSettings(steps=4, batch=8, every=2, corpus_size=300, test_batches=1)
+"""A stand-in training that takes a fraction of a second."""
 
 
 def opened(sentence: str, lang: str = "en") -> AppTest:
@@ -107,8 +112,6 @@ def test_a_queued_reader_waits_its_turn_and_does_not_train_a_seed_trained_meanwh
     seed, line = 4, cached.trainings()
     at = opened("dog bites man")
     at.number_input(key="models_seed").set_value(seed).run()
-    quick = classifier.ExperimentSettings(steps=4, batch=8, every=2, corpus_size=300,
-                                          test_batches=1)
     try:
         with line.joined(), ThreadPoolExecutor(1) as pool:
             pressed = pool.submit(at.button(key="models_train").click().run)
@@ -116,13 +119,54 @@ def test_a_queued_reader_waits_its_turn_and_does_not_train_a_seed_trained_meanwh
                 time.sleep(0.01)
             assert len(line) == 2, "the page did not queue behind the reader who holds the line"
             for name in classifier.SCHEMES:
-                *_, p = classifier.train_classifier(name, seed, quick)
+                *_, p = classifier.train_classifier(name, seed, QUICK)
                 cached.experiments()[(name, seed)] = (p.history, p.model)
         pressed.result(TIMEOUT)
         assert not at.exception
         assert not at.get("progress"), "the page trained a seed that was already trained"
         assert len(at.table[-1].value) == 3
         assert len(line) == 0
+    finally:  # the stand-in runs are no one's to see
+        for name in classifier.SCHEMES:
+            cached.experiments().pop((name, seed), None)
+
+
+@pytest.mark.parametrize(("lang", "first", "second", "done"), [
+    ("en", "Training classifier 1 of 3: none (NoPE). The time left is estimated once",
+     "Training classifier 2 of 3: sinusoidal. About ", "Trained 3 classifiers here in "),
+    ("zh", "正在训练第 1 个分类器（共 3 个）：无位置（NoPE）。第一个分类器训练完后",
+     "正在训练第 2 个分类器（共 3 个）：正弦。预计还需约 ", "已在此训练 3 个分类器，共用 ")])
+def test_the_live_experiment_says_which_classifier_trains_and_the_time_left(
+        monkeypatch, lang, first, second, done):
+    """One bar for the whole press: classifier k of n by name, a time left once one classifier
+    has finished, then how long each took. A quick stand-in training keeps it short."""
+    seed, shown = 1, []
+    drawn = ProgressMixin.progress
+
+    def progress(self, value, text=None, **kwargs):
+        shown.append((value, text))
+        return drawn(self, value, text, **kwargs)
+
+    quick = classifier.train_classifier
+    monkeypatch.setattr(classifier, "train_classifier",
+                        lambda name, seed: quick(name, seed, QUICK))
+    monkeypatch.setattr(ProgressMixin, "progress", progress)
+    try:
+        at = opened("dog bites man", lang)
+        at.number_input(key="models_seed").set_value(seed).run()
+        at.button(key="models_train").click().run()
+        assert not at.exception
+        values = [value for value, _ in shown]
+        assert values == sorted(values) and values[-1] == 1.0
+        texts = [text for _, text in shown]
+        assert texts[0].startswith(first)
+        assert any(text.startswith(second) for text in texts)
+        assert all("3 of 3" in text or "第 3 个" in text for text in texts[-3:-1])
+        (bar,) = at.get("progress")
+        assert bar.proto.text == texts[-1] and texts[-1].startswith(done)
+        for name in classifier.SCHEMES:  # each classifier's seconds, by name
+            assert cached.names(lang)[name] in texts[-1]
+        assert len(at.table[-1].value) == 3
     finally:  # the stand-in runs are no one's to see
         for name in classifier.SCHEMES:
             cached.experiments().pop((name, seed), None)

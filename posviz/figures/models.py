@@ -12,6 +12,12 @@ from posviz.figures.common import LINE_GREY, axis, layout, plain
 
 SCHEME_COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#ff7f0e",
                  "rope": "#2ca02c", "alibi": "#9467bd"}
+SCHEME_LINES = {"learned": dict(dash="solid", width=6), "none": dict(dash="solid", width=3),
+                "sinusoidal": dict(dash="dash", width=2.5), "rope": dict(dash="dot", width=2.5),
+                "alibi": dict(dash="dashdot", width=2)}
+"""Each scheme's line in the loss-against-position chart, in the order they are drawn: the five
+models' losses nearly coincide up to the training length, so each line is either narrower than
+every line under it (its edges show) or broken (the lines under it show in its gaps)."""
 PREDICTION_COLORS = "Blues"
 RANK_WIDTH = 90  # pixels of a cell of the top-k chart: a word and its probability
 
@@ -43,12 +49,18 @@ def extrapolation(losses: dict[str, list[float | None]], names: dict[str, str],
                   train_len: int, *, title: str, x_title: str, y_title: str,
                   trained_name: str) -> go.Figure:
     """Loss against position, one line per scheme; a missing value (None: no position row)
-    is a gap in its line. The training length is a dashed line with its name."""
-    traces = [dict(type="scatter", mode="lines", x=np.arange(len(values)),
-                   y=np.array([np.nan if v is None else v for v in values], dtype=np.float32),
-                   name=plain(names[scheme]), line=dict(color=SCHEME_COLORS[scheme], width=2),
+    is a gap in its line. The training length is a dashed line with its name.
+
+    Lines are drawn in SCHEME_LINES' order, widest first, so none hides another where they
+    coincide; the legend keeps the order of losses."""
+    drawn = sorted(losses, key=list(SCHEME_LINES).index)
+    traces = [dict(type="scatter", mode="lines", x=np.arange(len(losses[scheme])),
+                   y=np.array([np.nan if v is None else v for v in losses[scheme]],
+                              dtype=np.float32),
+                   name=plain(names[scheme]), legendrank=list(losses).index(scheme) + 1,
+                   line=dict(color=SCHEME_COLORS[scheme], **SCHEME_LINES[scheme]),
                    hovertemplate=f"{plain(names[scheme])}<br>%{{x}}: %{{y:.3f}}<extra></extra>")
-              for scheme, values in losses.items()]
+              for scheme in drawn]
     edge = train_len - 0.5
     return go.Figure(traces, layout(
         title, 460,
