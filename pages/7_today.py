@@ -233,6 +233,17 @@ def table(d: ui.Doc, s: ui.Settings) -> None:
                             s.t("today.src.source"): [e["source"] for e in values]})
 
 
+def counted(d: ui.Doc, s: ui.Settings) -> None:
+    """Kazemnejad et al.'s construction on the sentence: positions read back from one causal
+    layer without position."""
+    d.markdown(s.t("today.count_demo"))
+    outputs, read = modern.positions_without_encoding(len(s.tokens))
+    d.text_table({s.t("today.count_col.token"): s.tokens,
+                  s.t("today.count_col.position"): list(range(1, len(s.tokens) + 1)),
+                  s.t("today.count_col.output"): [f"{o:.6f}" for o in outputs],
+                  s.t("today.count_col.read"): [f"{r:.6f}" for r in read]})
+
+
 def body(d: ui.Doc, s: ui.Settings) -> None:
     ui.need_tokens(d, s)
     d.markdown(s.t("today.intro"))
@@ -246,6 +257,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     table(d, s)
     d.subheader(s.t("today.lineage_head"))
     d.markdown(s.t("today.lineage"))
+    counted(d, s)
 
 
 if __name__ == "__main__":

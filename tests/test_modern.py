@@ -221,3 +221,11 @@ def test_a_layer_without_position_sees_order_through_the_rope_layer_below_it():
         check = permutation_check(x, order, 2, 4, scheme, causal=False)
         assert modern.layered_gap(x, order, (scheme, scheme), 4) == pytest.approx(
             check.layer_gaps[-1], abs=1e-12)
+
+
+@pytest.mark.parametrize("n_tokens", [1, 4, 64, 1000])
+def test_a_causal_layer_without_position_reads_every_position_back(n_tokens):
+    outputs, read = modern.positions_without_encoding(n_tokens)
+    t = np.arange(1, n_tokens + 1)  # positions after the start token at 0
+    np.testing.assert_allclose(outputs, 1 / (t + 1))
+    np.testing.assert_array_equal(np.rint(read), t)

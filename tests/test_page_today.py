@@ -94,3 +94,11 @@ def test_the_lessons_last_scene_quotes_a_layer_without_position_above_rope():
     assert np.isfinite(mixed) and mixed > 0.1 > 1e-12 > bag
     assert reveal(lesson("10", sentence="我我我"), 10) == (
         "A", text("lesson.today.answer_same", "en"))
+
+
+def test_the_sentence_gets_its_positions_read_back_without_any_encoding():
+    table = next(b for b in blocks("today", "text=刚想到了", "en") if b["t"] == "table"
+                 and text("today.count_col.read", "en") in b["head"])
+    assert [row[0] for row in table["rows"]] == list("刚想到了")
+    assert [row[1] for row in table["rows"]] == ["1", "2", "3", "4"]
+    assert [row[3] for row in table["rows"]] == ["1.000000", "2.000000", "3.000000", "4.000000"]
