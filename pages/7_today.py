@@ -120,7 +120,7 @@ def llama(d: ui.Doc, s: ui.Settings) -> None:
         "max_position_embeddings")}
     dim, base, factor = c["head_dim"], c["rope_theta"], c["rope_scaling_factor"]
     original = c["rope_scaling_original_max_position_embeddings"]
-    scaled = modern.llama3_frequencies(dim, base, factor, c["rope_scaling_low_freq_factor"],
+    scaled = rope.llama3_frequencies(dim, base, factor, c["rope_scaling_low_freq_factor"],
                                        c["rope_scaling_high_freq_factor"], original)
     theta = rope.rope_frequencies(dim, base)
     kept, slowed = np.isclose(scaled, theta), np.isclose(scaled, theta / factor)
@@ -131,8 +131,7 @@ def llama(d: ui.Doc, s: ui.Settings) -> None:
                    pairs=dim // 2, dim=dim, base=number(base), kept=int(kept.sum()),
                    blended=int((~kept & ~slowed).sum()), slowed=int(slowed.sum())))
     curves = {s.t(f"today.method_{m}"): rope.wavelengths(rope.context_frequencies(
-        m, dim, factor, original, base)) for m in rope.METHODS}
-    curves[s.t("today.method_llama3")] = rope.wavelengths(scaled)
+        m, dim, factor, original, base)) for m in rope.METHODS}  # llama3: the published run
     d.chart(line_chart(np.arange(dim // 2), curves, title=s.t(
         "today.llama_fig", factor=f"{factor:g}", dim=dim, base=number(base)),
         x_title=s.t("today.pair_axis"), y_title=s.t("today.wavelength_axis"), log_y=True,

@@ -8,7 +8,6 @@ Shapes: T = tokens, d = channels of a head, P = d / 2 channel pairs.
 
 from __future__ import annotations
 
-import math
 import tomllib
 from pathlib import Path
 
@@ -142,24 +141,6 @@ def attention_temperature(positions: np.ndarray, floor_scale: int = 8192,
     with the position: 1 + attn_scale ln(floor((p + 1) / floor_scale) + 1)."""
     p = np.asarray(positions, dtype=float)
     return 1 + attn_scale * np.log(np.floor((p + 1) / floor_scale) + 1)
-
-
-# ---- Llama 3.1's frequency-dependent scaling ------------------------------------------------
-
-
-def llama3_frequencies(dim: int, base: float, factor: float, low_freq_factor: float,
-                       high_freq_factor: float, original: int) -> np.ndarray:
-    """Llama 3.1's RoPE frequencies (rope_type "llama3"): pairs whose wavelength is shorter
-    than original / high_freq_factor keep their speed, those longer than original /
-    low_freq_factor turn factor times slower, those between move smoothly from one to the
-    other. Written as Hugging Face's `_compute_llama3_parameters`. Returns (P,)."""
-    theta = rope_frequencies(dim, base)
-    wavelength = 2 * math.pi / theta
-    low, high = original / low_freq_factor, original / high_freq_factor  # wavelengths
-    smooth = (original / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    between = (1 - smooth) * theta / factor + smooth * theta
-    return np.where(wavelength < high, theta, np.where(wavelength > low, theta / factor,
-                                                       between))
 
 
 # ---- M-RoPE (Qwen2-VL) ---------------------------------------------------------------------

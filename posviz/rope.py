@@ -15,8 +15,10 @@ import numpy as np
 from posviz.sinusoidal import sinusoidal
 
 PAIRINGS = ("interleaved", "half")
-METHODS = ("original", "pi", "ntk", "yarn")
-"""Context extension schemes: none, position interpolation, NTK-aware base, YaRN."""
+METHODS = ("original", "pi", "ntk", "yarn", "llama3")
+"""Context extension schemes: none, position interpolation, NTK-aware base, YaRN, Llama 3.1's."""
+LLAMA3_FACTORS = (1.0, 4.0)
+"""Llama 3.1's low_freq_factor and high_freq_factor (rope_scaling; assets/models/schemes.toml)."""
 YARN_RAMPS = ("paper", "code")
 """YaRN's blend as the paper defines it, and as its reference code computes it."""
 
@@ -262,6 +264,21 @@ def yarn_temperature(scale: float) -> float:
     return 1.0 / (0.1 * math.log(scale) + 1.0) ** 2
 
 
+def llama3_frequencies(dim: int, base: float, factor: float, low_freq_factor: float,
+                       high_freq_factor: float, original: int) -> np.ndarray:
+    """Llama 3.1's RoPE frequencies (rope_type "llama3"): pairs whose wavelength is shorter
+    than original / high_freq_factor keep their speed, those longer than original /
+    low_freq_factor turn factor times slower, those between move smoothly from one to the
+    other. Written as Hugging Face's `_compute_llama3_parameters`. Returns (P,)."""
+    theta = rope_frequencies(dim, base)
+    wavelength = 2 * math.pi / theta
+    low, high = original / low_freq_factor, original / high_freq_factor  # wavelengths
+    smooth = (original / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    between = (1 - smooth) * theta / factor + smooth * theta
+    return np.where(wavelength < high, theta, np.where(wavelength > low, theta / factor,
+                                                       between))
+
+
 def context_frequencies(method: str, dim: int, scale: float, trained_length: int,
                         base: float = 10_000.0, ramp: str = "paper") -> np.ndarray:
     """Rotation speed of each pair after stretching a model trained on trained_length tokens
@@ -272,7 +289,9 @@ def context_frequencies(method: str, dim: int, scale: float, trained_length: int
     - "ntk": rope_frequencies with base ntk_base(base, s, d);
     - "yarn": (1 - gamma_i) theta_i / s + gamma_i theta_i, gamma from yarn_ramp (alpha 1,
       beta 32; the paper's ramp, or with ramp="code" the reference code's); use it with
-      yarn_temperature.
+      yarn_temperature;
+    - "llama3": llama3_frequencies with factor s, Llama 3.1's frequency factors and
+      trained_length as the original context.
 
     At s = 1 every method gives the original frequencies. Returns (P,).
     """
@@ -287,6 +306,8 @@ def context_frequencies(method: str, dim: int, scale: float, trained_length: int
     if method == "yarn":
         gamma = yarn_ramp(dim, trained_length, base, ramp=ramp)
         return (1 - gamma) * theta / scale + gamma * theta
+    if method == "llama3":
+        return llama3_frequencies(dim, base, scale, *LLAMA3_FACTORS, trained_length)
     return theta
 
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from posviz import modern
+from posviz import modern, rope
 from posviz.embedding import token_embeddings
 from posviz.permutation import permutation_check, reversal
 from posviz.rope import apply_rope, rope_frequencies
@@ -164,7 +164,7 @@ def llama31() -> dict:
 
 def test_llama3_scaling_keeps_fast_pairs_slows_slow_ones_and_blends_between():
     c = llama31()
-    got = modern.llama3_frequencies(**c)
+    got = rope.llama3_frequencies(**c)
     np.testing.assert_allclose(got, llama3_reference(c["dim"], c["base"], c["factor"],
                                                      c["low_freq_factor"],
                                                      c["high_freq_factor"], c["original"]))
@@ -173,7 +173,7 @@ def test_llama3_scaling_keeps_fast_pairs_slows_slow_ones_and_blends_between():
     assert (kept.sum(), (~kept & ~slowed).sum(), slowed.sum()) == (29, 6, 29)
     assert np.all(got <= theta) and np.all(got >= theta / c["factor"])
     assert np.all(np.diff(got) < 0)  # still slower pair by pair
-    np.testing.assert_allclose(modern.llama3_frequencies(**(c | {"factor": 1.0})), theta)
+    np.testing.assert_allclose(rope.llama3_frequencies(**(c | {"factor": 1.0})), theta)
 
 
 def mrope_reference(text_before, grid, text_after):

@@ -92,9 +92,10 @@ def test_context_chart_draws_both_yarn_ramps_and_names_their_largest_gap():
     at = opened()
     (context,) = [spec for spec in chart_specs(at)
                   if "Wavelength" in spec["layout"]["title"]["text"]]
-    names = [trace["name"] for trace in context["data"]]
-    assert names[-2:] == [text("rope.methods.yarn", "en"), text("rope.yarn_code", "en")]
-    paper, code = (array(trace["y"]) for trace in context["data"][-2:])
+    traces = {trace["name"]: array(trace["y"]) for trace in context["data"]}
+    paper, code = traces[text("rope.methods.yarn", "en")], traces[text("rope.yarn_code", "en")]
+    np.testing.assert_allclose(traces[text("rope.methods.llama3", "en")], wavelengths(
+        context_frequencies("llama3", 128, 4.0, 4096)), rtol=1e-6)
     np.testing.assert_allclose(code, wavelengths(context_frequencies(
         "yarn", 128, 4.0, 4096, ramp="code")), rtol=1e-6)
     assert not np.allclose(paper, code)
