@@ -180,10 +180,10 @@ def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
         return
     new_order = tuple(reversal(len(seq), keep_last=True).tolist())
     moved = reordered(s.tokens, new_order)
-    d.caption(s.t("lesson.leak.reordered"))
-    d.chips(moved, [str(k) for k in new_order])
     d.chart(cached.twin_figure(seq, new_order, "none", True, "lesson.leak.fig", s.lang),
             "lesson_leak")
+    d.caption(s.t("lesson.leak.reordered"))
+    d.chips(moved, [str(k) for k in new_order])
     leaked = attention.check(seq, new_order, cached.LAYERS, cached.HEADS, "none", True)
     first, second = leaked.last_gaps[:2]
     ask(d, s, "leak", right_option.leak(first, second),

@@ -82,8 +82,8 @@ def mla(d: ui.Doc, s: ui.Settings) -> None:
     k2 = modern.value("kimi_k2_instruct", "num_attention_heads")
     k2_full = modern.mha_cache(k2, key_dim, modern.value("kimi_k2_instruct", "v_head_dim"))
     d.chart(cache_bars(
-        [s.t("today.mla_full", model="DeepSeek-V3"), s.t("today.mla_full", model="Kimi K2"),
-         s.t("today.mla_latent", model="DeepSeek-V3 / Kimi K2")],
+        [("DeepSeek-V3", s.t("today.mla_full")), ("Kimi K2", s.t("today.mla_full")),
+         ("DeepSeek-V3, Kimi K2", s.t("today.mla_latent"))],
         [full, k2_full, modern.mla_cache(latent, rotated)], title=s.t("today.mla_fig"),
         x_title=s.t("today.mla_axis")), "today_mla")
     rng = np.random.default_rng(0)

@@ -104,7 +104,8 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     lecturer.goto(f"{server}/?text=刚想到了")
     settle(lecturer)
     with rerun(lecturer):
-        lecturer.get_by_role("button", name="Start a room").click()
+        lecturer.locator("[data-testid=stSidebar]").get_by_role(
+            "button", name="Start a room").click()
     link = student_link(lecturer)
     code = link.split("room=")[1][:6]
     ticket = signing.ticket(os.environ["POSVIZ_SECRET"].encode(), code)
