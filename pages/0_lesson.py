@@ -136,10 +136,10 @@ def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
 
 
 def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
-    d.formula(rope.FORMULA)
     if not s.position:
         d.warning(s.t("rope.no_position"))
     d.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope")
+    d.formula(rope.FORMULA)  # under the figure: a projector shows the figure first
     x, q, k, wq, wk = cached.rope_head(seq)
     last, moved = len(seq) - 1, np.array([0, SHIFT])
     rope_before, rope_after = rope.shifted_rope_scores(q, k, last, 0, moved)

@@ -223,6 +223,7 @@ def table(d: ui.Doc, s: ui.Settings) -> None:
                 extension(entries) or s.t("today.none")), strict=True):
             rows[column].append(cell)
     d.table(rows)
+    d.caption(s.t("today.table_caption"))
     sources = d.expander(s.t("today.sources_head"))
     for model, name, _ in MODELS:
         sources.markdown(f"**{name}**")

@@ -36,10 +36,11 @@ function holdAtTop(main) {
 }
 
 // A presentation clicker sends Page Down and Page Up; a keyboard has the arrows too. While focus
-// is on the page itself (not in a field, a slider, a switch or a menu), they press the view's
-// next and previous buttons (`keys`: their CSS selectors).
-const EDITING = "input, textarea, select, [contenteditable], [role=slider], [role=radio], "
-  + "[role=switch], [role=tab], [role=listbox], [role=option], [role=menu], [role=menuitem]";
+// is on the page itself, a button or a switch (a question's reveal: neither uses these keys),
+// not in a field, a slider, a radio group or a menu, they press the view's next and previous
+// buttons (`keys`: their CSS selectors).
+const EDITING = "input:not([type=checkbox]), textarea, select, [contenteditable], [role=slider], "
+  + "[role=radio], [role=tab], [role=listbox], [role=option], [role=menu], [role=menuitem]";
 const STEPS = { PageDown: "next", ArrowRight: "next", PageUp: "back", ArrowLeft: "back" };
 
 function onKey(event) {

@@ -412,3 +412,5 @@ def test_the_bias_grid_carries_a_two_column_layout_for_a_phone():
     lefts = {round(narrow[f"xaxis{'' if n == 0 else n + 1}"]["domain"][0], 6)
              for n in range(len(shown))}
     assert len(lefts) == 2 and len(narrow["annotations"]) == len(shown)
+    assert [list(c) for c in fig.layout.coloraxis.colorscale] == [
+        list(c) for c in narrow["coloraxis"]["colorscale"]]

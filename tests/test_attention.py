@@ -257,6 +257,10 @@ def test_panels_side_by_side_carry_their_stacked_layout_for_a_phone():
     assert all(list(narrow[f"xaxis{'' if p == 0 else p + 1}"]["domain"]) == [0.0, 1.0]
                for p in range(5))
     assert tops == sorted(tops, reverse=True) and len(set(tops)) == 5
+    # the same colours: a scale's name is spelled out as in the figure (plotly.js reads "Blues"
+    # the other way round)
+    assert [list(c) for c in side["coloraxis"]["colorscale"]] == [
+        list(c) for c in narrow["coloraxis"]["colorscale"]]
 
 
 def test_maps_of_two_orders_label_each_panels_keys_with_its_own_order():

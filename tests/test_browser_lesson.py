@@ -62,7 +62,8 @@ def test_a_link_to_a_scene_opens_it_and_its_full_lesson_link_keeps_the_sentence(
 
 def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
     """Page Down (what a presentation clicker sends) and the arrow keys move between scenes
-    while focus is on the page; typed into the sentence box, an arrow only moves the caret."""
+    while focus is on the page, and after a reveal (focus on its switch); typed into the
+    sentence box, an arrow only moves the caret."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{server}/lesson?scene=1")
     shows_scene(page, 1, "en")
@@ -72,6 +73,14 @@ def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
         with rerun(page):
             page.keyboard.press(key)
         shows_scene(page, scene, "en")
+    page.locator(".st-key-lesson_reveal_meaning label").click()  # reveal: focus on the switch
+    page.wait_for_selector("[data-testid=stMain] [data-testid=stAlertContentSuccess]")
+    with rerun(page):
+        page.keyboard.press("PageDown")  # the clicker goes on after a reveal
+    shows_scene(page, 2, "en")
+    with rerun(page):
+        page.keyboard.press("PageUp")
+    shows_scene(page, 1, "en")
     page.locator(SENTENCE_BOX).click()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("PageDown")

@@ -132,6 +132,12 @@ FITTED_JS = """() => {
   });
 }"""
 
+# Each drawn chart's width, its column's and its least, for a failure's message.
+WIDTHS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
+  .filter((c) => c.offsetParent !== null).map((c) => [c.dataset.name,
+    c.querySelector('.main-svg')?.getBoundingClientRect().width, c.parentElement.clientWidth,
+    c.style.minWidth, !!c.posvizPending])"""
+
 # Whatever makes the whole page wider than the screen (a wide matrix must scroll in itself).
 SIDEWAYS_JS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
@@ -293,20 +299,27 @@ def test_charts_follow_their_column_when_it_changes(logged, browser):
     base, _ = logged
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(page_url(base, "pages/1_embedding.py", {"text": "刚想到了"}))
-    fitted = lambda: page.wait_for_function(FITTED_JS, timeout=15_000, polling=100)  # noqa: E731
+    def fitted(after: str) -> None:
+        try:
+            page.wait_for_function(FITTED_JS, timeout=30_000, polling=100)
+        except PlaywrightTimeout:
+            widths = page.evaluate(WIDTHS_JS)
+            raise AssertionError(f"after {after}, charts not at their columns' widths: "
+                                 f"{widths}") from None
+
     page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
-    fitted()
+    fitted("opening")
     page.hover("[data-testid=stSidebar]")
     page.locator("[data-testid=stSidebarCollapseButton] button").click()
     page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(state="attached")
-    fitted()
+    fitted("collapsing the sidebar")
     page.locator("[data-testid=stExpandSidebarButton]").click()
     page.locator("[data-testid=stSidebar][data-collapsed=false]").wait_for()
     page.get_by_text(text("common.present", "en"), exact=True).click()
     page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '22px'")
-    fitted()
+    fitted("presentation mode")
     page.set_viewport_size({"width": 900, "height": 1000})
-    fitted()
+    fitted("a narrower window")
     page.close()
 
 

@@ -154,7 +154,8 @@ def page(name: str) -> Settings:
     tokens, n_typed = clip_tokens(tokenize(typed or ""))
     s = Settings(lang, typed or "", tokens, n_typed, position, present, member)
     _navigation(nav, s)
-    controls.caption(s.t("common.n_tokens", n=len(tokens)))
+    controls.caption(s.t("common.one_token") if len(tokens) == 1
+                     else s.t("common.n_tokens", n=len(tokens)))
     with st.sidebar:
         tools(name)
     _file_button(s, name)

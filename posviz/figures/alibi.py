@@ -14,6 +14,7 @@ from posviz.figures.common import (
     LINE_GREY,
     MASKED_COLOR,
     axis,
+    checked,
     layout,
     masked_layer,
     plain,
@@ -141,8 +142,8 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
 
     drawn = grid(GRID_COLUMNS, GRID_PANEL_WIDTH, PANEL_HEIGHT)
     if len(heads) > NARROW_COLUMNS:
-        drawn["meta"]["narrow"] = grid(NARROW_COLUMNS, NARROW_PANEL_WIDTH, NARROW_PANEL_HEIGHT,
-                                       "\n")
+        drawn["meta"]["narrow"] = checked(grid(NARROW_COLUMNS, NARROW_PANEL_WIDTH,
+                                               NARROW_PANEL_HEIGHT, "\n"))
     return go.Figure(traces, drawn)
 
 

@@ -13,7 +13,7 @@ import unicodedata
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import axis, layout, masked_layer, plain
+from posviz.figures.common import axis, checked, layout, masked_layer, plain
 
 WEIGHT_COLORS = "Blues"
 DIFFERENCE_COLORS = "RdBu_r"
@@ -134,7 +134,7 @@ def _stacked(side_by_side: dict, labels: list[str], panel_titles: list[str], *, 
     row_width = max(STACKED_ROW, STACKED_WIDTH - _left_margin(labels) - COLOUR_BAR_ROOM)
     narrow = _panels(labels, panel_titles, [(0.0, 1.0)], title=title, x_title=x_title,
                      y_title=y_title, row_width=row_width, tall=(200, 360), **extra)
-    side_by_side["meta"]["narrow"] = narrow
+    side_by_side["meta"]["narrow"] = checked(narrow)
     return side_by_side
 
 

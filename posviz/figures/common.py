@@ -15,10 +15,10 @@ import plotly.graph_objects as go
 FONT_SIZE = 14
 MIN_FONT_SIZE = 11
 """No text is drawn smaller (pixels): plotly hides a bar's value rather than shrink it further."""
-MIN_WIDTH = 320
-"""The narrowest a chart is drawn (pixels, a phone's column); `layout(min_width=)` asks for more
-where panels side by side need it, and the app lets a wider chart scroll sideways
-(static/chart.js)."""
+MIN_WIDTH = 300
+"""The narrowest a chart is drawn (pixels: under a phone's column, and a third of a desk's, so
+three charts side by side on a desk do not scroll); `layout(min_width=)` asks for more where
+panels side by side need it, and the app lets a wider chart scroll sideways (static/chart.js)."""
 MASKED_COLOR = "rgba(128, 128, 128, 0.35)"
 """The colour of a cell with no value (NaN), e.g. one hidden by a causal mask."""
 LINE_GREY = "#888888"
@@ -60,6 +60,13 @@ def raised(text: str) -> str:
         return exponent.translate(SUPERSCRIPTS) if "." not in exponent else f"<sup>{exponent}</sup>"
 
     return POWER.sub(power, text)
+
+
+def checked(shape: dict) -> dict:
+    """A layout as plotly.py writes it into a figure (named colour scales spelled out as
+    plotly.py reads them, ...), for a layout carried in a figure's meta, where plotly.py reads
+    nothing: plotly.js reads a name such as "Blues" as a scale of its own, the other way round."""
+    return go.Layout(shape).to_plotly_json()
 
 
 def layout(title: str, height: int | None = None, *, min_width: int = MIN_WIDTH,
