@@ -8,6 +8,7 @@ Shapes: T = tokens, d = channels of a head, P = d / 2 channel pairs.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from pathlib import Path
 
@@ -20,8 +21,10 @@ SCHEMES = Path(__file__).resolve().parent.parent / "assets" / "models" / "scheme
 AXES = ("t", "h", "w")  # M-RoPE's three position axes: time, height, width
 
 
+@functools.cache
 def schemes() -> dict[str, dict]:
-    """The models' published values, each as {value, source} (assets/models/schemes.toml)."""
+    """The models' published values, each as {value, key, source, quote}
+    (assets/models/schemes.toml), read once. Not to be changed by its callers."""
     with SCHEMES.open("rb") as f:
         return tomllib.load(f)
 
