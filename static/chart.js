@@ -201,6 +201,7 @@ const TOUCH_BAR = 32;
 // (plotly's nine buttons take 248 px by 28 px, 37 px from the top in presentation mode): a
 // title that reaches under it starts below a strip of its own.
 const HOVER_BAR = { width: 250, height: 38 };
+const SLIGHT = 24;  // pixels a chart may be wider than its column with no cue that it scrolls
 const TITLE_SIDE_ROOM = 24;  // pixels kept free on either side of a wrapped title
 const LINE_HEIGHT = 1.3;  // plotly's line spacing in multi-line text, in font sizes
 const CAP_SHIFT = 0.7;  // plotly's shift of a top-anchored text, in font sizes
@@ -393,7 +394,9 @@ function sized(div) {
   div.style.minWidth = `${base.meta.min_width || 0}px`;  // narrower, it would be illegible
   div.posvizWidth = div.clientWidth;
   div.posvizView = host.clientWidth;
-  host.classList.toggle("posviz-wide", div.posvizWidth > div.posvizView + 1);
+  // the cue says a chart scrolls sideways, unless by a few pixels only (three charts of 320 px
+  // side by side on a desk's 940)
+  host.classList.toggle("posviz-wide", div.posvizWidth > div.posvizView + SLIGHT);
   const layout = themed(base, host);
   const title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);

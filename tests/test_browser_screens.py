@@ -95,11 +95,12 @@ FORMULAS_JS = """() => {
   return [broken, cut];
 }"""
 
-# Charts wider than their column (they scroll sideways) that do not say so, and chart titles
+# Charts wider than their column by more than a few pixels (they scroll sideways: static/chart.js's
+# SLIGHT) that do not say so, and chart titles
 # with a line broken inside an equation ("d =" at a line's end, "= 16" at the next one's start).
 CHART_TEXT_JS = r"""() => {
   const charts = [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
-    .filter((c) => c.offsetParent !== null && c.clientWidth > c.parentElement.clientWidth + 1);
+    .filter((c) => c.offsetParent !== null && c.clientWidth > c.parentElement.clientWidth + 24);
   const silent = charts.filter((c) => {
     const cue = c.parentElement.querySelector('.posviz-scroll-cue');
     return !cue || !cue.offsetHeight || !cue.textContent.trim();

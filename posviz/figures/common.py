@@ -15,10 +15,10 @@ import plotly.graph_objects as go
 FONT_SIZE = 14
 MIN_FONT_SIZE = 11
 """No text is drawn smaller (pixels): plotly hides a bar's value rather than shrink it further."""
-MIN_WIDTH = 300
-"""The narrowest a chart is drawn (pixels: under a phone's column, and a third of a desk's, so
-three charts side by side on a desk do not scroll); `layout(min_width=)` asks for more where
-panels side by side need it, and the app lets a wider chart scroll sideways (static/chart.js)."""
+MIN_WIDTH = 320
+"""The narrowest a chart is drawn (pixels, a phone's column); `layout(min_width=)` asks for more
+where panels side by side need it, and the app lets a wider chart scroll sideways
+(static/chart.js)."""
 MASKED_COLOR = "rgba(128, 128, 128, 0.35)"
 """The colour of a cell with no value (NaN), e.g. one hidden by a causal mask."""
 LINE_GREY = "#888888"
