@@ -1,15 +1,17 @@
 """How the suite shares the machine's two cores (pytest-xdist, `-n 2`).
 
-Three kinds of test:
-- **servers**: every test marked `browser` (a real server, a browser, Redis): one work unit,
-  run in order on one worker, so that no two of them ever run beside each other and they share
-  one app server and one browser (the session fixtures of that worker);
+Four kinds of test:
+- **servers**: every other test marked `browser` (a real server, a browser, Redis): one work
+  unit, run in order on one worker, so that they share one app server and one browser (the
+  session fixtures of that worker);
 - **alone**: tests that need the whole machine (a deployment of several server processes whose
   health checks have deadlines): handed out last, once every other test has been, and started
   only once every other worker has finished (`wait_for_the_others`);
 - **a module of its own**: a module marked `server` starts servers of its own and mostly waits
-  on them (a follower's held request, a report interval): its tests are one unit, run in order
-  on whichever worker is free, beside the servers' worker;
+  on them (a follower's held request, a report interval), and so do the browser modules in
+  `OWN_MODULES` (the screen sweep on a server of its own, a Redis stopped under a server): its
+  tests are one unit, run in order on whichever worker is free, beside the servers' worker (the
+  servers' unit alone took as long as the rest of the suite);
 - every other test (unit, property and AppTest page tests): one unit each, on whichever worker
   is free, beside the servers' worker.
 
@@ -32,6 +34,8 @@ SERVERS = "servers"
 ALONE = "alone"
 ALONE_MODULES = ("test_deploy.py",)
 """Modules whose tests run with the machine to themselves."""
+OWN_MODULES = ("test_browser_screens.py", "test_rooms_down.py")
+"""Browser modules that start their own servers: a unit of their own, not the servers'."""
 
 OTHERS_WAIT = 600  # seconds an alone test waits for the other workers at most
 
@@ -39,6 +43,8 @@ OTHERS_WAIT = 600  # seconds an alone test waits for the other workers at most
 def group_of(item: pytest.Item) -> str | None:
     if item.path.name in ALONE_MODULES:
         return ALONE
+    if item.path.name in OWN_MODULES:
+        return f"own-{item.path.stem}"
     if item.get_closest_marker("browser"):
         return SERVERS
     if item.get_closest_marker("server"):

@@ -20,13 +20,14 @@ TYPED = "了到想刚 <b>x</b>"
 
 
 def charts_drawn(page) -> int:
-    """Scroll down the page as a reader does until plotly has drawn every chart (a chart draws
-    when it comes near the window); return how many there are."""
+    """Scroll down the page as a reader does until plotly has drawn every chart, and every
+    update to one (a chart draws, and a chart out of sight takes a rerun's update, when it comes
+    near the window); return how many there are."""
     page.wait_for_function("""() => {
         const boxes = [...document.querySelectorAll('[data-testid=stMain] .stBidiComponent')];
         if (boxes.some((box) => !box.querySelector('.posviz-chart'))) return false;  // loading
         const waiting = [...document.querySelectorAll('.posviz-chart')]
-          .filter((chart) => !chart.querySelector('.main-svg'));
+          .filter((chart) => !chart.querySelector('.main-svg') || chart.posvizPending);
         if (waiting.length) waiting[0].scrollIntoView();
         return !waiting.length;
     }""", timeout=30_000, polling=100)

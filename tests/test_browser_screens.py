@@ -295,12 +295,18 @@ def test_the_base_url_probe_is_only_the_deep_link_guess():
 
 
 def test_charts_follow_their_column_when_it_changes(logged, browser):
-    """A sidebar collapsed, presentation mode switched on (it tucks the sidebar away) and a
-    narrower window: every chart is drawn again at its column's new width."""
+    """A sidebar collapsed, then a narrower window; in another tab presentation mode switched
+    on (it tucks the sidebar away): every chart is drawn again at its column's new width."""
     base, _ = logged
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(page_url(base, "pages/1_embedding.py", {"text": "刚想到了"}))
-    def fitted(after: str) -> None:
+
+    def opened():
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(page_url(base, "pages/1_embedding.py", {"text": "刚想到了"}))
+        page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
+        fitted(page, "opening")
+        return page
+
+    def fitted(page, after: str) -> None:
         try:
             page.wait_for_function(FITTED_JS, timeout=30_000, polling=100)
         except PlaywrightTimeout:
@@ -308,19 +314,19 @@ def test_charts_follow_their_column_when_it_changes(logged, browser):
             raise AssertionError(f"after {after}, charts not at their columns' widths: "
                                  f"{widths}") from None
 
-    page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
-    fitted("opening")
+    page = opened()
     page.hover("[data-testid=stSidebar]")
     page.locator("[data-testid=stSidebarCollapseButton] button").click()
     page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(state="attached")
-    fitted("collapsing the sidebar")
-    page.locator("[data-testid=stExpandSidebarButton]").click()
-    page.locator("[data-testid=stSidebar][data-collapsed=false]").wait_for()
+    fitted(page, "collapsing the sidebar")
+    page.set_viewport_size({"width": 900, "height": 1000})
+    fitted(page, "a narrower window")
+    page.close()
+    page = opened()
     page.get_by_text(text("common.present", "en"), exact=True).click()
     page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '22px'")
-    fitted("presentation mode")
-    page.set_viewport_size({"width": 900, "height": 1000})
-    fitted("a narrower window")
+    page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(state="attached")
+    fitted(page, "presentation mode")
     page.close()
 
 
