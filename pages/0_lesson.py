@@ -53,8 +53,10 @@ def ask(d: ui.Doc, s: ui.Settings, name: str, right: int, answer: str | None = N
 
     box = d.question(f"scene-{name}", s.t("lesson.predict"), question, labels, asked)
     if box is not None:
-        box.success(f"**{ui.room.LETTERS[right]}.** "
-                    + s.t(answer or f"lesson.{name}.answer", **numbers))
+        said = s.t(answer or f"lesson.{name}.answer", **numbers)
+        box.success(f"**{ui.room.LETTERS[right]}.** " + said)
+        if d.live:  # the app's page: the answer is said to a screen reader as it shows
+            ui.announce(f"{ui.room.LETTERS[right]}. {said}".replace("**", "").replace("$", ""))
     return box
 
 
@@ -276,7 +278,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         with picker:
             scene = scene_picker()
         ui.open_at_top(f"lesson/{scene}", next_button="lesson_next", back_button="lesson_prev")
-        beside = ui.StreamlitDoc(where, d.record, d.blocks)  # in the page's document, too
+        beside = ui.StreamlitDoc(where, d.record, d.blocks, d.lang)  # in the page's document, too
     else:
         scene = scene_number((d.query.get("scene") or ["1"])[-1])
         beside = d

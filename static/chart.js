@@ -59,26 +59,36 @@ const quoted = (cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"
 const csvLine = (cells) => cells.map((c) => quoted(String(c))).join(",");
 const number = (v) => (Number.isNaN(v) ? "" : String(v));
 
-// One CSV per matrix (row label, then one column per column label), or one CSV of all lines.
-function tables(gd) {
+// The numbers of a chart as tables, each a header and rows of cells (a number is NaN where a
+// cell is masked): one per matrix (row label, then one column per column label), or one of all
+// lines. The CSV files and the data table under the chart are both made from these.
+function grids(gd) {
   const maps = gd.data.filter((t) => t.type === "heatmap" && shown(t));
   if (maps.length) {
     return maps.map((t) => {
       const z = matrix(t);
       const cols = t.x ? Array.from(t.x, plain) : z[0].map((_, c) => c);
       const rows = t.y ? Array.from(t.y, plain) : z.map((_, r) => r);
-      return [csvLine(["", ...cols]),
-              ...z.map((row, r) => csvLine([rows[r], ...row.map(number)]))].join("\n") + "\n";
+      return { name: plain(t.name ?? ""), head: ["", ...cols],
+               rows: z.map((row, r) => [rows[r], ...row]) };
     });
   }
   const lines = gd.data.filter((t) => (t.type === "scatter" || t.type === "bar") && shown(t));
-  const out = [csvLine(["trace", "x", "y"])];
+  const rows = [];
   lines.forEach((t, i) => {
     const xs = t.x ? Array.from(t.x) : [];
-    values(t).forEach((y, j) => out.push(csvLine([plain(t.name ?? `trace ${i}`),
-                                                  plain(xs[j] ?? j), number(Number(y))])));
+    values(t).forEach((y, j) => rows.push([plain(t.name ?? `trace ${i}`), plain(xs[j] ?? j),
+                                           Number(y)]));
   });
-  return [out.join("\n") + "\n"];
+  return [{ name: "", head: ["trace", "x", "y"], rows }];
+}
+
+const cell = (v) => (typeof v === "number" ? number(v) : String(v));
+
+// One CSV per table of grids().
+function tables(gd) {
+  return grids(gd).map(({ head, rows }) => [csvLine(head), ...rows.map(
+    (row) => csvLine(row.map(cell)))].join("\n") + "\n");
 }
 
 // NumPy's .npy format (version 1.0): float32 little endian, C order; all matrices stacked when
@@ -396,7 +406,10 @@ function sized(div) {
   div.posvizView = host.clientWidth;
   // the cue says a chart scrolls sideways, unless by a few pixels only (three charts of 320 px
   // side by side on a desk's 940)
-  host.classList.toggle("posviz-wide", div.posvizWidth > div.posvizView + SLIGHT);
+  const wide = div.posvizWidth > div.posvizView + SLIGHT;
+  host.classList.toggle("posviz-wide", wide);
+  if (wide) host.tabIndex = 0;  // the keyboard scrolls it sideways too
+  else host.removeAttribute("tabindex");
   const layout = themed(base, host);
   const title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
@@ -415,7 +428,8 @@ function render(div, asMate = false) {
   const { drawn, mates } = sized(div);
   const drawable = div.posvizConfig && !div.posvizPending;  // drawn before, or being drawn
   const done = drawable ? window.Plotly.react(div, div.posvizSource.figure.data, drawn,
-                                              div.posvizConfig) : Promise.resolve();
+                                              div.posvizConfig).then(() => hideDrawing(div))
+    : Promise.resolve();
   if (!asMate) {
     mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom)
       .forEach((other) => render(other, true));
@@ -423,7 +437,137 @@ function render(div, asMate = false) {
   return done;
 }
 
+// ---- for a reader who cannot see the chart ---------------------------------------------------
+// The chart's box is a figure named by its title and described by its summary (sentences made
+// from its numbers on the server: ui/summary.py); the drawing itself (plotly's SVG, a jumble of
+// tick labels read aloud) is hidden from screen readers, its toolbar's buttons are not. Its
+// numbers, the same as its CSV file's, are tables behind a "Data table" disclosure, built when
+// it is opened, with the CSV download beside them for the keyboard. Every button is at least
+// 24 by 24 px (WCAG 2.2's target size; plotly draws its toolbar's 22 px high); the toolbar,
+// shown on hover, shows too while one of its buttons has the keyboard's focus, outlined.
+
+function hideDrawing(div) {
+  div.querySelectorAll("svg.main-svg").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
+}
+
+const TABLE_ROWS = 100;  // rows of each table shown; the CSV file has them all
+const DIGITS = 4;  // significant digits of a number shown; the CSV file has them all
+const shortly = (v) => (typeof v === "number" && Number.isFinite(v)
+  ? String(Number(v.toPrecision(DIGITS))) : cell(v));
+let described = 0;
+
+const DESCRIBED_CSS = `
+.posviz-chart .modebar-btn {min-width: 24px; min-height: 24px}
+.posviz-chart .modebar-btn:focus-visible {outline: 2px solid currentColor !important;
+  outline-offset: 1px}
+.posviz-chart:focus-within .modebar {opacity: 1 !important}
+.posviz-summary {position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip-path: inset(50%); white-space: nowrap; border: 0}
+.posviz-data {font-size: .8rem; margin: .1rem 0 .5rem}
+.posviz-data > summary {cursor: pointer; min-height: 24px; line-height: 24px; width: max-content}
+.posviz-table-scroll {overflow: auto; max-width: 100%; max-height: 24rem; margin: .3rem 0}
+.posviz-data table {border-collapse: collapse; font-variant-numeric: tabular-nums}
+.posviz-data caption {text-align: left; font-weight: 600}
+.posviz-data th, .posviz-data td {border: 1px solid rgba(128, 128, 128, .45);
+  padding: .1rem .4rem; text-align: right; white-space: nowrap}
+.posviz-data button {min-height: 24px; padding: .2rem .75rem; font: inherit; color: inherit;
+  background: transparent; cursor: pointer; border: 1px solid rgba(128, 128, 128, .6);
+  border-radius: .5rem}`;
+
+function styled() {
+  if (document.getElementById("posviz-described-css")) return;
+  const style = document.createElement("style");
+  style.id = "posviz-described-css";
+  style.textContent = DESCRIBED_CSS;
+  document.head.append(style);
+}
+
+function describe(data, host, div, figure) {
+  let said = host.querySelector(":scope > .posviz-summary");
+  if (!said) {
+    styled();
+    said = document.createElement("p");
+    said.className = "posviz-summary";
+    said.id = `posviz-summary-${++described}`;
+    const details = document.createElement("details");
+    details.className = "posviz-data";
+    details.append(document.createElement("summary"), document.createElement("div"));
+    details.addEventListener("toggle", () => details.open && fillTable(div));
+    host.insertBefore(said, div);
+    host.append(details);
+    host.setAttribute("role", "figure");
+    host.setAttribute("aria-describedby", said.id);
+  }
+  const title = figure.layout.title && figure.layout.title.text;
+  host.setAttribute("aria-label", title ? plain(String(title).replace(/<br\s*\/?>/gi, " ")) : data.name);
+  said.textContent = data.summary || "";
+  host.querySelector(":scope > .posviz-data > summary").textContent = data.labels.table || "";
+  div.posvizLabels = data.labels;
+}
+
+function fillTable(div) {
+  const details = div.posvizSource.host.querySelector(":scope > .posviz-data");
+  if (!details || !details.open) return Promise.resolve();
+  return drawPending(div).then(() => {
+    const labels = div.posvizLabels;
+    const box = details.querySelector(":scope > div");
+    const maps = div.data.some((t) => t.type === "heatmap");
+    box.replaceChildren(...grids(div).flatMap(({ name, head, rows }) => {
+      const table = document.createElement("table");
+      if (name) table.createCaption().textContent = name;
+      const top = table.createTHead().insertRow();
+      head.forEach((label) => {
+        const th = document.createElement("th");
+        th.scope = "col";
+        th.textContent = String(label);
+        top.append(th);
+      });
+      const body = table.createTBody();
+      rows.slice(0, TABLE_ROWS).forEach((row) => {
+        const tr = body.insertRow();
+        row.forEach((v, i) => {
+          const td = document.createElement(i === 0 ? "th" : "td");
+          if (i === 0) td.scope = "row";
+          td.textContent = maps && Number.isNaN(v) ? labels.hidden_cell : shortly(v);
+          tr.append(td);
+        });
+      });
+      const scroll = document.createElement("div");
+      scroll.className = "posviz-table-scroll";
+      scroll.tabIndex = 0;  // a wide table scrolls sideways from the keyboard too
+      scroll.setAttribute("role", "region");
+      scroll.setAttribute("aria-label", name || labels.table);
+      scroll.append(table);
+      if (rows.length <= TABLE_ROWS) return [scroll];
+      const note = document.createElement("p");
+      note.textContent = labels.table_rows.replace("{k}", TABLE_ROWS).replace("{n}", rows.length);
+      return [scroll, note];
+    }), Object.assign(document.createElement("p"), { textContent: labels.table_note }));
+    const csv = document.createElement("button");
+    csv.type = "button";
+    csv.textContent = labels.csv;
+    csv.addEventListener("click", () => div.posvizCsv());
+    box.append(csv);
+  });
+}
+
+// A chart takes its colours from the page when it is drawn: when the reader's system turns dark
+// or light, every chart is drawn again (the room's screen and the offline files follow the
+// system's theme by their style alone; the app's own theme reruns its elements too).
+let followingTheme = false;
+
+function followTheme() {
+  if (followingTheme || !window.matchMedia) return;
+  followingTheme = true;
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+    document.querySelectorAll(".posviz-chart").forEach((div) => {
+      if (div.posvizSource && div.isConnected && div.offsetParent !== null) render(div);
+    });
+  });
+}
+
 export function drawChart(data, parentElement) {
+  followTheme();
   let div = parentElement.querySelector(".posviz-chart");
   if (!div) {
     const cue = document.createElement("div");  // shown while the chart is wider than its column
@@ -439,6 +583,7 @@ export function drawChart(data, parentElement) {
   figure.layout.meta = figure.layout.meta || {};
   div.dataset.name = data.name;
   div.posvizSource = { figure, host: parentElement, toolbar: data.modebar !== false };
+  describe(data, parentElement, div, figure);
   if (!div.posvizResize) {  // a new width (window, sidebar, phone turned) refits the chart
     div.posvizResize = new ResizeObserver(() => {  // not for a chart a page switch hid
       if (div.isConnected && div.offsetParent !== null && (div.posvizPending
@@ -451,20 +596,21 @@ export function drawChart(data, parentElement) {
   whenNear(div, () => plotly(data.bundle).then((Plotly) => {
     const file = `posviz-${data.name}`;
     const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
+    div.posvizCsv = () => tables(div).forEach((csv, i, all) => save(
+      numbered(div, file, i, all.length, "csv"), "\ufeff" + csv, "text/csv"));
     div.posvizConfig = {
       displaylogo: false, displayModeBar: data.modebar === false ? false : "hover",
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
       toImageButtonOptions: { filename: file, scale: 2 },
       modeBarButtonsToAdd: [
         button("svg", (gd) => Plotly.downloadImage(gd, { format: "svg", filename: file })),
-        button("csv", (gd) => tables(gd).forEach((csv, i, all) => save(
-          numbered(gd, file, i, all.length, "csv"), "\ufeff" + csv, "text/csv"))),
+        button("csv", () => div.posvizCsv()),
         ...(figure.data.some((t) => t.type === "heatmap") ? [button("npy", (gd) => arrays(gd)
           .forEach((bytes, i, all) => save(numbered(gd, file, i, all.length, "npy"), bytes,
                                            "application/octet-stream")))] : []),
       ],
     };
-    return render(div);
+    return render(div).then(() => fillTable(div));
   }).catch((err) => { div.textContent = err.message; }));
   if (div.offsetParent !== null) render(div);  // its place, at its drawn height
 }

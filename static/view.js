@@ -54,7 +54,52 @@ function onKey(event) {
   button.click();
 }
 
+// A table wider than its column scrolls sideways inside Streamlit's box, which the keyboard
+// cannot reach unless the box takes the focus: each such box is made focusable as it appears.
+function scrollableTables() {
+  document.querySelectorAll("[data-testid=stTable] div").forEach((box) => {
+    if (box.scrollWidth > box.clientWidth && /auto|scroll/.test(getComputedStyle(box).overflowX)) {
+      box.tabIndex = 0;
+    }
+  });
+}
+
+// One live region per tab, outside Streamlit's elements: a revealed answer is said to a screen
+// reader once; a rerun that says the same again says nothing, a new view forgets what was said.
+function announce(said) {
+  if (tab.announced === said) return;
+  tab.announced = said;
+  let region = document.getElementById("posviz-announce");
+  if (!region) {
+    region = document.createElement("p");
+    region.id = "posviz-announce";
+    region.setAttribute("aria-live", "polite");
+    region.style.cssText = "position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;"
+      + "clip-path:inset(50%);white-space:nowrap";
+    document.body.appendChild(region);
+  }
+  region.textContent = said;
+}
+
+// The page's language is the reader's (Streamlit's page says "en" whatever it shows): screen
+// readers pick their voice, and browsers their glyphs, by it. The sidebar draws this element
+// with data.lang on every page; it also watches the page for tables that scroll.
 export default function (component) {
+  if (component.data.announce) {
+    announce(component.data.announce);
+    return;
+  }
+  if (component.data.lang) {
+    document.documentElement.lang = component.data.lang;
+    if (!tab.watching) {
+      const main = document.querySelector("[data-testid=stMain]") || document.body;
+      new MutationObserver(scrollableTables).observe(main, { childList: true, subtree: true });
+      window.addEventListener("resize", scrollableTables);
+      tab.watching = true;
+    }
+    scrollableTables();
+    return;
+  }
   const { view, keys } = component.data;
   tab.keys = keys || null;
   if (!tab.listening) {
@@ -64,6 +109,7 @@ export default function (component) {
   if (tab.view !== undefined && tab.view !== view) {
     const main = document.querySelector("[data-testid=stMain]");
     if (main) holdAtTop(main);
+    tab.announced = null;
   }
   tab.view = view;
 }

@@ -117,6 +117,7 @@ async function vote(poll, option, note) {
 // state: the room's {revealed, correct, counts} for it (null in a file or before it opens).
 function question(block, state, answerBlocks) {
   const box = el("section", "posviz-question");
+  box.dataset.poll = block.poll;
   const head = el("p", "posviz-question-text");
   if (block.typed) {  // the lecturer's own: shown exactly as typed, under its heading
     box.appendChild(el("p", "posviz-question-lead", block.lead));
@@ -208,6 +209,7 @@ function drawBlock(block) {
       host.dataset.figure = block.figure;
       host.dataset.name = block.name;
       host.dataset.toolbar = String(block.toolbar);
+      host.dataset.summary = block.summary || "";
       return host;
     }
     case "metric": {
@@ -260,11 +262,14 @@ function draw(blocks, into) {
 }
 
 // Charts are drawn once their hosts are in the page (they size to their column).
+const CHART_WORDS = ["svg", "csv", "npy", "scroll", "table", "table_rows", "table_note",
+                     "hidden_cell"];
 function drawCharts(scope) {
-  const labels = { svg: strings.svg, csv: strings.csv, npy: strings.npy, scroll: strings.scroll };
+  const labels = Object.fromEntries(CHART_WORDS.map((key) => [key, strings[key]]));
   scope.querySelectorAll(".posviz-chart-host").forEach((host) => {
     if (host.querySelector(".posviz-chart")) return;
     drawChart({ figure: host.dataset.figure, name: host.dataset.name, labels,
+                summary: host.dataset.summary,
                 modebar: host.dataset.toolbar !== "false", bundle: window.posvizBundle }, host);
   });
   fitFormulas(scope, ".posviz-formula-part");
@@ -297,7 +302,7 @@ function drawFile() {
 
 const MAX_WAIT = 5000;
 const SHORT = { en: "EN", zh: "中文" };  // the language buttons' labels (their names: aria)
-let shown = { version: -1, view: null, doc: null };
+let shown = { version: -1, view: null, doc: null, live: null, revealed: [] };
 let asking = null;  // the request waiting on the room, aborted on a language switch
 
 function bar(payload) {
@@ -311,7 +316,7 @@ function bar(payload) {
     const button = el("button", "posviz-lang", SHORT[code] || name);
     button.type = "button";
     button.lang = code === "zh" ? "zh-Hans" : "en";
-    button.setAttribute("aria-label", name);
+    button.setAttribute("aria-label", `${SHORT[code] || name} · ${name}`);  // what it shows first
     button.setAttribute("aria-pressed", String(code === room.lang));
     button.onclick = () => switchLang(code);
     langs.appendChild(button);
@@ -341,6 +346,40 @@ function status(text) {
   line.textContent = text;
 }
 
+// One live region for the room's news, outside the content that each version redraws: a screen
+// reader hears a followed move, a new question and a revealed answer once each, and nothing on
+// a redraw that changes none of them (a language switch, a vote count).
+function announce(text) {
+  let region = document.getElementById("posviz-announce");
+  if (!region) {
+    region = el("p", "posviz-sr");
+    region.id = "posviz-announce";
+    region.setAttribute("aria-live", "polite");
+    document.body.appendChild(region);
+  }
+  region.textContent = text;
+}
+
+const revealedPolls = (payload) => Object.keys(payload.polls || {})
+  .filter((id) => payload.polls[id].revealed);
+
+function news(payload, main, moved) {
+  if (shown.view === null) return "";  // the first view: the reader reads the page itself
+  const said = [];
+  if (moved) {
+    const heading = main.querySelector("h2") || main.querySelector("h1");  // a scene's, or the page's
+    if (heading) said.push(say("now_showing", { title: heading.textContent.trim() }));
+  }
+  if (payload.live && payload.live.id !== shown.live) {
+    said.push(say("asked", { question: payload.live.question }));
+  }
+  revealedPolls(payload).filter((id) => !shown.revealed.includes(id)).forEach((id) => {
+    const note = main.querySelector(`[data-poll="${CSS.escape(id)}"] .posviz-question-note`);
+    if (note && note.textContent) said.push(note.textContent);
+  });
+  return said.join(" ");
+}
+
 function showRoom(payload) {
   polls = payload.polls || {};
   const view = `${payload.page}?${payload.query}`;
@@ -359,7 +398,10 @@ function showRoom(payload) {
   document.title = `${say("room", { code: room.spaced })} · posviz`;
   drawCharts(main);
   if (moved) window.scrollTo(0, 0);
-  shown = { version: payload.version, view, doc: payload.doc };
+  const told = news(payload, main, moved);
+  if (told) announce(told);
+  shown = { version: payload.version, view, doc: payload.doc,
+            live: payload.live ? payload.live.id : null, revealed: revealedPolls(payload) };
 }
 
 function ended(unknown = false) {

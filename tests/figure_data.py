@@ -45,3 +45,15 @@ def value_traces(traces) -> list:
 def grey_layers(traces) -> list:
     """The grey layers painted under masked (NaN) cells."""
     return [t for t in traces if _hover(t) == "skip"]
+
+
+def chart_blocks(blocks: list[dict]) -> list[dict]:
+    """Every chart block of a document, those in its columns, boxes and answers too, in order."""
+    found = []
+    for block in blocks:
+        if block["t"] == "chart":
+            found.append(block)
+        for key in ("blocks", "columns", "answer"):
+            for inner in block.get(key) or ():
+                found += chart_blocks(inner if isinstance(inner, list) else [inner])
+    return found

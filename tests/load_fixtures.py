@@ -435,3 +435,27 @@ def letters(n: int) -> str:
 def sentence(n_tokens: int, salt: int, head: str = "q") -> str:
     """n_tokens distinct word tokens that no other salt produces."""
     return " ".join(f"{head}{letters(salt)}x{letters(i)}" for i in range(n_tokens))
+
+
+FOCUSED_JS = "(sel) => !!document.activeElement && !!document.activeElement.closest(sel)"
+
+# Whether the keyboard's focus shows: an outline of 2 px or more, or a ring (a box shadow), on
+# the focused element or, for an input drawn hidden (a switch), on its label.
+OUTLINED_JS = """() => {
+  const shown = (e) => { const s = getComputedStyle(e);
+    return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2)
+      || s.boxShadow !== 'none'; };
+  const a = document.activeElement;
+  return shown(a) || (!!a.closest('label') && shown(a.closest('label')));
+}"""
+
+
+def tab_to(page, selector: str, limit: int = 120) -> None:
+    """Press Tab until the focus is inside selector, seeing that it shows wherever it lands."""
+    for _ in range(limit):
+        where = page.evaluate("() => document.activeElement.outerHTML.slice(0, 160)")
+        assert where.startswith("<body") or page.evaluate(OUTLINED_JS), f"focus unseen: {where}"
+        if page.evaluate(FOCUSED_JS, selector):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{limit} presses of Tab never reached {selector}")

@@ -9,9 +9,9 @@ Four kinds of test:
   only once every other worker has finished (`wait_for_the_others`);
 - **a module of its own**: a module marked `server` starts servers of its own and mostly waits
   on them (a follower's held request, a report interval), and so do the browser modules in
-  `OWN_MODULES` (the screen sweep on a server of its own, a Redis stopped under a server): its
-  tests are one unit, run in order on whichever worker is free, beside the servers' worker (the
-  servers' unit alone took as long as the rest of the suite);
+  `OWN_MODULES` (the screen sweep, the accessibility audit, a Redis stopped under a server):
+  its tests are one unit, run in order on whichever worker is free, beside the servers' worker
+  (the servers' unit alone took as long as the rest of the suite);
 - every other test (unit, property and AppTest page tests): one unit each, on whichever worker
   is free, beside the servers' worker.
 
@@ -34,7 +34,7 @@ SERVERS = "servers"
 ALONE = "alone"
 ALONE_MODULES = ("test_deploy.py",)
 """Modules whose tests run with the machine to themselves."""
-OWN_MODULES = ("test_browser_screens.py", "test_rooms_down.py")
+OWN_MODULES = ("test_browser_screens.py", "test_rooms_down.py", "test_browser_a11y.py")
 """Browser modules that start their own servers: a unit of their own, not the servers'."""
 
 OTHERS_WAIT = 600  # seconds an alone test waits for the other workers at most

@@ -1,9 +1,11 @@
 """The guided lesson in headless Chromium: a lecturer clicks through every scene and back."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
-from tests.load_fixtures import SENTENCE_BOX, rerun, settle
+from tests.load_fixtures import SENTENCE_BOX, rerun, settle, tab_to
 from tests.test_browser import assert_healthy, charts_drawn
 from ui.i18n import text
 
@@ -86,4 +88,25 @@ def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
     page.keyboard.press("PageDown")
     settle(page)
     assert "scene=1" in page.url
+    page.close()
+
+
+def test_a_whole_lesson_by_keyboard_alone(server, browser):
+    """Tab to each scene's reveal and press Space, then Tab to Next and press Enter: every scene
+    and every answer, with the focus outlined wherever it is."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/lesson?scene=1")
+    for n, name in enumerate(SCENES, start=1):
+        shows_scene(page, n, "en")
+        tab_to(page, f".st-key-lesson_reveal_{name}")
+        with rerun(page):
+            page.keyboard.press("Space")
+        expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
+        # and said to a screen reader, by the tab's one live region
+        expect(page.locator("#posviz-announce[aria-live=polite]")).to_have_text(
+            re.compile(r"^[A-F]\. \S"))
+        if n < len(SCENES):
+            tab_to(page, ".st-key-lesson_next")
+            with rerun(page):
+                page.keyboard.press("Enter")
     page.close()

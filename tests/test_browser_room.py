@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import urllib.request
 from urllib.parse import urljoin, urlsplit
 
@@ -18,7 +19,7 @@ from playwright.sync_api import expect
 
 from posviz.rooms import signing
 from tests.conftest import ROOT
-from tests.load_fixtures import nav_click, rerun, settle
+from tests.load_fixtures import nav_click, rerun, settle, tab_to
 from ui import documents
 
 pytestmark = pytest.mark.browser
@@ -128,6 +129,9 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
                 lecturer.locator(".st-key-lesson_next button").click()
         for student in students.values():
             shown_scene(student, scene)
+        if scene > 1:  # the move is said to a screen reader, once, by the screen's live region
+            expect(phone.locator("#posviz-announce[aria-live=polite]")).to_have_text(
+                re.compile(rf"^Now showing: {scene}\. "))
         query = urlsplit(lecturer.url).query
         mine = app_page(lecturer)
         for who in ("laptop", "phone"):
@@ -141,8 +145,11 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
     for student in students.values():
         shown_scene(student, 4)
-    for student, option in ((laptop, 0), (phone, 1), (phone_zh, 1)):
+    tab_to(laptop, ".posviz-option")  # the laptop votes with the keyboard alone
+    laptop.keyboard.press("Enter")
+    for student, option in ((phone, 1), (phone_zh, 1)):
         student.locator(".posviz-option").nth(option).click()
+    for student in students.values():
         expect(student.locator(".posviz-option.chosen")).to_have_count(1)
     expect(laptop.get_by_text("Your answer: A.")).to_be_visible()
     reveal = lecturer.get_by_role("button", name="Reveal the answer to the room")
@@ -151,12 +158,14 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
         timeout=15_000)
     with rerun(lecturer):
         reveal.click()
-    expect(laptop.get_by_text("Not this time: the answer is B; you chose A.")).to_be_visible(
-        timeout=FOLLOW_WITHIN * 1000)
-    expect(phone.get_by_text("Right: the answer is B, and you chose B.")).to_be_visible(
-        timeout=FOLLOW_WITHIN * 1000)
-    expect(phone_zh.get_by_text("答对了：正确答案是 B，你选了 B。")).to_be_visible(
-        timeout=FOLLOW_WITHIN * 1000)
+    expect(laptop.locator(".posviz-question-note")).to_have_text(
+        "Not this time: the answer is B; you chose A.", timeout=FOLLOW_WITHIN * 1000)
+    expect(phone.locator(".posviz-question-note")).to_have_text(
+        "Right: the answer is B, and you chose B.", timeout=FOLLOW_WITHIN * 1000)
+    expect(phone.locator("#posviz-announce")).to_have_text(
+        "Right: the answer is B, and you chose B.")
+    expect(phone_zh.locator(".posviz-question-note")).to_have_text(
+        "答对了：正确答案是 B，你选了 B。", timeout=FOLLOW_WITHIN * 1000)
     expect(phone.locator(".posviz-results li")).to_have_count(2)
     expect(phone.locator(".posviz-results")).to_contain_text("2 · 67%")
     phone.locator(".posviz-question").scroll_into_view_if_needed()

@@ -26,7 +26,7 @@ from ui.chart import tools
 from ui.doc import FORMULA_CSS
 from ui.doc import Doc as Doc
 from ui.doc import StreamlitDoc as StreamlitDoc
-from ui.i18n import LANGS, prose, text
+from ui.i18n import LANGS, lang_tag, prose, text
 from ui.state import coded_radio, flag, remembered, to_url
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,9 +36,23 @@ PAGE_CSS = """<style>
 [data-testid=stHeader] {background: transparent; pointer-events: none}
 [data-testid=stHeader] button, [data-testid=stHeader] a {pointer-events: auto}
 [data-testid=stMainBlockContainer] {padding-top: 2.75rem}
+[data-testid=stCaptionContainer] {color: inherit !important; opacity: .78}
+[data-testid=stCaptionContainer] p {color: inherit !important}
+[data-testid=stSliderThumbValue] {color: inherit !important}
+a:focus-visible, button:focus-visible, summary:focus-visible, [tabindex]:focus-visible {
+  outline: 2px solid currentColor !important; outline-offset: 2px}
+label:has(input:focus-visible) {outline: 2px solid currentColor; outline-offset: 2px;
+  border-radius: .3rem}
+@media (prefers-reduced-motion: reduce) {*, *::before, *::after {
+  transition: none !important; animation: none !important; scroll-behavior: auto !important}}
 </style>"""
 """The page starts near the window's top: Streamlit's header (an empty bar with the sidebar's
-button) lets what is under it show and takes no clicks but its buttons'."""
+button) lets what is under it show and takes no clicks but its buttons'. Captions and a
+slider's value are in the text's colour (Streamlit's grey and red read below WCAG's 4.5:1 on
+white and on the dark theme's background). Whatever has the
+keyboard's focus is outlined in the text's colour (a switch's or an option's label too, their
+inputs being hidden). A reader who asks for reduced motion gets no animated transitions (the
+sidebar, expanders, spinners)."""
 PRESENTATION_CSS = """<style>
 html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
 [data-testid=stMainBlockContainer] {max-width: none; padding: 2.5rem 2.5rem 2rem}
@@ -158,6 +172,7 @@ def page(name: str) -> Settings:
                      else s.t("common.n_tokens", n=len(tokens)))
     with st.sidebar:
         tools(name)
+        _VIEW(data={"lang": lang_tag(lang)}, key="posviz_lang", width="stretch")
     _file_button(s, name)
     path = "" if name == "home" else name
     room.section(s, member, path)
@@ -182,6 +197,13 @@ def open_at_top(view: str, next_button: str = "", back_button: str = "") -> None
     with st.sidebar:
         _VIEW(data={"view": view, "keys": keys if next_button or back_button else None},
               key="posviz_view", width="stretch")
+
+
+def announce(said: str) -> None:
+    """Say said to a screen reader, once (static/view.js: one live region per tab; a rerun
+    that says the same again says nothing). Draws nothing."""
+    with st.sidebar:
+        _VIEW(data={"announce": said}, key="posviz_announce", width="stretch")
 
 
 _NOT_FOUND = st.components.v2.component("posviz_not_found", js=chart_module("not_found.js"))
@@ -218,7 +240,7 @@ def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
     and the URL the run left in `posviz_url`."""
     s = page(name)
     record = bool(st.session_state.get("posviz_record"))
-    d = StreamlitDoc(st, record=record)
+    d = StreamlitDoc(st, record=record, lang=s.lang)
     st.session_state.posviz_doc = d.blocks
     try:
         head(d, s, name)

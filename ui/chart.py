@@ -22,6 +22,7 @@ import streamlit as st
 
 from posviz.figures.common import for_the_room
 from ui.i18n import text
+from ui.summary import summary
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -80,18 +81,41 @@ def figure_json(figure: go.Figure, room: bool) -> str:
     return spec
 
 
-def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True) -> None:
+def figure_summary(figure: go.Figure, lang: str) -> str:
+    """What the figure shows, in sentences (ui.summary), made once per figure and language."""
+    kept = f"_posviz_summary_{lang}"
+    said = getattr(figure, kept, None)
+    if said is None:
+        said = summary(figure, lang)
+        setattr(figure, kept, said)
+    return said
+
+
+def chart_labels(lang: str) -> dict[str, str]:
+    """A chart's words: its buttons, its sideways cue, its data table."""
+    return ({key: text(f"common.export.{key}", lang) for key in CHART_LABELS}
+            | {key: text(f"summary.{key}", lang) for key in TABLE_LABELS})
+
+
+CHART_LABELS = ("svg", "csv", "npy", "scroll")  # a chart's buttons, and its sideways cue
+TABLE_LABELS = ("table", "table_rows", "table_note", "hidden_cell")  # its data table's
+
+
+def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True,
+          summary: str | None = None) -> None:
     """Draw a figure full width, in where (a column, ...) or the current container.
 
     name keys the chart on its page and names its files (`posviz-<name>.png`, ...). In
     presentation mode the figure is enlarged for the room (`for_the_room`). toolbar=False
-    leaves out plotly's toolbar (zoom, export), e.g. for a room's small vote counts.
+    leaves out plotly's toolbar (zoom, export), e.g. for a room's small vote counts. summary:
+    what it shows, said to a screen reader (figure_summary's, unless given).
     """
     spec = figure_json(figure, presenting())
-    labels = {key: text(f"common.export.{key}", _lang()) for key in ("svg", "csv", "npy", "scroll")}
+    said = figure_summary(figure, _lang()) if summary is None else summary
     with where if where is not None else contextlib.nullcontext():
-        _COMPONENT(data={"figure": spec, "name": name, "labels": labels, "modebar": toolbar,
-                         "bundle": BUNDLE_VERSION}, key=f"chart_{name}", width="stretch")
+        _COMPONENT(data={"figure": spec, "name": name, "labels": chart_labels(_lang()),
+                         "modebar": toolbar, "summary": said, "bundle": BUNDLE_VERSION},
+                   key=f"chart_{name}", width="stretch")
 
 
 def tools(page: str) -> None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.chart import chart, figure_json
+from ui.chart import chart, figure_json, figure_summary
 from ui.markup import entities, text_table
 from ui.state import coded_radio
 
@@ -110,13 +110,15 @@ class Doc:
     live = False  # whether controls are widgets a reader can move
 
     def __init__(self, query: Mapping[str, Sequence[str]] | None = None,
-                 revealed: Container[str] | None = None, blocks: list | None = None) -> None:
+                 revealed: Container[str] | None = None, blocks: list | None = None,
+                 lang: str = "en") -> None:
         self.query = query or {}
         self.revealed = revealed
         self.blocks: list[dict] = [] if blocks is None else blocks
+        self.lang = lang  # the reader's: charts are summarized in it
 
     def _nested(self, blocks: list, where: Any = None) -> Doc:
-        return Doc(self.query, self.revealed, blocks)
+        return Doc(self.query, self.revealed, blocks, self.lang)
 
     def _put(self, block: dict, method: str, *args: Any, **kwargs: Any) -> Any:
         self.blocks.append(block)
@@ -164,8 +166,9 @@ class Doc:
 
     def chart(self, figure: Any, name: str, toolbar: bool = True) -> None:
         """A plotly figure, keyed by name on its page (see ui.chart)."""
+        said = figure_summary(figure, self.lang)
         self._put({"t": "chart", "name": name, "figure": figure_json(figure, False),
-                   "toolbar": toolbar}, "chart", figure, name, toolbar)
+                   "toolbar": toolbar, "summary": said}, "chart", figure, name, toolbar, said)
 
     def metric(self, label: str, value: str, delta: str | None = None, **kwargs: Any) -> None:
         self._put({"t": "metric", "label": label, "value": value, "delta": delta}, "metric",
@@ -230,7 +233,7 @@ class Doc:
         return self._slot(slot, where)
 
     def _slot(self, blocks: list, where: Any) -> Doc:
-        return _Slot(self.query, self.revealed, blocks)
+        return _Slot(self.query, self.revealed, blocks, self.lang)
 
     def fragment(self, body: Callable[[], None]) -> None:
         """Run a part of the page (in Streamlit, one that reruns by itself: st.fragment)."""
@@ -337,25 +340,26 @@ class StreamlitDoc(Doc):
 
     live = True
 
-    def __init__(self, where: Any, record: bool = False, blocks: list | None = None) -> None:
-        super().__init__(blocks=blocks)
+    def __init__(self, where: Any, record: bool = False, blocks: list | None = None,
+                 lang: str = "en") -> None:
+        super().__init__(blocks=blocks, lang=lang)
         self.where = where
         self.record = record
 
     def _nested(self, blocks: list, where: Any = None) -> Doc:
-        return StreamlitDoc(where, self.record, blocks)
+        return StreamlitDoc(where, self.record, blocks, self.lang)
 
     def _put(self, block: dict, method: str, *args: Any, **kwargs: Any) -> Any:
         if self.record:
             self.blocks.append(block)
         if method == "chart":
-            figure, name, toolbar = args
+            figure, name, toolbar, said = args
             return chart(figure, name, where=None if self.where is st else self.where,
-                         toolbar=toolbar)
+                         toolbar=toolbar, summary=said)
         return getattr(self.where, method)(*args, **kwargs)
 
     def _slot(self, blocks: list, where: Any) -> Doc:
-        return _StreamlitSlot(where, self.record, blocks)
+        return _StreamlitSlot(where, self.record, blocks, self.lang)
 
     def button(self, label: str, *, key: str, **kwargs: Any) -> bool:
         return self.where.button(label, key=key, **kwargs)
@@ -384,7 +388,8 @@ class StreamlitDoc(Doc):
         answer: list = []
         if self.record:
             self.blocks.append(_question(poll, lead, text, options, answer, False))
-        return StreamlitDoc(box, self.record, answer) if ask(box, list(options)) else None
+        asked = ask(box, list(options))
+        return StreamlitDoc(box, self.record, answer, self.lang) if asked else None
 
 
 class _StreamlitSlot(StreamlitDoc):

@@ -23,9 +23,9 @@ from urllib.parse import parse_qs, quote, urlencode
 import ui
 from posviz.rooms import spaced
 from posviz.rooms.http import Screens
-from ui.chart import version
+from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
-from ui.i18n import LANGS, text
+from ui.i18n import LANGS, lang_tag, text
 
 log = logging.getLogger("posviz.documents")
 _drawing = threading.local()  # set while this thread draws a document, outside any page run
@@ -47,7 +47,7 @@ LESSON = "lesson"
 VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "connecting",
                "offline", "tap", "voted", "right", "wrong", "answer_is", "results",
                "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
-               "poll_closed", "not_open", "no_room")
+               "poll_closed", "not_open", "no_room", "now_showing", "asked")
 
 
 def pages() -> dict[str, str]:
@@ -85,7 +85,7 @@ def drawn(page: str, params: Mapping[str, Sequence[str]], lang: str,
           revealed: Container[str] | None = None) -> list[dict]:
     """The document of a page for a view's parameters (name -> values), in lang."""
     s = ui.settings(params, lang)
-    d = Doc(params, revealed)
+    d = Doc(params, revealed, lang=lang)
     ui.head(d, s, page)
     _drawing.on = True
     try:
@@ -145,18 +145,11 @@ def _script(source: str) -> str:
     return source.replace("</script", "<\\/script").replace("<!--", "<\\!--")
 
 
-CHART_LABELS = ("svg", "csv", "npy", "scroll")  # a chart's buttons, and its sideways cue
-
-
 def viewer_strings(lang: str) -> dict[str, str]:
     """The viewer's own words in lang (static/viewer.js), and its charts' export buttons."""
     return ({key: text(f"viewer.{key}", lang) for key in VIEWER_KEYS}
-            | {key: text(f"common.export.{key}", lang) for key in CHART_LABELS}
+            | chart_labels(lang)
             | {"question": text("room.question_head", lang), "down": text("room.down", lang)})
-
-
-def _lang_tag(lang: str) -> str:
-    return "zh-Hans" if lang == "zh" else "en"
 
 
 def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str) -> str:
@@ -170,7 +163,7 @@ def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str) -> s
     def url(name: str) -> str:
         return f"_posviz/asset/{name}?v={version(name)}"
     return f"""<!doctype html>
-<html lang="{_lang_tag(lang)}">
+<html lang="{lang_tag(lang)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <base href="../../"><title>posviz</title>
 <link rel="stylesheet" href="{url("katex.min.css")}">
@@ -198,7 +191,7 @@ def offline_html(title: str, documents: list[dict], lang: str) -> str:
     data = {"lang": lang, "strings": viewer_strings(lang), "documents": documents}
     chart = "data:text/javascript;charset=utf-8," + quote(_asset("chart.js"), safe="")
     return f"""<!doctype html>
-<html lang="{_lang_tag(lang)}">
+<html lang="{lang_tag(lang)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
 <style>{_asset("katex.min.css")}</style>

@@ -34,6 +34,11 @@ def catalog() -> dict[str, dict[str, str]]:
     return out
 
 
+def lang_tag(lang: str) -> str:
+    """The language as HTML names it (a page's lang: screen readers pick their voice by it)."""
+    return "zh-Hans" if lang == "zh" else "en"
+
+
 def text(key: str, lang: str, **values: object) -> str:
     """The text for key in lang, with {placeholders} filled from values."""
     entry = catalog()[key][lang]

@@ -1,4 +1,5 @@
-// Copies KaTeX and markdown-it's own browser builds into static/, each under a one-line banner.
+// Copies KaTeX and markdown-it's own browser builds into static/, and axe-core's into tests/ (the
+// accessibility test injects it; it is not served to users), each under a one-line banner.
 // KaTeX's CSS gets its fonts inlined (woff2 only, as data: URLs), so it needs no other file and no
 // network. Plain Node, nothing but the pinned packages: `npm install && npm run build`.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const staticDir = join(here, '..', '..', 'static');
+const testsDir = join(here, '..', '..', 'tests');
 const require = createRequire(import.meta.url);
 const pinned = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8')).devDependencies;
 
@@ -24,11 +26,11 @@ function banner({ meta }, what) {
   return `/* ${meta.name} ${meta.version} (${meta.license}), ${what}: assets/viewer/ */\n`;
 }
 
-function write(file, text) {
+function write(file, text, dir = staticDir) {
   // The .map files are not copied, so their comments go too.
   const body = text.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '').trimEnd() + '\n';
-  writeFileSync(join(staticDir, file), body);
-  console.log(`static/${file}: ${Buffer.byteLength(body)} bytes`);
+  writeFileSync(join(dir, file), body);
+  console.log(`${dir === testsDir ? 'tests' : 'static'}/${file}: ${Buffer.byteLength(body)} bytes`);
 }
 
 const katex = pkg('katex');
@@ -54,3 +56,6 @@ write(
   banner(markdownIt, 'dist/browser/markdown-it.umd.min.js') +
     readFileSync(join(markdownIt.root, 'dist/browser/markdown-it.umd.min.js'), 'utf8'),
 );
+
+const axe = pkg('axe-core');
+write('axe.min.js', banner(axe, 'axe.min.js') + readFileSync(join(axe.root, 'axe.min.js'), 'utf8'), testsDir);
