@@ -13,7 +13,7 @@ from posviz.permutation import permutation_check, readable, reversal
 from posviz.rope import shifted_added_scores, shifted_rope_scores
 from posviz.sinusoidal import dot_by_offset
 from posviz.tokens import repeated, token_labels, tokenize
-from tests.figure_data import chart_payloads
+from tests.figure_data import chart_blocks, chart_payloads
 from ui.documents import blocks
 from ui.i18n import text
 
@@ -248,18 +248,8 @@ def test_the_first_scene_draws_the_questions_sentence_with_the_copy_marked(sente
 
 def chart_figures(sentence: str, scene: int, lang: str = "en") -> dict[str, dict]:
     """A scene's charts (its answer's included), by name, as the browser gets them."""
-    found = {}
-
-    def walk(items: list[dict]) -> None:
-        for block in items:
-            if block["t"] == "chart":
-                found[block["name"]] = json.loads(block["figure"])
-            for key in ("answer", "columns", "blocks"):
-                for part in block.get(key) or []:
-                    walk(part if isinstance(part, list) else [part])
-
-    walk(blocks("lesson", f"scene={scene}&text={sentence}", lang))
-    return found
+    return {block["name"]: json.loads(block["figure"]) for block in
+            chart_blocks(blocks("lesson", f"scene={scene}&text={sentence}", lang))}
 
 
 def values(array: dict | list) -> np.ndarray:

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from posviz import modern
 from posviz.embedding import token_embeddings
 from posviz.permutation import readable, reversal
+from tests.figure_data import chart_blocks
 from ui.documents import blocks
 from ui.i18n import text
 
@@ -26,13 +27,8 @@ def page(lang: str = "en", sentence: str = "刚想到了") -> AppTest:
 
 def charts(sentence: str = "刚想到了", lang: str = "en") -> dict[str, dict]:
     """The page's charts by name, those in its columns too."""
-    found, todo = {}, list(blocks("today", f"text={sentence}", lang))
-    while todo:
-        block = todo.pop()
-        if block["t"] == "chart":
-            found[block["name"]] = json.loads(block["figure"])
-        todo += [b for column in block.get("columns", []) for b in column]
-    return found
+    return {block["name"]: json.loads(block["figure"])
+            for block in chart_blocks(blocks("today", f"text={sentence}", lang))}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
