@@ -38,21 +38,41 @@ const shown = (trace) => trace.hoverinfo !== "skip";  // grey layers under maske
 const plain = (text) => new DOMParser().parseFromString(String(text), "text/html")
   .documentElement.textContent;  // labels are HTML-escaped for plotly; files get the text
 
+// An array as plotly's JSON sends it: a base64 typed array ({dtype, bdata, shape}) or a list.
+const TYPED = { f4: Float32Array, f8: Float64Array, i1: Int8Array, u1: Uint8Array,
+                i2: Int16Array, u2: Uint16Array, i4: Int32Array, u4: Uint32Array };
+
+function flat(v) {
+  if (v === undefined || v === null) return [];
+  if (v.bdata === undefined) return Array.from(v);
+  const bytes = Uint8Array.from(atob(v.bdata), (c) => c.charCodeAt(0));
+  return Array.from(new TYPED[v.dtype](bytes.buffer));
+}
+
 // A heatmap's values as rows of numbers (NaN for a masked cell), however plotly stores them.
 function matrix(trace) {
   const z = trace.z;
   if (z.bdata !== undefined) {
-    const [rows, cols] = String(z.shape).split(",").map(Number);
-    const bytes = Uint8Array.from(atob(z.bdata), (c) => c.charCodeAt(0));
-    const flat = new { f4: Float32Array, f8: Float64Array, i1: Int8Array }[z.dtype](bytes.buffer);
-    return Array.from({ length: rows }, (_, r) => Array.from(flat.subarray(r * cols, (r + 1) * cols)));
+    const cols = Number(String(z.shape).split(",")[1]);
+    const all = flat(z);
+    return Array.from({ length: all.length / cols }, (_, r) => all.slice(r * cols, (r + 1) * cols));
   }
   return Array.from(z, (row) => Array.from(row, (v) => (v === null ? NaN : Number(v))));
 }
 
-function values(trace) {
-  const v = trace.y;
-  return v === undefined ? [] : Array.from(v);
+// A line's points as numbers (NaN where it has none: a legend's entry alone has one null).
+const values = (trace) => flat(trace.y).map((v) => (v === null ? NaN : Number(v)));
+
+// The title of a subplot's panel: the annotation above its plot, as ui/summary.py reads it.
+function panelTitle(gd, trace) {
+  const layout = gd.layout || {};
+  const xaxis = layout[`xaxis${(trace.xaxis || "x").slice(1)}`] || {};
+  const yaxis = layout[`yaxis${(trace.yaxis || "y").slice(1)}`] || {};
+  if (!xaxis.domain || !yaxis.domain) return "";
+  const [x0, x1] = xaxis.domain;
+  const note = (layout.annotations || []).find((a) => a.xref === "paper" && a.yref === "paper"
+    && a.text && a.x >= x0 - 1e-6 && a.x <= x1 + 1e-6 && Math.abs(a.y - yaxis.domain[1]) < 0.02);
+  return note ? plain(String(note.text).replace(/<br\s*\/?>/gi, " ")) : "";
 }
 
 const quoted = (cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
@@ -67,18 +87,19 @@ function grids(gd) {
   if (maps.length) {
     return maps.map((t) => {
       const z = matrix(t);
-      const cols = t.x ? Array.from(t.x, plain) : z[0].map((_, c) => c);
-      const rows = t.y ? Array.from(t.y, plain) : z.map((_, r) => r);
-      return { name: plain(t.name ?? ""), head: ["", ...cols],
+      const cols = t.x ? flat(t.x).map(plain) : z[0].map((_, c) => c);
+      const rows = t.y ? flat(t.y).map(plain) : z.map((_, r) => r);
+      return { name: panelTitle(gd, t) || plain(t.name ?? ""), head: ["", ...cols],
                rows: z.map((row, r) => [rows[r], ...row]) };
     });
   }
   const lines = gd.data.filter((t) => (t.type === "scatter" || t.type === "bar") && shown(t));
   const rows = [];
   lines.forEach((t, i) => {
-    const xs = t.x ? Array.from(t.x) : [];
-    values(t).forEach((y, j) => rows.push([plain(t.name ?? `trace ${i}`), plain(xs[j] ?? j),
-                                           Number(y)]));
+    const xs = flat(t.x);
+    values(t).forEach((y, j) => {
+      if (!Number.isNaN(y)) rows.push([plain(t.name ?? `trace ${i}`), plain(xs[j] ?? j), y]);
+    });
   });
   return [{ name: "", head: ["trace", "x", "y"], rows }];
 }

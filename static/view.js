@@ -12,6 +12,16 @@ const tab = window.posvizView || (window.posvizView = {});
 const QUIET_FRAMES = 6;  // frames with the run finished and the page's height still, before
                          // the page is left alone
 
+// Once the new view is laid out, the keyboard's focus goes to its heading (the scene's, else the
+// page's): Next's own button would otherwise keep it, at the foot of the new scene, where a
+// second Enter turns a scene nobody has seen; a screen reader reads the new heading out.
+function focusHeading(main) {
+  const heading = main.querySelector("h2") || main.querySelector("h1");
+  if (!heading) return;
+  heading.tabIndex = -1;
+  heading.focus({ preventScroll: true });
+}
+
 function holdAtTop(main) {
   const token = {};
   tab.holding = token;
@@ -30,7 +40,10 @@ function holdAtTop(main) {
     height = main.scrollHeight;
     quiet = settled ? quiet + 1 : 0;
     if (quiet < QUIET_FRAMES) requestAnimationFrame(step);
-    else release();
+    else {
+      release();
+      focusHeading(main);
+    }
   };
   requestAnimationFrame(step);
 }
@@ -40,7 +53,8 @@ function holdAtTop(main) {
 // not in a field, a slider, a radio group or a menu, they press the view's next and previous
 // buttons (`keys`: their CSS selectors).
 const EDITING = "input:not([type=checkbox]), textarea, select, [contenteditable], [role=slider], "
-  + "[role=radio], [role=tab], [role=listbox], [role=option], [role=menu], [role=menuitem]";
+  + "[role=radio], [role=tab], [role=listbox], [role=option], [role=menu], [role=menuitem], "
+  + ".posviz-data, [role=figure], [data-testid=stTable]";  // the arrows scroll a table, a chart
 const STEPS = { PageDown: "next", ArrowRight: "next", PageUp: "back", ArrowLeft: "back" };
 
 function onKey(event) {

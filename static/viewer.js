@@ -148,7 +148,10 @@ function question(block, state, answerBlocks) {
     if (revealed && i === state.correct) button.classList.add("right");
     button.onclick = async () => {
       if (await vote(block.poll, i, note)) {
-        box.replaceWith(question(block, state, answerBlocks));
+        const fresh = question(block, state, answerBlocks);
+        box.replaceWith(fresh);
+        const chosenNow = fresh.querySelector(".posviz-option.chosen");
+        if (chosenNow) chosenNow.focus();  // the keyboard stays on the answer it gave
       }
     };
     buttons.appendChild(button);

@@ -11,8 +11,9 @@ other tab draws. Each view is loaded once per language and screen at the screen'
 audit the window grows as tall as the page (axe checks the contrast of text in view only) and
 every chart is drawn. The view is audited, turned to the other theme and audited again (the app
 and the room screen, charts included, follow the browser's preference as it changes). Any
-violation, of any impact, fails its group of views; every audit's findings and timings are also
-left in test-artifacts/a11y/.
+violation, of any impact, fails its group of views, and so does a page whose lang is not the
+reader's or a chart without a name, a description and a data table; every audit's findings and
+timings are also left in test-artifacts/a11y/.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from tests.load_fixtures import (
     still,
 )
 from tests.test_browser_screens import DARK_JS, SCREENS, Screen
-from ui.i18n import text
+from ui.i18n import lang_tag, text
 
 pytestmark = pytest.mark.browser
 
@@ -60,6 +61,27 @@ AUDIT_JS = """([tags]) => axe.run(document, {
   found.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(
     (n) => ({ target: n.target.map(String).join(' '), html: n.html,
               summary: n.failureSummary })) })))"""
+
+# What a screen reader needs beyond axe's rules: the page's language, and of every chart a name,
+# a description and a data table (tests/test_summary.py checks the descriptions' words); each
+# problem as a finding in axe's form.
+DESCRIBED_JS = """([tag]) => {
+  const found = [];
+  const lang = document.documentElement.lang;
+  if (lang !== tag) found.push({ id: 'posviz-lang', impact: 'serious',
+    help: `the page's lang is "${lang}", not "${tag}"`, nodes: [] });
+  const bare = [...document.querySelectorAll('.posviz-chart')].filter((chart) => {
+    const host = chart.parentElement;
+    const said = document.getElementById(host.getAttribute('aria-describedby') || '-');
+    return host.getAttribute('role') !== 'figure' || !host.getAttribute('aria-label')
+      || !said || said.textContent.length < 20
+      || !host.querySelector(':scope > details.posviz-data > summary');
+  });
+  if (bare.length) found.push({ id: 'posviz-chart-described', impact: 'serious',
+    help: 'a chart without a name, a description or a data table', nodes: bare.map((c) => (
+      { target: c.dataset.name, html: c.outerHTML.slice(0, 200), summary: '' })) });
+  return found;
+}"""
 
 # True once every chart in scope is drawn at the width it has now and in the theme the page has
 # now (its axis text in its column's text colour): scrolls to the first chart that is not (a
@@ -202,7 +224,8 @@ class Tab:
         theme = "dark" if self.dark else "light"
         self.found += [violation | {"view": view, "lang": lang, "screen": self.screen.name,
                                     "theme": theme}
-                       for violation in self.page.evaluate("() => window.posvizAudit")]
+                       for violation in [*self.page.evaluate("() => window.posvizAudit"),
+                                         *self.page.evaluate(DESCRIBED_JS, [lang_tag(lang)])]]
         self.audits.append({"view": view, "lang": lang, "theme": theme,
                             "loaded": round(self.began - self.since, 2),
                             "drawn": round(self.drawn - self.began, 2),

@@ -15,6 +15,7 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 import segno
 from PIL import Image
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from posviz.rooms import signing
@@ -28,11 +29,17 @@ FOLLOW_WITHIN = 30.0  # seconds at most, on a busy machine; the benchmark measur
 
 
 def shown_scene(page, scene: int) -> None:
-    """Wait until the room's screen shows the lesson's scene."""
-    page.wait_for_function(
-        "([n]) => [...document.querySelectorAll('#posviz-viewer h2')].some((h) =>"
-        " h.textContent.startsWith(n + '.'))", arg=[str(scene)],
-        timeout=FOLLOW_WITHIN * 1000, polling=50)
+    """Wait until the room's screen shows the lesson's scene (else say what it shows)."""
+    try:
+        page.wait_for_function(
+            "([n]) => [...document.querySelectorAll('#posviz-viewer h2')].some((h) =>"
+            " h.textContent.startsWith(n + '.'))", arg=[str(scene)],
+            timeout=FOLLOW_WITHIN * 1000, polling=50)
+    except PlaywrightTimeout:
+        shows = page.evaluate("() => [...document.querySelectorAll('#posviz-viewer :is(h1, h2),"
+                              " #posviz-status')].map((e) => e.textContent)")
+        raise AssertionError(f"scene {scene} not followed by {page.url}: it shows {shows}"
+                             ) from None
 
 
 def screen(page) -> tuple[list[str], list[str]]:

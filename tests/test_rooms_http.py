@@ -127,7 +127,7 @@ def test_a_waiting_follower_wakes_when_the_lecturer_publishes(site, loop):
     published, (status, room), took = loop.run(wait_and_publish())
     assert published == (200, {"version": 2}) and status == 200
     assert (room["version"], room["page"], room["query"]) == (2, "alibi", "x=1")
-    assert took < 1.0
+    assert took < HELD / 2  # woken by the publication, not by the end of its wait
 
 
 def test_a_change_made_through_another_process_reaches_waiting_followers(site, loop):
@@ -147,7 +147,7 @@ def test_a_change_made_through_another_process_reaches_waiting_followers(site, l
     assert status == 200 and room["live"] == {"id": "q1", "question": "Which?",
                                               "options": ["a", "b"]}
     assert room["version"] == 2
-    assert took < TICK + 1.0
+    assert took < HELD / 2  # woken by the change, read on a tick, not by the end of its wait
 
 
 async def _waiting(site: Site, code: str, ids: list[str], by: str

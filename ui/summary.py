@@ -182,7 +182,7 @@ def summary(figure: go.Figure, lang: str) -> str:
         panels = _panel_titles(figure)
         if len(maps) > 1:
             said.append(text("summary.panels", lang, n=len(maps)))
-        said += [_heatmap(t, panels.get(t.xaxis or "x", ""), layout, lang)
+        said += [_heatmap(t, panels.get(t.xaxis or "x") or plain(t.name or ""), layout, lang)
                  for t in maps[:PANELS_SAID]]
         if len(maps) > PANELS_SAID:
             said.append(text("summary.more_panels", lang, k=len(maps) - PANELS_SAID))
