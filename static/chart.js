@@ -37,6 +37,8 @@ function themed(layout, host) {
 const shown = (trace) => trace.hoverinfo !== "skip";  // grey layers under masked cells are not
 const plain = (text) => new DOMParser().parseFromString(String(text), "text/html")
   .documentElement.textContent;  // labels are HTML-escaped for plotly; files get the text
+// A title as a screen reader hears it: its lines as one.
+const heard = (title) => plain(String(title).replace(/<br\s*\/?>/gi, " "));
 
 // An array as plotly's JSON sends it: a base64 typed array ({dtype, bdata, shape}) or a list.
 const TYPED = { f4: Float32Array, f8: Float64Array, i1: Int8Array, u1: Uint8Array,
@@ -72,7 +74,7 @@ function panelTitle(gd, trace) {
   const [x0, x1] = xaxis.domain;
   const note = (layout.annotations || []).find((a) => a.xref === "paper" && a.yref === "paper"
     && a.text && a.x >= x0 - 1e-6 && a.x <= x1 + 1e-6 && Math.abs(a.y - yaxis.domain[1]) < 0.02);
-  return note ? plain(String(note.text).replace(/<br\s*\/?>/gi, " ")) : "";
+  return note ? heard(note.text) : "";
 }
 
 const quoted = (cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
@@ -520,7 +522,7 @@ function describe(data, host, div, figure) {
     host.setAttribute("aria-describedby", said.id);
   }
   const title = figure.layout.title && figure.layout.title.text;
-  host.setAttribute("aria-label", title ? plain(String(title).replace(/<br\s*\/?>/gi, " ")) : data.name);
+  host.setAttribute("aria-label", title ? heard(title) : data.name);
   said.textContent = data.summary || "";
   host.querySelector(":scope > .posviz-data > summary").textContent = data.labels.table || "";
   div.posvizLabels = data.labels;

@@ -69,8 +69,18 @@ function onKey(event) {
 }
 
 // A table wider than its column scrolls sideways inside Streamlit's box, which the keyboard
-// cannot reach unless the box takes the focus: each such box is made focusable as it appears.
+// cannot reach unless the box takes the focus: each such box is made focusable as it appears
+// (looked for once a frame however many changes the page made in it: a chart draws in many).
 function scrollableTables() {
+  if (tab.tablesQueued) return;
+  tab.tablesQueued = true;
+  requestAnimationFrame(() => {
+    tab.tablesQueued = false;
+    focusableTables();
+  });
+}
+
+function focusableTables() {
   document.querySelectorAll("[data-testid=stTable] div").forEach((box) => {
     if (box.scrollWidth > box.clientWidth && /auto|scroll/.test(getComputedStyle(box).overflowX)) {
       box.tabIndex = 0;

@@ -370,7 +370,8 @@ function news(payload, main, moved) {
   if (shown.view === null) return "";  // the first view: the reader reads the page itself
   const said = [];
   if (moved) {
-    const heading = main.querySelector("h2") || main.querySelector("h1");  // a scene's, or the page's
+    // a scene's heading, or the page's
+    const heading = main.querySelector("h2") || main.querySelector("h1");
     if (heading) said.push(say("now_showing", { title: heading.textContent.trim() }));
   }
   if (payload.live && payload.live.id !== shown.live) {
