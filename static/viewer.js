@@ -264,14 +264,12 @@ function draw(blocks, into) {
   blocks.forEach((block) => into.appendChild(drawBlock(block)));
 }
 
-// Charts are drawn once their hosts are in the page (they size to their column).
-const CHART_WORDS = ["svg", "csv", "npy", "scroll", "table", "table_rows", "table_note",
-                     "hidden_cell"];
+// Charts are drawn once their hosts are in the page (they size to their column); their words
+// are among the viewer's (ui.documents.viewer_strings holds ui.chart.chart_labels).
 function drawCharts(scope) {
-  const labels = Object.fromEntries(CHART_WORDS.map((key) => [key, strings[key]]));
   scope.querySelectorAll(".posviz-chart-host").forEach((host) => {
     if (host.querySelector(".posviz-chart")) return;
-    drawChart({ figure: host.dataset.figure, name: host.dataset.name, labels,
+    drawChart({ figure: host.dataset.figure, name: host.dataset.name, labels: strings,
                 summary: host.dataset.summary,
                 modebar: host.dataset.toolbar !== "false", bundle: window.posvizBundle }, host);
   });
