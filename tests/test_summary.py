@@ -39,7 +39,8 @@ def test_attention_rows_name_where_each_row_looks_most(scores):
                       x_title="key", y_title="query", value_name="weight")
     said = summary(figure, "en")
     assert said.startswith("Attention. 2 panels. head 1: 4 rows (query) by 4 columns (key)")
-    for head, part in zip(maps, said.split("head ")[1:], strict=True):
+    sent = maps.astype(np.float32)  # the figure holds its weights as float32: ties as it does
+    for head, part in zip(sent, said.split("head ")[1:], strict=True):
         for r in range(4):
             best, top = None, -1.0
             for c in range(r + 1):  # the visible keys of query r
