@@ -36,7 +36,7 @@ class OrderError(ValueError):
         "repeated": "position {position} is listed twice and {missing} is missing",
     }
 
-    def __init__(self, reason: str, **values: int) -> None:
+    def __init__(self, reason: str, **values: int | str) -> None:
         super().__init__(self.MESSAGES[reason].format(**values))
         self.reason, self.values = reason, values
 
@@ -89,6 +89,9 @@ def shuffle(seq_len: int, seed: int = 0, keep_last: bool = False) -> np.ndarray:
     return np.concatenate([order, np.arange(moved, seq_len)])
 
 
+LONGEST = 12  # digits of a number out of range that a message repeats
+
+
 def parse_order(text: str, seq_len: int) -> np.ndarray:
     """An order typed as positions, "3 2 1 0", "3,2,1,0", "3，2，1，0" or in full-width digits
     "３　２　１　０" (as a Chinese input method types them). (T,).
@@ -98,6 +101,11 @@ def parse_order(text: str, seq_len: int) -> np.ndarray:
     fields = [f for f in _SEPARATORS.split(text.translate(_FULL_WIDTH_DIGITS).strip()) if f]
     if not all(f.isascii() and f.isdigit() for f in fields):
         raise OrderError("not_numbers", last=seq_len - 1)
+    for field in fields:  # a number longer than any position, however long (9 x 5,000)
+        digits = field.lstrip("0") or "0"
+        if len(digits) > len(str(seq_len)):
+            raise OrderError("range", position=digits if len(digits) <= LONGEST
+                             else f"{digits[:LONGEST]}…", last=seq_len - 1)
     return check_order(np.array([int(f) for f in fields], dtype=int), seq_len)
 
 

@@ -171,6 +171,9 @@ def test_parse_order_reads_positions_with_any_separator_and_full_width_digits(te
     ("0 0 1 2", "repeated", {"position": 0, "missing": 3, "last": 3}),
     ("3 1 1 0", "repeated", {"position": 1, "missing": 2, "last": 3}),
     ("4 2 1 0", "range", {"position": 4, "last": 3}),
+    ("3 2 1 00000000000000000000000000000000000000000042", "range",
+     {"position": "42", "last": 3}),
+    ("9" * 5000, "range", {"position": "9" * 12 + "…", "last": 3}),  # no C long holds it
     ("a b c d", "not_numbers", {"last": 3}),
     ("-1 0 1 2", "not_numbers", {"last": 3}),
     ("1.5 0 2 3", "not_numbers", {"last": 3}),
