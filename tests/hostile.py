@@ -159,6 +159,8 @@ CATEGORIES: dict[str, list[str]] = {
         "<math><mi>x</mi></math>",
         "<details open ontoggle=alert(1)>",
         "javascript:alert(1)",
+        "<!--<script>window.__pwned=3</script>-->",
+        "\u2028</script>\u2029<script>window.__pwned=4</script>",
     ],
     # Markdown syntax: must not turn into headings, bold, code or links.
     "markdown": [
@@ -208,4 +210,31 @@ CATEGORIES: dict[str, list[str]] = {
     ],
 }
 
+
+
+def _alternating(text: str) -> str:
+    """Every other letter in upper case: </ScRiPt>, which HTML reads as </script>."""
+    return "".join(c.upper() if i % 2 else c.lower() for i, c in enumerate(text))
+
+
+def _entities(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&#x3C;").replace(">", "&#62;")
+
+
+def _percent(text: str) -> str:
+    return text.replace("%", "%25").replace("<", "%3C").replace(">", "%3E").replace('"', "%22")
+
+
+def _variants(samples: list[str]) -> list[str]:
+    """Case and encoding variants of each markup sample (a renderer that escapes only
+    `</script` in lower case, or that decodes entities or %-escapes, runs them): in upper case
+    with a space before the closing bracket of its end tags, in alternating case, as HTML
+    entities and %-escaped; none twice, none a sample itself."""
+    made = [variant(text) for text in samples for variant in (
+        lambda t: t.upper().replace("</SCRIPT>", "</SCRIPT >"), _alternating, _entities,
+        _percent)]
+    return [text for text in dict.fromkeys(made) if text not in samples]
+
+
+CATEGORIES["markup_variants"] = _variants(CATEGORIES["markup"])
 HOSTILE: list[str] = [text for group in CATEGORIES.values() for text in group]

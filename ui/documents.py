@@ -14,6 +14,7 @@ import html
 import importlib.util
 import json
 import logging
+import re
 import threading
 from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
@@ -140,9 +141,25 @@ def _asset(name: str) -> str:
     return (STATIC / name).read_text(encoding="utf-8")
 
 
+_SCRIPT_BREAKS = re.compile(r"<(/script|!--)", re.IGNORECASE)
+
+
 def _script(source: str) -> str:
-    """A script's text made safe to stand inside a <script> element."""
-    return source.replace("</script", "<\\/script").replace("<!--", "<\\!--")
+    """A script's text made safe to stand inside a <script> element: no `</script` (in any
+    case: HTML ends the element at `</SCRIPT` too) and no `<!--`, each escaped as JavaScript
+    reads it the same (`<\\/script`, `<\\!--`)."""
+    return _SCRIPT_BREAKS.sub(lambda found: "<\\" + found[1], source)
+
+
+_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def script_json(value: object) -> str:
+    """A value as JSON that is inert inside any <script> element: every character past ASCII
+    (the line separators U+2028 and U+2029 among them) and every <, > and & (which only strings
+    can hold) written as \\u escapes, which JSON and JavaScript read back unchanged. Typed text
+    (a sentence, a typed order) goes into the room's page and the offline files this way."""
+    return json.dumps(value).translate(_JSON_ESCAPES)
 
 
 def viewer_strings(lang: str) -> dict[str, str]:
@@ -168,7 +185,7 @@ def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str) -> s
 <base href="../../"><title>posviz</title>
 <link rel="stylesheet" href="{url("katex.min.css")}">
 <link rel="stylesheet" href="{url("viewer.css")}">
-<script>window.posvizRoom = {_script(json.dumps(config, ensure_ascii=False))};
+<script>window.posvizRoom = {script_json(config)};
 window.posvizPlotly = new Promise((resolve, reject) => {{
   const script = document.createElement("script");
   script.src = "{url("plotly-posviz.min.js")}";
@@ -200,8 +217,8 @@ def offline_html(title: str, documents: list[dict], lang: str) -> str:
 <script>window.posvizPlotly = Promise.resolve(window.Plotly);</script>
 <script>{_script(_asset("katex.min.js"))}</script>
 <script>{_script(_asset("markdown-it.min.js"))}</script>
-<script type="importmap">{json.dumps({"imports": {"./chart.js": chart}})}</script>
-<script type="application/json" id="posviz-file">{_script(json.dumps(data))}</script>
+<script type="importmap">{script_json({"imports": {"./chart.js": chart}})}</script>
+<script type="application/json" id="posviz-file">{script_json(data)}</script>
 </head>
 <body><main id="posviz-viewer"></main>
 <script type="module">{_script(_asset("viewer.js"))}</script>
