@@ -23,7 +23,7 @@ it, comma-separated addresses or CIDRs):
     POSVIZ_ROOM_STORE=redis://:<redis-password>@<this machine>:6390/0 \
     STREAMLIT_SERVER_COOKIE_SECRET=<cookie-secret> POSVIZ_SECRET=<posviz-secret> \
     POSVIZ_TRUSTED_PROXIES=<this machine> \
-    python -m streamlit run serve.py --server.address 0.0.0.0 --server.port 8601
+    python serve.py --server.address 0.0.0.0 --server.port 8601
 """
 
 from __future__ import annotations

@@ -9,11 +9,11 @@
 // A lecturer's tab publishes its own page and query string once a run has finished and the
 // address has stayed the same for a moment, so a dragged slider is sent once, where it stops.
 //
-// Cookies remember who this browser is across reloads and server restarts: its anonymous voter
-// id (issued and signed by the server), the signed proof that it was in its room (so a room the
-// server lost is named as such), and, for a lecturer, the room's key: the server sets that one
-// HttpOnly when the tab hands it the key once (which never stays in the address bar), and
-// deletes it on Leave and Close.
+// The server keeps who this browser is in HttpOnly cookies, which no script reads: its voter id
+// and the proof that it was in its room (set by the room's screen), and, for a lecturer, the
+// room's key, which the tab of a room it started hands the server once (then tells its page it
+// is done, so that no later run sends the key again, and forgets it); Leave and Close have the
+// server delete it.
 //
 // On errors every request backs off (at most one every few seconds; a 429 or 503 says how long
 // to wait); a tab whose room store is down asks the server's health route until it answers,
@@ -132,13 +132,14 @@ async function watchRoom(code, token) {
 }
 
 // Hand the room's key to the server once, which keeps it in an HttpOnly cookie: true once the
-// browser holds that cookie, else the server's refusal.
+// browser holds that cookie (the page is told, and the key forgotten), else the server's
+// refusal.
 async function grant(data) {
-  tab.granted = tab.granted || {};
-  if (!data.grant || tab.granted[data.code] === data.grant) return true;
+  if (!data.grant || tab.granted === data.code) return true;
   const reply = await post(`${route(data.code)}/lead`, { key: data.grant });
   if (!reply.ok) return reply;
-  tab.granted[data.code] = data.grant;
+  tab.granted = data.code;  // the next run sends no key (the trigger reruns the page)
+  tab.component.setTriggerValue("granted", data.code);
   return true;
 }
 
@@ -220,22 +221,15 @@ function stop() {
   if (tab.abort) tab.abort.abort();
 }
 
-function remember(name, value, seconds) {
-  document.cookie = `${name}=${encodeURIComponent(value)}; path=/; max-age=${seconds}; samesite=lax`;
-}
-
-function cookie(name) {
-  const found = document.cookie.split("; ").find((c) => c.startsWith(`${name}=`));
-  return found && decodeURIComponent(found.slice(name.length + 1));
-}
-
 export default function (component) {
   const { data, parentElement } = component;
   const before = tab.data;
   tab.host = parentElement;
+  tab.component = component;
   if (data.forget) {  // Leave or Close: the server deletes the key's cookie
     stop();
     tab.data = null;
+    tab.granted = null;
     tab.root = tab.root || root(data.page);
     post(`${route(data.forget)}/forget`, {}).catch(() => {});
     return;
@@ -251,10 +245,6 @@ export default function (component) {
   }
   tab.data = data;
   tab.recovering = null;
-  if (cookie(data.meCookie) !== data.me) remember(data.meCookie, data.me, 30 * 86400);
-  if (cookie(data.joinedCookie) !== data.joined) {
-    remember(data.joinedCookie, data.joined, data.seconds);
-  }
   if (data.lead) {
     stop();
     lead();

@@ -94,21 +94,83 @@ function results(options, state) {
   return box;
 }
 
-async function vote(poll, option, note) {
-  try {
-    const response = await fetch(`_posviz/room/${room.code}/vote?j=${room.proof}`, {
-      method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ poll, option }), cache: "no-store" });
-    if (response.ok) {
-      localStorage.setItem(mineKey(poll), String(option));
-      return true;
+const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+// What the room said when it refused an answer, in the reader's words, with what to do.
+const REFUSED = { poll_closed: "poll_closed", no_poll: "not_open", room_full: "room_full",
+                  set_aside: "set_aside", room_closed: "ended", store_down: "down",
+                  busy: "busy", gone: "ended", no_room: "ended", need_word: "need_word",
+                  too_many: "too_many" };
+
+// Send an answer: once more after a dropped connection (a server that went away behind a
+// proxy, whose next try goes to another one); the reply, or null when it never came.
+async function send(path, body) {
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    try {
+      const response = await fetch(`_posviz/room/${room.code}/${path}?j=${room.proof}`, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(body), cache: "no-store" });
+      if (![502, 503, 504].includes(response.status) || attempt) return response;
+    } catch {
+      if (attempt) return null;
     }
-    const { error } = await response.json().catch(() => ({}));
-    note.textContent = say(error === "poll_closed" ? "poll_closed"
-      : error === "no_poll" ? "not_open" : "vote_failed");
-  } catch {
-    note.textContent = say("vote_failed");
+    await pause(700);
   }
+  return null;
+}
+
+async function refusal(response) {
+  const { error } = await response.json().catch(() => ({}));
+  const seconds = Number(response.headers.get("Retry-After")) || 0;
+  return { error, seconds };
+}
+
+// The projector's word, asked for in the question's box: a browser with only the room's code
+// (or none) types it to answer; then the answer it tapped is sent again.
+function askWord(box, note, retry) {
+  if (box.querySelector(".posviz-word")) return;
+  const form = el("form", "posviz-word");
+  const label = el("label", "", say("word_label"));
+  const input = el("input");
+  Object.assign(input, { type: "text", autocomplete: "off", spellcheck: false,
+                         maxLength: 40, required: true });
+  input.setAttribute("autocapitalize", "none");
+  label.appendChild(input);
+  const go = el("button", "posviz-reveal", say("word_submit"));
+  go.type = "submit";
+  form.append(label, go);
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const response = await send("word", { word: input.value });
+    if (response && response.ok) {
+      room.voter = "present";
+      form.remove();
+      retry();
+      return;
+    }
+    const { error, seconds } = response ? await refusal(response) : { error: "" };
+    note.textContent = say(error === "wrong_word" ? "word_wrong"
+      : error === "too_many" ? "too_many" : "vote_failed", { seconds });
+    input.focus();
+  };
+  note.after(form);
+  input.focus();
+}
+
+async function vote(poll, option, note, box, redraw) {
+  const response = await send("vote", { poll, option });
+  if (response && response.ok) {
+    localStorage.setItem(mineKey(poll), String(option));
+    return true;
+  }
+  const { error, seconds } = response ? await refusal(response) : { error: "" };
+  if (error === "need_word") {
+    note.textContent = say("need_word");
+    askWord(box, note, () => vote(poll, option, note, box, redraw).then((done) => done && redraw()));
+    return false;
+  }
+  note.textContent = say(REFUSED[error] || "vote_failed", { seconds });
+  if (error === "gone" || error === "no_room" || error === "room_closed") ended();
   return false;
 }
 
@@ -146,13 +208,14 @@ function question(block, state, answerBlocks) {
     button.setAttribute("aria-pressed", String(i === chosen));
     if (revealed) button.disabled = true;
     if (revealed && i === state.correct) button.classList.add("right");
+    const redraw = () => {
+      const fresh = question(block, state, answerBlocks);
+      box.replaceWith(fresh);
+      const chosenNow = fresh.querySelector(".posviz-option.chosen");
+      if (chosenNow) chosenNow.focus();  // the keyboard stays on the answer it gave
+    };
     button.onclick = async () => {
-      if (await vote(block.poll, i, note)) {
-        const fresh = question(block, state, answerBlocks);
-        box.replaceWith(fresh);
-        const chosenNow = fresh.querySelector(".posviz-option.chosen");
-        if (chosenNow) chosenNow.focus();  // the keyboard stays on the answer it gave
-      }
+      if (await vote(block.poll, i, note, box, redraw)) redraw();
     };
     buttons.appendChild(button);
   });
@@ -422,10 +485,9 @@ function switchLang(code) {
   localStorage.setItem("posviz-lang", code);
   shown.version = -1;
   if (asking) asking.abort();  // the room's view again, at once, in this language
-  if (room.state !== "open") ended(room.state === "unknown");
+  if (room.state === "too_many") refusedPage();
+  else if (room.state !== "open") ended(room.state === "unknown");
 }
-
-const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
 async function follow() {
   let backoff = 500;
@@ -444,7 +506,10 @@ async function follow() {
         backoff = 500;
         continue;
       }
-      if (response.status === 503) status(say("down"));  // the rooms' store: back by itself
+      if (response.status === 503) {  // the rooms' store, or a server at its bound: back by itself
+        const { error } = await response.clone().json().catch(() => ({}));
+        status(say(error === "busy" ? "busy" : "down"));
+      }
       const after = Number(response.headers.get("Retry-After"));
       await pause(after ? Math.min(after * 1000, MAX_WAIT) : backoff);
     } catch (error) {
@@ -456,15 +521,30 @@ async function follow() {
   }
 }
 
+// Past a limit (too many wrong codes from this network): say so, and try again once it has passed.
+function refusedPage() {
+  const box = el("div", "posviz-ended");
+  box.append(el("h1", "", say("too_many", { seconds: room.wait })));
+  root.replaceChildren(bar(null), box);
+  setTimeout(() => location.reload(), room.wait * 1000);
+}
+
 if (fileData) {
   drawFile();
 } else {
+  const address = new URL(location.href);
+  if (address.searchParams.has("t")) {  // the QR code's ticket did its work: not in history
+    address.searchParams.delete("t");
+    history.replaceState(null, "", address);
+  }
   const kept = localStorage.getItem("posviz-lang");
   if (!room.chosen && kept && room.langs[kept]) switchLang(kept);
   if (room.state === "open") {
     root.replaceChildren(bar(null));
     status(say("connecting"));
     follow();
+  } else if (room.state === "too_many") {
+    refusedPage();
   } else {
     ended(room.state === "unknown");
   }

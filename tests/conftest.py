@@ -49,12 +49,12 @@ def _machine_to_itself(request) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits() -> None:
-    """Each test starts with no client address over a rate limit of this process (page tests
-    all come from one address and start many rooms)."""
+    """Each test starts with no client address over a rate limit kept in this process (the
+    shared ones are kept in each test's own store)."""
     from posviz.rooms import throttle
 
-    for limit in (throttle.STARTS, throttle.WRONG, throttle.FOLLOWS):
-        limit._buckets.clear()
+    for limit in (throttle.FOLLOWS, throttle.VOTER_REQUESTS):
+        limit.clear()
 
 
 @pytest.fixture(scope="session")
@@ -69,13 +69,18 @@ def chromium_path() -> str:
 
 
 @pytest.fixture(scope="session")
-def server(chromium_path, tmp_path_factory) -> str:
-    """A freshly started posviz server on 127.0.0.1 (its rooms in a temporary SQLite file);
-    yields its base URL."""
+def rooms_url(tmp_path_factory) -> str:
+    """The store of the browser tests' server: a temporary SQLite file."""
+    return f"sqlite:///{tmp_path_factory.mktemp('rooms') / 'rooms.sqlite3'}"
+
+
+@pytest.fixture(scope="session")
+def server(chromium_path, rooms_url) -> str:
+    """A freshly started posviz server on 127.0.0.1 (its rooms in rooms_url); yields its base
+    URL."""
     from tests.load_fixtures import serving  # imported late: it reads ROOT from this module
 
-    rooms = tmp_path_factory.mktemp("rooms") / "rooms.sqlite3"
-    with serving(env={"POSVIZ_ROOM_STORE": f"sqlite:///{rooms}"}) as (_, url):
+    with serving(env={"POSVIZ_ROOM_STORE": rooms_url}) as (_, url):
         yield url
 
 

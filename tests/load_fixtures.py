@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -192,27 +193,34 @@ leaves the level out)."""
 
 
 def start_server(script: str = "serve.py", cwd: Path = ROOT, env: dict[str, str] | None = None,
-                 port: int | None = None, log: Path | None = None
-                 ) -> tuple[subprocess.Popen, str]:
-    """Start `streamlit run script` on 127.0.0.1 (a free port unless given), with these
-    environment variables added; return the process and URL.
+                 port: int | None = None, log: Path | None = None,
+                 open_files: int | None = None) -> tuple[subprocess.Popen, str]:
+    """Start the posviz server (`python serve.py`, as the README starts it), or
+    `streamlit run script` for another script, on 127.0.0.1 (a free port unless given), with
+    these environment variables added; return the process and URL.
 
     With a log, everything the server prints (stdout and stderr) goes to that file, unbuffered,
-    each log record led by its level (LOG_FORMAT); without, it is discarded.
+    each log record led by its level (LOG_FORMAT); without, it is discarded. open_files: the
+    server's open-file limit, soft and hard (as a system that allows no more sets it).
     """
     port = port or free_port()
-    command = [sys.executable, "-m", "streamlit", "run", script, "--server.headless=true",
+    start = [script] if script == "serve.py" else ["-m", "streamlit", "run", script]
+    command = [sys.executable, *start, "--server.headless=true",
                "--server.address=127.0.0.1", f"--server.port={port}",
                "--browser.gatherUsageStats=false"]
+    limited = None if open_files is None else lambda: resource.setrlimit(
+        resource.RLIMIT_NOFILE, (open_files, open_files))
     environment = os.environ | (env or {})
     if log is None:
         proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, env=environment)
+                                stderr=subprocess.DEVNULL, env=environment,
+                                preexec_fn=limited)
     else:
         with open(log, "wb") as out:  # the server keeps its own copy of the file
             proc = subprocess.Popen([*command, f"--logger.messageFormat={LOG_FORMAT}"], cwd=cwd,
                                     stdout=out, stderr=subprocess.STDOUT,
-                                    env=environment | {"PYTHONUNBUFFERED": "1"})
+                                    env=environment | {"PYTHONUNBUFFERED": "1"},
+                                    preexec_fn=limited)
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -241,9 +249,10 @@ def stop_server(proc: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def serving(script: str = "serve.py", cwd: Path = ROOT, env: dict[str, str] | None = None,
-            log: Path | None = None) -> Iterator[tuple[subprocess.Popen, str]]:
+            log: Path | None = None, open_files: int | None = None
+            ) -> Iterator[tuple[subprocess.Popen, str]]:
     """A server of our own for the duration of the block (its output in log, if given)."""
-    proc, url = start_server(script, cwd, env, log=log)
+    proc, url = start_server(script, cwd, env, log=log, open_files=open_files)
     try:
         wait_healthy(proc, url)
         yield proc, url
@@ -380,15 +389,18 @@ def run_apart(work: Coroutine[object, object, T]) -> T:
 
 @contextlib.asynccontextmanager
 async def session(url: str, cookies: dict[str, str] | None = None,
-                  pages: dict[str, str] | None = None, headers: dict[str, str] | None = None):
+                  pages: dict[str, str] | None = None, headers: dict[str, str] | None = None,
+                  source: str = ""):
     """A new session of the server at url (closed, and so ended, at the end of the block), sent
-    these cookies as a browser sends its own (and these headers, e.g. a proxy's); pages: the
-    app's pages as the tab knows them."""
+    these cookies as a browser sends its own (and these headers, e.g. a proxy's), from a source
+    address of this machine's loopback network when given; pages: the app's pages as the tab
+    knows them."""
     headers = dict(headers or {}) | (
         {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {})
     async with websockets.connect(url.replace("http", "ws", 1) + "/_stcore/stream",
                                   subprotocols=["streamlit"], max_size=None,
-                                  additional_headers=headers) as socket:
+                                  additional_headers=headers,
+                                  local_addr=(source, 0) if source else None) as socket:
         yield Session(socket, pages)
 
 

@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import gzip
 import json
+import os
 import random
 import socket
 import subprocess
@@ -22,7 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from posviz.rooms import PERSONAL
+from posviz.rooms import PERSONAL, signing
 from tests.load_fixtures import ROOT, Session, element, session, wait_healthy
 
 
@@ -55,16 +56,18 @@ async def gather_in(batch: int, jobs) -> list:
 
 
 class Http:
-    """A keep-alive HTTP/1.1 connection, as a browser holds one to the server."""
+    """A keep-alive HTTP/1.1 connection, as a browser holds one to the server; from a source
+    address of this machine's loopback network (127.0.0.x) when given, as another phone."""
 
     def __init__(self, url: str, cookies: dict[str, str] | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+                 headers: dict[str, str] | None = None, source: str = "") -> None:
         parts = urlsplit(url)
-        self.host, self.port = parts.hostname, parts.port
+        self.host, self.port, self.source = parts.hostname, parts.port, source
         self.reader = self.writer = None
         self.cookies = {} if cookies is None else cookies  # shared with the tab's websocket
         self.sent = headers or {}  # sent with every request (e.g. a proxy's X-Forwarded-For)
         self.headers: dict[str, str] = {}  # the last answer's, names in lower case
+        self.set_cookies: list[str] = []  # the last answer's Set-Cookie headers
         self.received = 0  # bytes of bodies received, as sent (gzipped or not)
 
     async def request(self, method: str, path: str, body: object = None
@@ -73,8 +76,8 @@ class Http:
         for attempt in (1, 2):  # a connection the server closed meanwhile is opened again
             try:
                 if self.writer is None:
-                    self.reader, self.writer = await asyncio.open_connection(self.host,
-                                                                             self.port)
+                    self.reader, self.writer = await asyncio.open_connection(
+                        self.host, self.port, local_addr=(self.source, 0) if self.source else None)
                 return await self._exchange(method, path, body)
             except (ConnectionError, asyncio.IncompleteReadError):
                 await self.close()
@@ -101,8 +104,9 @@ class Http:
         self.received += len(content)
         if fields.get("content-encoding") == "gzip":
             content = gzip.decompress(content)
-        keep(self.cookies, [v for k, v in (h.partition(":")[::2] for h in headers)
-                            if k.lower() == "set-cookie"])
+        self.set_cookies = [v.strip() for k, v in (h.partition(":")[::2] for h in headers)
+                            if k.lower() == "set-cookie"]
+        keep(self.cookies, self.set_cookies)
         kind = fields.get("content-type", "")
         return int(status_line.split()[1]), json.loads(content) if "json" in kind else None
 
@@ -112,6 +116,12 @@ class Http:
             with contextlib.suppress(Exception):
                 await self.writer.wait_closed()
         self.reader = self.writer = None
+
+
+def ticket(code: str, secret: bytes | None = None) -> str:
+    """The room's ticket of now, as its QR code carries it (signed with the test run's secret,
+    which the servers it starts share, unless another is given)."""
+    return signing.ticket(secret or os.environ["POSVIZ_SECRET"].encode(), code, time.time())
 
 
 def keep(cookies: dict[str, str], set_cookie: list[str]) -> None:
@@ -161,7 +171,6 @@ class Student:
     lang: str = "en"
     page: str = ""
     query: str = ""
-    me: str = ""
     runs: int = 0
     last: list[ForwardMsg] = field(default_factory=list)
     cookies: dict[str, str] = field(default_factory=dict)  # the browser's, for this server
@@ -172,21 +181,20 @@ class Student:
     _session: Session | None = None
     _exit: contextlib.AsyncExitStack | None = None
 
-    async def join(self) -> None:
-        """Open the student link (home with ?room=), as a QR code does: the page first (a
-        proxy sets its affinity cookie there), then the app's websocket."""
-        query = urlencode({"room": self.code, "lang": self.lang})
+    async def join(self, ticket: str = "") -> None:
+        """Scan the QR code (the room's screen, which issues the browser its voter id and a
+        proxy its affinity cookie), then explore on one's own: the app's page with ?room=, over
+        its websocket."""
         self.http = Http(self.url, self.cookies)
-        await self.http.request("GET", f"/?{query}")
+        await self.http.request("GET", f"/_posviz/follow/{self.code}?{urlencode({'t': ticket})}")
+        query = urlencode({"room": self.code, "lang": self.lang, "follow": "false"})
         await self._connect()
         await self._show("", query, history=False)
 
     async def _connect(self) -> None:
         """A new websocket session, sending the tab's cookies (the proxy's, and the voter id
-        the room element set)."""
+        the room's screen set)."""
         await self._end_session()
-        if self.me:
-            self.cookies["posviz_me"] = self.me
         self._exit = contextlib.AsyncExitStack()
         self._session = await self._exit.enter_async_context(
             session(self.url, self.cookies, self.pages))
@@ -214,10 +222,9 @@ class Student:
         self.runs += 1
         if self.record:
             self.seen += self.last
-        data = room_element(self.last)
-        if data is None:
+        if room_element(self.last) is None:
             raise AssertionError(f"student of {self.code} is not in the room on {page!r}")
-        self.me, self.page, self.query = data["me"], page, query
+        self.page, self.query = page, query
 
     def personal(self) -> list[tuple[str, str]]:
         return [(k, v) for k, v in parse_qsl(self.query) if k in PERSONAL and k != "key"]
@@ -244,23 +251,27 @@ class Follower:
     """A student's phone on the room's screen, without a browser: it opens the screen's page
     (which issues its voter id and membership proof as cookies) and waits on the room's route,
     asking for gzip, exactly as static/viewer.js does; each answer holds the lecturer's view
-    drawn as a document in the follower's language."""
+    drawn as a document in the follower's language. It speaks from its own loopback address
+    (source, 127.0.0.x) or through a trusted proxy that names its address (address)."""
 
     url: str
     code: str
     lang: str = "en"
     address: str = ""  # its network address, as a trusted proxy names it ("" for none)
+    source: str = ""   # its own address on this machine's loopback network ("" for 127.0.0.1)
     version: int = -1
     answer: dict | None = None
     cookies: dict[str, str] = field(default_factory=dict)
     http: Http | None = None
 
-    async def join(self, ticket: str = "") -> None:
+    async def join(self, ticket: str = "", voter: bool = True) -> None:
+        """Open the room's screen: by the QR code's link with its ticket, or by the code alone
+        (no ticket); with voter, the screen must have issued a voter id."""
         self.http = Http(self.url, self.cookies, {"Accept-Encoding": "gzip, deflate, br"} | (
-            {"X-Forwarded-For": self.address} if self.address else {}))
+            {"X-Forwarded-For": self.address} if self.address else {}), self.source)
         query = urlencode({"lang": self.lang} | ({"t": ticket} if ticket else {}))
         status, _ = await self.http.request("GET", f"/_posviz/follow/{self.code}?{query}")
-        if status != 200 or "posviz_me" not in self.cookies:
+        if status != 200 or (voter and "posviz_me" not in self.cookies):
             raise AssertionError(f"the room's screen answered {status}")
 
     @property
@@ -280,6 +291,12 @@ class Follower:
     async def vote(self, poll_id: str, option: int) -> int:
         status, _ = await self.http.request("POST", f"/_posviz/room/{self.code}/vote",
                                             {"poll": poll_id, "option": option})
+        return status
+
+    async def word(self, word: str) -> int:
+        """Type the projector's word, as the screen asks for it."""
+        status, _ = await self.http.request("POST", f"/_posviz/room/{self.code}/word",
+                                            {"word": word})
         return status
 
     async def close(self) -> None:

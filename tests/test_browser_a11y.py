@@ -19,14 +19,13 @@ timings are also left in test-artifacts/a11y/.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 import pytest
 
-from posviz.rooms import key_cookie, signing, spaced
+from posviz.rooms import key_cookie, spaced
 from tests.conftest import PAGES, ROOT
 from tests.load_fixtures import (
     DRAWN_FRAMES_JS,
@@ -39,6 +38,7 @@ from tests.load_fixtures import (
     settle,
     still,
 )
+from tests.room_fixtures import ticket
 from tests.test_browser_screens import DARK_JS, SCREENS, Screen
 from ui.i18n import lang_tag, text
 
@@ -128,11 +128,10 @@ ROOM_DARK_JS = """() => getComputedStyle(document.body).backgroundColor.match(/\
 
 @dataclass(frozen=True)
 class Room:
-    """A room a lecturer started for the module: its code, the QR code's ticket, and the cookie
-    that holds the lecturer's key."""
+    """A room a lecturer started for the module: its code, and the cookie that holds the
+    lecturer's key."""
 
     code: str
-    ticket: str
     key: dict
 
 
@@ -149,11 +148,10 @@ def room(server, browser) -> Room:
             "button", name=text("room.start", "en")).click()
     lecturer.wait_for_url("**room=*")
     code = lecturer.evaluate("new URLSearchParams(location.search).get('room')")
-    lecturer.wait_for_function("([code]) => (window.posvizRoom?.granted || {})[code]",
+    lecturer.wait_for_function("([code]) => window.posvizRoom?.granted === code",
                               arg=[code])  # the server has set the key's cookie
     key = {c["name"]: c for c in context.cookies()}[key_cookie(code)]
-    ticket = signing.ticket(os.environ["POSVIZ_SECRET"].encode(), code)
-    yield Room(code, ticket, key)
+    yield Room(code, key)
     context.close()
 
 
@@ -297,7 +295,7 @@ def room_views(tabs: list[Tab], lang: str, request) -> None:
             sidebar(tab.page, expanded=False)
 
     for tab in tabs:
-        tab.room_screen(room.code, lang, room.ticket)
+        tab.room_screen(room.code, lang, ticket(room.code))  # the QR code's, of now
         tab.page.wait_for_function(
             "([n]) => [...document.querySelectorAll('#posviz-viewer h2')].some((h) =>"
             " h.textContent.startsWith(n + '.'))", arg=[str(ROOM_SCENE)], timeout=30_000)

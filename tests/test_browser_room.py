@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 import os
 import re
+import threading
+import time
 import urllib.request
 from urllib.parse import urljoin, urlsplit
 
@@ -18,10 +20,12 @@ from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from posviz.rooms import signing
+from posviz.rooms import CODE_VOTES, open_store, signing
 from tests.conftest import ROOT
 from tests.load_fixtures import nav_click, rerun, settle, tab_to
+from tests.room_fixtures import ticket
 from ui import documents
+from ui.i18n import text
 
 pytestmark = pytest.mark.browser
 
@@ -113,12 +117,14 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
             "button", name="Start a room").click()
     link = student_link(lecturer)
     code = link.split("room=")[1][:6]
-    ticket = signing.ticket(os.environ["POSVIZ_SECRET"].encode(), code)
-    scanned = f"{server}/_posviz/follow/{code}?t={ticket}"
+    scanned = f"{server}/_posviz/follow/{code}?t={ticket(code)}"
     assert qr_link_matches(lecturer, scanned)  # the QR code opens the room's screen
-    lecturer.wait_for_function("([code]) => (window.posvizRoom.granted || {})[code]", arg=[code])
+    lecturer.wait_for_function("([code]) => window.posvizRoom.granted === code", arg=[code])
     held = {c["name"]: c for c in lecturer.context.cookies()}[f"posviz_key_{code}"]
     assert held["httpOnly"] and held["sameSite"] == "Strict"  # set by the server, unreadable
+    # once the cookie is set, the page's script data holds the key no more (the next run)
+    lecturer.wait_for_function("([key]) => !JSON.stringify(window.posvizRoom.data).includes(key)",
+                               arg=[held["value"]])
 
     laptop.goto(link)  # the app, which sends a follower on to the room's screen
     phone.goto(scanned)
@@ -201,3 +207,100 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
 
     assert not errors, errors
     assert lecturer.locator("[data-testid=stException]").count() == 0
+
+
+def test_a_phone_with_the_code_alone_is_asked_the_projectors_word_and_its_answer_counts(
+        server, browser, rooms_url):
+    """A phone that typed the code, on a network whose answers by code alone are spent (a
+    script on the class's address used them): its tap is answered, in Chinese, with a request
+    for the projector's word; with the word, its answer counts, the same voter's. The first
+    time the answer is sent, the connection drops (a replica dying behind the proxy): the
+    screen sends it once more by itself."""
+    store = open_store(rooms_url)
+    code, _ = store.create()
+    store.set_view(code, "", "")
+    poll = store.ask(code, "Which?", ["a", "b"])
+    campus = f"{code}:{store.network('127.0.0.1')}"
+    script = threading.Event()
+
+    def answering() -> None:  # a script on the class's address answers by the code, on and on
+        while not script.wait(0.2):
+            store.spend(CODE_VOTES, campus, force=True)
+    for _ in range(CODE_VOTES.burst):
+        store.spend(CODE_VOTES, campus)
+    threading.Thread(target=answering, daemon=True).start()
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                has_touch=True, locale="zh-CN").new_page()
+    dropped = []
+
+    def once(route) -> None:
+        if not dropped:
+            dropped.append(route.request.url)
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+    phone.route("**/vote?*", once)
+    try:
+        phone.goto(f"{server}/_posviz/follow/{code}")
+        phone.wait_for_selector(".posviz-option")
+        phone.locator(".posviz-option").nth(1).tap()
+        expect(phone.locator(".posviz-question-note")).to_have_text(
+            text("viewer.need_word", "zh"), timeout=15_000)
+        assert dropped  # sent once more after the drop, and answered: need the word
+        script.set()
+        field = phone.get_by_label(text("viewer.word_label", "zh").strip(" ：:"))
+        field.fill("nothing-like-it")
+        phone.get_by_role("button", name=text("viewer.word_submit", "zh")).tap()
+        expect(phone.locator(".posviz-question-note")).to_have_text(
+            text("viewer.word_wrong", "zh"))
+        field.fill(signing.word(store.secret, code, time.time()).upper())
+        phone.get_by_role("button", name=text("viewer.word_submit", "zh")).tap()
+        expect(phone.locator(".posviz-option.chosen")).to_have_count(1, timeout=15_000)
+        assert store.counts(code, poll.id) == [0, 1]
+        me = {c["name"]: c for c in phone.context.cookies()}["posviz_me"]
+        assert me["httpOnly"] and store.voter(code, me["value"]).present
+    finally:
+        script.set()
+        phone.context.close()
+
+
+def test_a_lecturer_link_leaves_no_key_in_the_address_or_history(server, browser, rooms_url):
+    """The lecturer link is answered with the same page without its key (now in an HttpOnly
+    cookie): no address the tab ever showed or put in its history, and nothing in the page's
+    script, holds it; after Leave the next person at this computer is no lecturer."""
+    store = open_store(rooms_url)
+    code, key = store.create()
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    shown = []
+    page.on("framenavigated", lambda frame: shown.append(frame.url))
+    page.add_init_script(RECORD_HISTORY_JS)
+    try:
+        page.goto(f"{server}/lesson?scene=2&room={code}&key={key}")
+        settle(page)
+        expect(page.get_by_text(f"You lead room {code[:3]} {code[3:]}")).to_be_visible()
+        assert "scene=2" in page.url
+        assert key not in page.evaluate("() => document.cookie + JSON.stringify("
+                                        "window.posvizRoom && window.posvizRoom.data)")
+        page.get_by_role("button", name="Leave the room").click()
+        with rerun(page):
+            page.get_by_role("button", name="Leave, the room goes on").click()
+        histories = page.evaluate("window.posvizHistory")
+        assert [url for url in shown + histories if key in url] == []
+        page.reload()  # the next person at this computer
+        settle(page)
+        expect(page.get_by_text(f"You lead room {code[:3]} {code[3:]}")).to_have_count(0)
+    finally:
+        page.context.close()
+
+
+# Every address a page shows or puts into its history (pushState, replaceState), in order.
+RECORD_HISTORY_JS = """(() => {
+  const seen = window.posvizHistory = [location.href];
+  for (const name of ["pushState", "replaceState"]) {
+    const real = history[name].bind(history);
+    history[name] = (state, title, url) => {
+      seen.push(String(new URL(url || location.href, location.href)));
+      return real(state, title, url);
+    };
+  }
+})()"""

@@ -1,12 +1,14 @@
 """posviz for a class as `python -m deploy.up` runs it: two replicas, Redis and HAProxy under
 supervisord, on 127.0.0.1. HAProxy starts once the replicas answer, and finds them all up. The
-proxy refuses what a class never sends (Streamlit's
-metrics, large or unbounded room bodies, a run of wrong room codes from one address). Then a
+proxy refuses what a class never sends (Streamlit's metrics, large or unbounded room bodies);
+the replicas refuse a run of wrong room
+codes and of rooms started from one address, counted once across both (in Redis). Then a
 lecturer in Chromium and 80 students through the proxy, 60 following on the room's screen and
 20 exploring the app over Streamlit's websocket: each stays on one replica, none sees another's
-sentence, the followers get every view in their language and vote, counts are exact; one
-replica is killed, and its students carry on through the other one. Last, Redis
-stops: the room routes answer 503 while the pages still load."""
+sentence, the followers get every view in their language and vote, and counts are exact; one
+replica is killed, and its students carry on through the other one. Last, Redis stops: the
+room routes answer 503 while the pages still load. Clients speak from addresses of their own
+on 127.0.0.0/8."""
 
 from __future__ import annotations
 
@@ -26,7 +28,8 @@ import pytest
 
 from deploy.up import TOOLS
 from posviz.rooms import open_store
-from tests.load_fixtures import at_scene, nav_click, rerun, settle
+from posviz.rooms.throttle import WRONG
+from tests.load_fixtures import at_scene, nav_click, rerun, session, settle
 from tests.room_fixtures import (
     BACKENDS,
     Follower,
@@ -34,6 +37,8 @@ from tests.room_fixtures import (
     deployment,
     gather_in,
     shown_text,
+    ticket,
+    widgets,
 )
 from ui.i18n import text
 
@@ -42,7 +47,7 @@ pytestmark = pytest.mark.browser
 FOLLOWING = 60  # students following on the room's screen
 ALONE = 20  # students who explore the app on their own, each with a sentence of their own
 ELSEWHERE = "127.0.0.2"  # another client address on this machine than the class's 127.0.0.1
-WRONG_CODES = 20  # a minute's allowance of unknown room codes per address (deploy/haproxy.cfg)
+STARTER = "127.0.0.4"  # a script starting rooms
 
 
 @pytest.fixture(scope="module")
@@ -122,21 +127,33 @@ def test_the_proxy_refuses_what_a_class_never_sends(up):
     assert _forwarded(up) == forwarded  # HAProxy sent neither on to a replica
 
     statuses, answers = [], []
-    with _connection(up, ELSEWHERE) as conn:
-        for n in range(WRONG_CODES + 10):
+    with _connection(up, ELSEWHERE) as conn:  # each new request may go to either replica
+        for n in range(WRONG.burst + 10):
             conn.request("GET", f"/_posviz/room/{n:06d}?v=-1&me=x")
             reply = conn.getresponse()
             statuses.append(reply.status)
             answers.append((reply.getheader("Retry-After"), reply.read()))
-    refused = statuses.index(429)
-    # the 21st wrong code is the first over the allowance; HAProxy's rate over a minute may
-    # forget a request or two of the previous second when the burst straddles its period
-    assert WRONG_CODES < refused <= WRONG_CODES + 3 and set(statuses[:refused]) == {404}
-    assert set(statuses[refused:]) == {429}, statuses
-    assert answers[-1][0] == "60" and json.loads(answers[-1][1]) == {"error": "too_many"}
+    # one allowance for the whole deployment, kept in Redis: not one per replica
+    assert statuses[:WRONG.burst] == [404] * WRONG.burst, statuses
+    assert set(statuses[WRONG.burst:]) == {429}, statuses
+    assert int(answers[-1][0]) >= 1 and json.loads(answers[-1][1]) == {"error": "too_many"}
     for path in ("/", "/_stcore/health"):  # the page and the websocket's health: never limited
         assert _ask(up, "GET", path, source=ELSEWHERE)[0] == 200
     assert _ask(up, "GET", "/_posviz/room/000000?v=-1&me=x")[0] == 404  # the class: not limited
+
+
+def test_one_address_starts_five_rooms_across_both_replicas(up, loop):
+    """Rooms started from one address are counted once for the deployment (in Redis): five on
+    either replica, then the sixth, on the other one, is refused."""
+    async def press_start(replica: str) -> str:
+        async with session(up.url, {"POSVIZ_REPLICA": replica}, source=STARTER) as tab:
+            home = await tab.open("", "")
+            shown = await tab.open("", "", clicked=(widgets(home)["room_start"],))
+        return "\n".join(str(m.delta) for m in shown)
+
+    pages = [loop.run(press_start(replica)) for replica in ("r1", "r2") * 3]
+    assert ["You lead room" in page for page in pages] == [True] * 5 + [False]
+    assert "Too many rooms started from your network" in pages[-1]
 
 
 def test_a_class_through_the_proxy(up, browser, loop):
@@ -152,11 +169,11 @@ def test_a_class_through_the_proxy(up, browser, loop):
     # most of the class follows on the room's screen; some explore the app on their own
     followers = [Follower(up.url, code, "en" if i % 2 else "zh") for i in range(FOLLOWING)]
     alone = [Student(up.url, code, lang="en" if i % 2 else "zh") for i in range(ALONE)]
-    loop.run(gather_in(20, (f.join() for f in followers)))
-    loop.run(gather_in(20, (s.join() for s in alone)))
-    loop.run(gather_in(50, (f.wait() for f in followers)))
-    assert all(f.answer["page"] == "lesson" and "scene=2" in f.answer["query"]
-               for f in followers)
+    scanned = ticket(code, (up.run / "posviz-secret").read_text("utf-8").strip().encode())
+    loop.run(gather_in(20, (f.join(scanned) for f in followers)))  # the QR code
+    loop.run(gather_in(20, (s.join(scanned) for s in alone)))
+    loop.run(_settle_on(followers, "scene=2"))  # the lecturer's tab publishes once settled
+    assert all(f.answer["page"] == "lesson" for f in followers)
 
     # each keeps one replica, given by the proxy's cookie
     replica = {f: f.cookies["POSVIZ_REPLICA"] for f in followers}

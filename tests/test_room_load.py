@@ -17,7 +17,7 @@ from tests.load_fixtures import (
     stop_server,
     wait_healthy,
 )
-from tests.room_fixtures import Follower, Lecturer, gather_in
+from tests.room_fixtures import Follower, Lecturer, gather_in, ticket
 
 pytestmark = pytest.mark.browser  # a real server (and the CI machine's redis-server)
 
@@ -49,7 +49,7 @@ class Room:
         await self.lecturer.connect()
         await self.lecturer.show("lesson", scene="4")
         self.students = [Follower(self.url, self.code) for _ in range(n)]
-        await gather_in(20, (s.join() for s in self.students))
+        await gather_in(20, (s.join(ticket(self.code)) for s in self.students))  # the QR code
         await gather_in(50, (s.wait() for s in self.students))
 
 

@@ -14,12 +14,15 @@ from hypothesis import strategies as st
 
 from posviz.rooms import (
     CLOSED_SECONDS,
+    CODE_VOTES,
     LECTURER_IDLE,
     PRESENT_SECONDS,
     ROOM_SECONDS,
     Limits,
+    Rate,
     RoomError,
     StoreDown,
+    Suspect,
     normal_code,
     open_store,
     shared_query,
@@ -135,7 +138,7 @@ def test_closing_ends_the_room_for_everyone(store):
     room = store.room(code)
     assert room.closed and room.version == 3  # opened 1, asked 2 (a live poll), closed 3
     for refused in (lambda: store.set_view(code, "", ""),
-                    lambda: store.vote(code, poll.id, store.new_voter(), 0),
+                    lambda: store.vote(code, poll.id, store.new_voter(code, True), 0),
                     lambda: store.ask(code, "Again?", ["a", "b"])):
         with pytest.raises(RoomError, match="room_closed"):
             refused()
@@ -198,7 +201,7 @@ def test_a_malformed_question_is_refused(store, question, options, reason):
 def test_one_vote_per_student_a_second_replaces_the_first(store):
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b", "c"])
-    alice, bob = store.new_voter(), store.new_voter()
+    alice, bob = store.new_voter(code, True), store.new_voter(code, True)
     store.vote(code, poll.id, alice, 0)
     store.vote(code, poll.id, bob, 0)
     store.vote(code, poll.id, alice, 2)
@@ -214,7 +217,7 @@ def test_one_vote_per_student_a_second_replaces_the_first(store):
 def test_a_malformed_vote_is_refused(store, voter, option, reason):
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b", "c"])
-    voter = store.new_voter() if voter == "SIGNED" else voter
+    voter = store.new_voter(code, True) if voter == "SIGNED" else voter
     with pytest.raises(RoomError) as refused:
         store.vote(code, poll.id, voter, option)
     assert refused.value.reason == reason
@@ -225,13 +228,13 @@ def test_no_vote_for_a_poll_that_does_not_exist(store):
     code, _ = store.create()
     for poll_id in ("q1", "scene-order", "q1; DROP TABLE votes", "../x", 3):
         with pytest.raises(RoomError, match="no_poll"):
-            store.vote(code, poll_id, store.new_voter(), 0)
+            store.vote(code, poll_id, store.new_voter(code, True), 0)
 
 
 def test_a_revealed_poll_takes_no_more_votes(store):
     code, _ = store.create()
     poll = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
-    voter = store.new_voter()
+    voter = store.new_voter(code, True)
     store.vote(code, poll.id, voter, 0)
     store.reveal(code, poll.id, correct=1)
     assert store.poll(code, poll.id).revealed and store.poll(code, poll.id).correct == 1
@@ -253,18 +256,109 @@ def test_the_right_option_given_with_a_question_shows_only_once_revealed(store):
         store.ask(code, "Which?", ["a", "b"], correct=2)
 
 
-def test_the_number_of_voters_in_a_room_is_capped(backend, clock):
+def test_the_voters_that_never_followed_are_capped_and_a_follower_never_is(backend, clock):
+    """The poll stuffing: ids that vote without following the room fill its cap of such
+    voters, and are refused past it; a voter whose screen follows (now, or earlier) is never
+    refused, and one already counted may still change their mind."""
     store = backend(clock=clock, limits=Limits(voters=3))
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b"])
-    voters = [store.new_voter() for _ in range(4)]
+    voters = [store.new_voter(code, True) for _ in range(6)]
     for voter in voters[:3]:
         store.vote(code, poll.id, voter, 0)
     with pytest.raises(RoomError, match="room_full"):
         store.vote(code, poll.id, voters[3], 0)
-    store.vote(code, poll.id, voters[0], 1)  # one already in may still change their mind
-    store.seen(code, voters)  # being connected is not voting
-    assert (store.voters(code), store.headcount(code)) == (3, 4)
+    store.vote(code, poll.id, voters[0], 1)
+    store.vote(code, poll.id, voters[3], 1, network="n", following=True)  # its screen follows
+    store.seen(code, {voters[4]: "n"})  # it followed a while ago
+    clock.now += PRESENT_SECONDS * 2
+    store.vote(code, poll.id, voters[4], 0, network="n")
+    assert store.counts(code, poll.id) == [3, 2]
+    store.seen(code, dict.fromkeys(voters, ""))  # being connected is not voting
+    assert (store.voters(code), store.headcount(code)) == (5, 6)
+
+
+def test_voters_with_only_the_code_count_thirty_a_minute_from_one_network(backend, clock):
+    """From one network, voters who showed only the room's code count CODE_VOTES.burst at
+    once and CODE_VOTES.per_minute a minute after; then the room asks for the projector's word
+    (RoomError need_word, with the seconds to wait). Voters who showed a proof of presence, and
+    voters of other networks, are not held back."""
+    store = backend(clock=clock)
+    code, _ = store.create()
+    poll = store.ask(code, "Which?", ["a", "b"])
+    counted = 0
+    for _ in range(CODE_VOTES.burst + 5):
+        try:
+            store.vote(code, poll.id, store.new_voter(code), 0, network="hall")
+            counted += 1
+        except RoomError as refused:
+            assert refused.reason == "need_word" and 0 < refused.wait <= 2
+    assert counted == CODE_VOTES.burst
+    store.vote(code, poll.id, store.new_voter(code, True), 1, network="hall")
+    store.vote(code, poll.id, store.new_voter(code), 1, network="elsewhere")
+    clock.now += 60  # a minute later, another minute's worth
+    for _ in range(int(CODE_VOTES.per_minute)):
+        store.vote(code, poll.id, store.new_voter(code), 0, network="hall")
+    assert store.counts(code, poll.id) == [CODE_VOTES.burst + int(CODE_VOTES.per_minute), 2]
+
+
+def test_a_voter_id_votes_in_its_own_room_only_and_ends_with_it(backend, clock):
+    store = backend(clock=clock)
+    first, _ = store.create()
+    second, _ = store.create()
+    poll = store.ask(second, "Which?", ["a", "b"])
+    mine = store.new_voter(first, True)
+    with pytest.raises(RoomError, match="bad_voter"):
+        store.vote(second, poll.id, mine, 0)
+    assert store.voter(first, mine).present and store.voter(second, mine) is None
+    upgraded = store.new_voter(first, True, same=store.voter(first, store.new_voter(first)))
+    assert store.voter(first, upgraded).present
+    clock.now += ROOM_SECONDS + 1
+    assert store.voter(first, mine) is None  # ended with its room
+
+
+def test_a_network_answering_past_its_screens_is_shown_and_set_aside(backend, clock):
+    """A script with a fresh ticket mints ids and answers without following: the lecturer
+    sees its network (answers, screens, answers from ids that never followed), and setting
+    it aside takes exactly those answers away, in every question, and refuses their ids from
+    then on; the hall's own answers from the same network, from screens, stay."""
+    store = backend(clock=clock)
+    code, _ = store.create()
+    first = store.ask(code, "One?", ["a", "b"])
+    second = store.lesson_poll(code, "order", "Two?", ["a", "b"])
+    hall = [store.new_voter(code, True) for _ in range(4)]
+    store.seen(code, dict.fromkeys(hall, "campus"))
+    script = [store.new_voter(code, True) for _ in range(12)]
+    for voter in hall:
+        store.vote(code, first.id, voter, 0, network="campus", following=True)
+    for voter in script:
+        store.vote(code, first.id, voter, 1, network="campus")
+        store.vote(code, second.id, voter, 1, network="campus")
+    for voter in script[:4]:  # too few elsewhere to be shown
+        store.vote(code, second.id, voter, 0, network="cafe")
+    assert store.suspects(code, first.id) == [Suspect("campus", 16, 4, 12)]
+    assert store.suspects(code, second.id) == [Suspect("campus", 8, 4, 8)]
+    assert store.set_aside(code, "campus") == 24  # their answers from elsewhere too
+    assert store.counts(code, first.id) == [4, 0] and store.counts(code, second.id) == [0, 0]
+    assert store.suspects(code, first.id) == []
+    with pytest.raises(RoomError, match="set_aside"):
+        store.vote(code, first.id, script[0], 1, network="campus")
+    store.vote(code, first.id, hall[0], 1, network="campus")  # a screen still changes its mind
+
+
+def test_rates_are_shared_by_every_store_on_the_same_data(backend, clock):
+    """A rate limit's tokens live in the store: two server processes (two stores) draw on
+    the same budget; take refuses past it, force counts down to none, and time refills it."""
+    rate = Rate("test", burst=3, per_minute=6)
+    one, other = backend(clock=clock), backend(clock=clock)
+    assert [one.spend(rate, "net"), other.spend(rate, "net"), one.spend(rate, "net")] == [0] * 3
+    assert other.spend(rate, "net") == pytest.approx(10) and one.wait(rate, "net") > 0
+    assert one.wait(rate, "another") == 0
+    clock.now += 10
+    assert other.wait(rate, "net") == 0 and one.spend(rate, "net") == 0
+    for _ in range(5):
+        other.spend(rate, "net", force=True)
+    assert one.wait(rate, "net") == pytest.approx(10)
 
 
 def test_the_number_of_polls_in_a_room_is_capped(backend, clock):
@@ -279,7 +373,7 @@ def test_the_number_of_polls_in_a_room_is_capped(backend, clock):
 def test_two_hundred_students_voting_at_once_are_counted_exactly(store):
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b", "c", "d"])
-    voters = [store.new_voter() for _ in range(200)]
+    voters = [store.new_voter(code, True) for _ in range(200)]
     with ThreadPoolExecutor(16) as pool:
         list(pool.map(lambda i: store.vote(code, poll.id, voters[i], i % 4), range(200)))
     assert store.counts(code, poll.id) == [50, 50, 50, 50]
@@ -299,7 +393,7 @@ def test_votes_racing_a_reveal_are_either_counted_before_it_or_refused(store):
             assert refused.reason == "poll_closed"
 
     with ThreadPoolExecutor(8) as pool:
-        futures = [pool.submit(vote, store.new_voter()) for _ in range(100)]
+        futures = [pool.submit(vote, store.new_voter(code, True)) for _ in range(100)]
         go.set()
         store.reveal(code, poll.id)
         [f.result() for f in futures]
@@ -312,7 +406,7 @@ def test_everything_is_back_after_a_restart(backend, clock):
     code, key = store.create()
     store.set_view(code, "lesson", "scene=4&text=abc")
     poll = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
-    voter = store.new_voter()
+    voter = store.new_voter(code, True)
     store.vote(code, poll.id, voter, 1)
     again = backend(clock=clock)
     assert again.holds_key(code, key)
@@ -324,12 +418,13 @@ def test_answers_list_every_vote_with_its_texts(store):
     code, _ = store.create()
     first = store.lesson_poll(code, "order", "Will it change?", ["yes", "no"])
     second = store.ask(code, "Which <b>one</b>?", ["a, b", '"c"'])
-    alice, bob = store.new_voter(), store.new_voter()
+    alice, bob = store.new_voter(code, True), store.new_voter(code, True)
     store.vote(code, first.id, alice, 1)
     store.vote(code, second.id, bob, 0)
     store.vote(code, second.id, alice, 1)
     store.reveal(code, first.id, correct=1)
     rows = store.answers(code)
+    alice, bob = store.voter(code, alice).id, store.voter(code, bob).id
     assert [(a.poll, a.voter, a.option, a.option_text, a.correct) for a in rows] == [
         ("scene-order", alice, 1, "no", 1), ("q1", bob, 0, "a, b", None),
         ("q1", alice, 1, '"c"', None)]
@@ -338,10 +433,10 @@ def test_answers_list_every_vote_with_its_texts(store):
 
 def test_headcount_counts_students_seen_lately(store, clock):
     code, _ = store.create()
-    store.seen(code, [store.new_voter() for _ in range(5)])
+    store.seen(code, {store.new_voter(code, True): "" for _ in range(5)})
     clock.now += PRESENT_SECONDS / 2
-    late = [store.new_voter() for _ in range(3)]
-    store.seen(code, late + ["bad id!", ""])
+    late = [store.new_voter(code, True) for _ in range(3)]
+    store.seen(code, dict.fromkeys([*late, "bad id!", ""], ""))
     assert store.headcount(code) == 8
     clock.now += PRESENT_SECONDS * 0.75
     assert store.headcount(code) == 3
@@ -367,7 +462,7 @@ def test_counts_are_each_students_last_vote(backend, votes):
     store = backend()
     code, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b", "c"])
-    voters = [store.new_voter() for _ in range(6)]
+    voters = [store.new_voter(code, True) for _ in range(6)]
     last = {}
     for who, option in votes:
         store.vote(code, poll.id, voters[who], option)
@@ -376,31 +471,35 @@ def test_counts_are_each_students_last_vote(backend, votes):
 
 
 def test_only_voter_ids_the_server_signed_vote_or_count(backend, clock):
-    """The id flood: thousands of invented ids (and ids signed with another secret) waiting on
-    the room fill neither the voters nor the connected count; a real student still votes."""
+    """The id flood: thousands of invented ids (and ids signed with another secret, or for
+    another room) waiting on the room fill neither the voters nor the connected count; a real
+    student still votes."""
     store = backend(clock=clock, limits=Limits(voters=3))
     code, _ = store.create()
+    other, _ = store.create()
     poll = store.ask(code, "Which?", ["a", "b"])
-    forged = [f"{i:016d}.{'A' * 22}" for i in range(1500)]
-    stranger = backend(clock=clock, secret=b"another server").new_voter()
-    store.seen(code, [*forged, stranger, "student-0001"])
+    forged = [f"{code}.1900000000.p.{i:016d}.{'A' * 22}" for i in range(1500)]
+    stranger = backend(clock=clock, secret=b"another server").new_voter(code, True)
+    elsewhere = store.new_voter(other, True)
+    store.seen(code, dict.fromkeys([*forged, stranger, elsewhere, "student-0001"], ""))
     assert (store.voters(code), store.headcount(code)) == (0, 0)
-    for voter in (forged[0], stranger, stranger.split(".")[0] + ".", "student-0001"):
+    for voter in (forged[0], stranger, elsewhere, stranger.split(".")[0] + ".", "student-0001"):
         with pytest.raises(RoomError, match="bad_voter"):
             store.vote(code, poll.id, voter, 0)
-    late = store.new_voter()
+    late = store.new_voter(code, True)
     store.vote(code, poll.id, late, 1)
-    assert [(a.voter, a.option) for a in store.answers(code)] == [(late, 1)]
-    assert store.voter(late) == late and store.voter(late[:-1] + "x") is None
+    assert [(a.voter, a.option) for a in store.answers(code)] == [
+        (store.voter(code, late).id, 1)]
+    assert store.voter(code, late).token == late and store.voter(code, late[:-1] + "x") is None
 
 
 def test_connected_followers_are_bounded_and_expire(backend, clock):
     store = backend(clock=clock, limits=Limits(present=5))
     code, _ = store.create()
-    store.seen(code, [store.new_voter() for _ in range(8)])
+    store.seen(code, {store.new_voter(code, True): "" for _ in range(8)})
     assert store.headcount(code) == 5
     clock.now += PRESENT_SECONDS + 1
-    store.seen(code, [store.new_voter() for _ in range(4)])  # the gone make room for these
+    store.seen(code, {store.new_voter(code, True): "" for _ in range(4)})  # the gone made room
     assert store.headcount(code) == 4
 
 
@@ -436,7 +535,7 @@ def test_the_operator_lists_and_purges_rooms(store, clock):
     clock.now += 1
     second, _ = store.create()
     poll = store.ask(second, "Which?", ["a", "b"])
-    store.vote(second, poll.id, store.new_voter(), 0)
+    store.vote(second, poll.id, store.new_voter(second, True), 0)
     store.close(first)
     assert [(r.code, r.closed) for r in store.rooms()] == [(first, True), (second, False)]
     store.purge(second)

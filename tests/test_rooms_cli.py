@@ -20,7 +20,7 @@ def test_the_operator_lists_closes_and_purges_rooms(tmp_path):
     kept, _ = store.create()
     ended, _ = store.create()
     poll = store.ask(kept, "Which?", ["a", "b"])
-    store.vote(kept, poll.id, store.new_voter(), 0)
+    store.vote(kept, poll.id, store.new_voter(kept, True), 0)
 
     listed = rooms(url, "list")
     assert listed.returncode == 0 and "rooms kept: 2, open: 2" in listed.stdout

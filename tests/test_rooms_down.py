@@ -6,15 +6,20 @@ comes back by itself."""
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from posviz.rooms import open_store
-from posviz.rooms.http import DOWN_RETRY
+from posviz.rooms.http import DOWN_RETRY, HEALTH_DEADLINE
+from posviz.rooms.redis_store import TIMEOUT
 from tests.load_fixtures import free_port, redis_serving, serving, settle
 
 pytestmark = pytest.mark.browser  # real servers, and Chromium
@@ -53,6 +58,17 @@ class Redis:
     def stop(self) -> None:
         self._running.__exit__(None, None, None)
         self._running = None
+
+    def pid(self) -> int:
+        """The process id of the redis-server listening on this port (its title, as it
+        writes it: "redis-server 127.0.0.1:PORT")."""
+        for proc in Path("/proc").iterdir():
+            with contextlib.suppress(OSError):
+                title = (proc / "cmdline").read_bytes()
+                if b"redis-server" in title and title.split(b"\0")[0].endswith(
+                        f":{self.port}".encode()):
+                    return int(proc.name)
+        raise AssertionError(f"no redis-server on port {self.port}")
 
 
 def _requests(page, into: list) -> None:
@@ -111,6 +127,41 @@ def test_a_stopped_redis_is_said_plainly_backed_off_from_and_comes_back(tmp_path
         assert len([1 for t, _, url in lecturer_asked if url.endswith("/view")
                     and stopped <= t <= started]) <= 2 + (started - stopped) / (DOWN_RETRY - 1)
         expect(student.locator("#posviz-status")).to_have_count(0, timeout=20_000)  # back
+    assert "Traceback" not in log.read_text("utf-8", "replace")
+
+
+def _timed(url: str) -> tuple[int, float]:
+    started = time.monotonic()
+    return fetch(url)[0], time.monotonic() - started
+
+
+def test_a_hung_redis_is_said_at_once_and_queues_nothing(tmp_path):
+    """Redis stopped dead (SIGSTOP: it holds every connection and answers nothing): health
+    checks say 503 within their deadline, however many room requests wait; those are answered
+    503 within seconds, none held for long; once Redis goes on, everything answers again."""
+    redis = Redis(tmp_path)
+    redis.start()
+    log = tmp_path / "server.log"
+    with contextlib.ExitStack() as stack:
+        stack.callback(lambda: redis._running and redis.stop())
+        _, base = stack.enter_context(serving(env={"POSVIZ_ROOM_STORE": redis.url}, log=log))
+        code, _ = open_store(redis.url).create()
+        assert fetch(f"{base}/_posviz/room/{code}?v=-1")[0] == 200
+        os.kill(redis.pid(), signal.SIGSTOP)
+        stack.callback(lambda: os.kill(redis.pid(), signal.SIGCONT))
+        with ThreadPoolExecutor(48) as pool:
+            rooms = [pool.submit(_timed, f"{base}/_posviz/room/{code}?v=-1&n={n}")
+                     for n in range(40)]
+            time.sleep(0.5)  # the room requests first, then the health checks
+            checks = [pool.submit(_timed, f"{base}/_posviz/health") for _ in range(6)]
+            checks, rooms = [c.result() for c in checks], [r.result() for r in rooms]
+        assert {status for status, _ in checks} == {503}
+        assert max(took for _, took in checks) <= HEALTH_DEADLINE + 1.5, checks
+        assert {status for status, _ in rooms} == {503}
+        assert max(took for _, took in rooms) <= 2 * TIMEOUT + 3, rooms
+        os.kill(redis.pid(), signal.SIGCONT)
+        until(lambda: fetch(f"{base}/_posviz/health")[0] == 200)
+        assert fetch(f"{base}/_posviz/room/{code}?v=-1")[0] == 200
     assert "Traceback" not in log.read_text("utf-8", "replace")
 
 

@@ -1,14 +1,15 @@
 """The room's HTTP routes on a real server, with each store: waiting followers, the lecturer's
 publishing, and what a scripted class may throw at them (forged ids, floods of rooms and codes,
-huge or nested bodies, every hostile text). The server believes X-Forwarded-For from 127.0.0.1
-(POSVIZ_TRUSTED_PROXIES), as behind a proxy, so each test speaks from addresses of its own."""
+huge or nested bodies, every hostile text). Every client speaks from an address of its own on
+this machine's loopback network (127.x.y.z), as the phones of a class and a student's script
+do; the server believes X-Forwarded-For from one address only (PROXY, as from a proxy in front
+of it), and from no client."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import json
-import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,11 +18,12 @@ from urllib.parse import quote, urlsplit
 import pytest
 import redis
 
-from posviz.rooms import VOTER_COOKIE, key_cookie, open_store, shared_store, signing
-from posviz.rooms.http import MAX_BODY, REPORT, TICK
+from posviz.rooms import CODE_VOTES, VOTER_COOKIE, key_cookie, open_store, shared_store, signing
+from posviz.rooms.http import HELD_PER_VOTER, MAX_BODY, REPORT, TICK
+from posviz.rooms.throttle import MINTS, WRONG
 from tests.hostile import HOSTILE
 from tests.load_fixtures import rss_mb, serving, session
-from tests.room_fixtures import Http, widgets
+from tests.room_fixtures import Follower, Http, ticket, widgets
 from ui.i18n import text
 from ui.room import _cell, answers_csv
 
@@ -29,17 +31,14 @@ pytestmark = pytest.mark.server  # real servers of its own, beside the browser t
 
 _ADDRESSES = itertools.count(1)
 HELD = REPORT + 3  # how long these servers hold a follower's request (POSVIZ_ROOM_WAIT)
+PROXY = "127.0.0.9"  # the one address these servers believe X-Forwarded-For from
 
 
 def address() -> str:
-    """A client address no other request of the run has used."""
+    """A loopback address (127.x.y.z) no other client of the run has used: another phone, or
+    another student's laptop."""
     n = next(_ADDRESSES)
-    return f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
-
-
-def by_address(by: str | None = None) -> dict[str, str]:
-    """The header by which the proxy in front names the client (a fresh address for None)."""
-    return {"X-Forwarded-For": by or address()}
+    return f"127.{1 + (n >> 16 & 127)}.{n >> 8 & 255}.{n & 255 or 1}"
 
 
 @dataclass
@@ -62,18 +61,18 @@ def site(request, tmp_path_factory):
         url = request.getfixturevalue("redis_url").rsplit("/", 1)[0] + "/5"
         redis.Redis.from_url(url).flushdb()
     log = folder / "server.log"
-    env = {"POSVIZ_ROOM_STORE": url, "POSVIZ_TRUSTED_PROXIES": "127.0.0.1",
-           "POSVIZ_ROOM_WAIT": str(HELD)}
+    env = {"POSVIZ_ROOM_STORE": url, "POSVIZ_ROOM_WAIT": str(HELD),
+           "POSVIZ_TRUSTED_PROXIES": PROXY}
     with serving(env=env, log=log) as (proc, base):
         yield Site(base, url, open_store(url), proc.pid, log)
 
 
 def call(loop, site: Site, method: str, path: str, body: object = None, *,
-         cookies: dict[str, str] | None = None, by: str | None = None
-         ) -> tuple[int, dict | None, dict[str, str]]:
+         cookies: dict[str, str] | None = None, by: str | None = None,
+         headers: dict[str, str] | None = None) -> tuple[int, dict | None, dict[str, str]]:
     """One request from address by (a fresh one when None): status, JSON answer, headers."""
     async def one():
-        http = Http(site.base, dict(cookies or {}), by_address(by))
+        http = Http(site.base, dict(cookies or {}), headers, source=by or address())
         try:
             status, answer = await http.request(method, path, body)
             return status, answer, http.headers
@@ -111,8 +110,9 @@ def test_a_waiting_follower_wakes_when_the_lecturer_publishes(site, loop):
     cookies = lead(loop, site, code, key, laptop)
 
     async def wait_and_publish():
-        follower, lecturer = Http(site.base, {VOTER_COOKIE: site.store.new_voter()},
-                                  by_address()), Http(site.base, cookies, by_address(laptop))
+        follower = Http(site.base, {VOTER_COOKIE: site.store.new_voter(code, True)},
+                        source=address())
+        lecturer = Http(site.base, cookies, source=laptop)
         waiting = asyncio.ensure_future(follower.request("GET", f"/_posviz/room/{code}?v=1"))
         await asyncio.sleep(0.5)
         assert not waiting.done()  # held: nothing changed yet
@@ -134,7 +134,7 @@ def test_a_change_made_through_another_process_reaches_waiting_followers(site, l
     code, _ = site.store.create()
 
     async def wait_for_other_process():
-        follower = Http(site.base, headers=by_address())
+        follower = Http(site.base, source=address())
         waiting = asyncio.ensure_future(follower.request("GET", f"/_posviz/room/{code}?v=1"))
         await asyncio.sleep(0.5)
         start = time.monotonic()
@@ -153,7 +153,7 @@ def test_a_change_made_through_another_process_reaches_waiting_followers(site, l
 async def _waiting(site: Site, code: str, ids: list[str], by: str
                    ) -> list[tuple[Http, asyncio.Future]]:
     """Followers holding a wait on the room, one per id, and their waits."""
-    followers = [Http(site.base, {VOTER_COOKIE: me}, by_address(by)) for me in ids]
+    followers = [Http(site.base, {VOTER_COOKIE: me}, source=by) for me in ids]
     version = site.store.room(code).version
     return [(follower, asyncio.ensure_future(follower.request(
         "GET", f"/_posviz/room/{code}?v={version}"))) for follower in followers]
@@ -175,12 +175,11 @@ def test_the_id_flood_fills_neither_the_voters_nor_the_connected_count(site, loo
     script = address()
 
     async def flood_then_count():
-        real = await _waiting(site, code, [site.store.new_voter() for _ in range(2)],
+        real = await _waiting(site, code, [site.store.new_voter(code, True) for _ in range(2)],
                               address())
         for _ in range(10):
             forged = await _waiting(site, code, [
-                f"{secrets.token_urlsafe(12)}.{secrets.token_urlsafe(16)}"
-                for _ in range(150)], script)
+                f"{code}.1900000000.p.{i:016d}.{'A' * 22}" for i in range(150)], script)
             await asyncio.sleep(0.05)
             await _dropped(forged)
         await asyncio.sleep(REPORT + 4 * TICK + 0.5)
@@ -189,7 +188,7 @@ def test_the_id_flood_fills_neither_the_voters_nor_the_connected_count(site, loo
         return count
 
     assert loop.run(flood_then_count()) == 2
-    late = site.store.new_voter()
+    late = site.store.new_voter(code, True)
     site.store.vote(code, poll.id, late, 1)
     assert site.store.voters(code) == 1
     monkeypatch.setenv("POSVIZ_ROOM_STORE", site.url)  # the lecturer's download, of this store
@@ -199,7 +198,8 @@ def test_the_id_flood_fills_neither_the_voters_nor_the_connected_count(site, loo
     finally:
         shared_store.cache_clear()
     # a voter id starting with "-" is guarded against spreadsheet formulas, as any cell
-    assert [row.split(",")[3:5] for row in rows] == [[_cell(late), "B"]]
+    assert [row.split(",")[3:5] for row in rows] == [[_cell(site.store.voter(code, late).id),
+                                                      "B"]]
 
 
 @pytest.mark.parametrize("site", ["sqlite"], indirect=True)  # the route's own, any store
@@ -207,10 +207,10 @@ def test_a_held_wait_ends_with_the_same_version_and_the_follower_stays_present(s
     """An idle follower's wait is answered after the longest hold with the room unchanged, and
     the follower, renewing it, is still counted as present."""
     code, _ = site.store.create()
-    me = site.store.new_voter()
+    me = site.store.new_voter(code, True)
 
     async def wait_it_out():
-        follower = Http(site.base, {VOTER_COOKIE: me}, by_address())
+        follower = Http(site.base, {VOTER_COOKIE: me}, source=address())
         try:
             start = time.monotonic()
             status, room = await follower.request("GET", f"/_posviz/room/{code}?v=1")
@@ -251,7 +251,7 @@ def test_the_key_goes_into_an_httponly_cookie_and_leave_deletes_it(site, loop):
     assert 11 * 3600 < int(next(f for f in flags if f.startswith("max-age="))[8:]) <= 12 * 3600
 
     async def over_https() -> str:  # through a proxy that ends TLS and says so
-        http = Http(site.base, headers=by_address() | {"X-Forwarded-Proto": "https"})
+        http = Http(site.base, headers={"X-Forwarded-Proto": "https"}, source=PROXY)
         await http.request("POST", f"/_posviz/room/{code}/lead", {"key": key})
         await http.close()
         return http.headers["set-cookie"].lower()
@@ -326,7 +326,7 @@ def test_a_script_starts_a_few_rooms_then_waits_and_a_lecturer_elsewhere_starts_
     """The room flood: sessions from one address pressing Start a room open five rooms, then
     are told to wait; a lecturer at another address still opens one."""
     async def press_start(by: str) -> str:
-        async with session(site.base, headers={"X-Forwarded-For": by}) as tab:
+        async with session(site.base, source=by) as tab:
             home = await tab.open("", "")
             shown = await tab.open("", "", clicked=(widgets(home)["room_start"],))
         return "\n".join(str(m.delta) for m in shown)
@@ -344,8 +344,9 @@ async def _raw(site: Site, head: str, body_chunks, by: str) -> bytes:
     """Send a request's head, then body chunks until the server answers (or they run out);
     return the answer's status line."""
     parts = urlsplit(site.base)
-    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
-    writer.write(head.replace("\n", "\r\n").encode() + f"X-Forwarded-For: {by}\r\n\r\n".encode())
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port,
+                                                   local_addr=(by, 0))
+    writer.write(head.replace("\n", "\r\n").encode() + b"\r\n")
     answered = asyncio.ensure_future(reader.readline())
     try:
         for chunk in body_chunks:
@@ -411,4 +412,204 @@ def test_every_hostile_code_in_the_route_is_refused_cleanly(site, loop, raw):
     for route in ("view", "lead", "forget"):
         status, answer, _ = call(loop, site, "POST", f"/_posviz/room/{path}/{route}",
                                  {"key": raw, "page": raw, "query": raw})
-        assert status in (204, 400, 403, 404, 405, *moved) or (status == 200 and answer is None)
+        assert status in (204, 400, 403, 404, 405, 413, *moved) or (
+            status == 200 and answer is None)
+
+
+# ---- a scripting class (issue: rooms that hold against one) ---------------------------------
+
+
+def _scripted(loop, site: Site, code: str, by: str, n: int, **query: str) -> list[Follower]:
+    """n browsers of one script opening the room's screen from one address, each without a
+    cookie (as a script asks again and again); those the screen issued a voter id."""
+    async def all_of_them() -> list[Follower]:
+        followers = [Follower(site.base, code, source=by) for _ in range(n)]
+        for follower in followers:
+            await follower.join(voter=False, **query)
+            if VOTER_COOKIE not in follower.cookies:
+                await follower.close()
+        return [f for f in followers if VOTER_COOKIE in f.cookies]
+    return loop.run(all_of_them())
+
+
+def _votes(loop, followers: list[Follower], poll: str, option: int = 0) -> list[int]:
+    async def all_of_them() -> list[int]:
+        out = [await f.vote(poll, option) for f in followers]
+        for f in followers:
+            await f.close()
+        return out
+    return loop.run(all_of_them())
+
+
+def test_a_script_with_the_code_alone_mints_few_ids_and_counts_thirty_votes(site, loop):
+    """The poll stuffing: 150 cookie-less visits of the room's screen from one laptop get
+    MINTS.burst voter ids (ids for this room only, ending with it); of their votes,
+    CODE_VOTES.burst count and the rest are asked for the projector's word; the lecturer's
+    count of connected students counts none of them (none follows). Honest students, from
+    their own phones and from the script's own address with the QR code's ticket, all vote:
+    nobody is locked out."""
+    code, _ = site.store.create()
+    poll = site.store.ask(code, "Which?", ["a", "b"])
+    script = address()
+    minted = _scripted(loop, site, code, script, 150)
+    assert len(minted) == MINTS.burst
+    assert {site.store.voter(code, f.me).present for f in minted} == {False}
+    statuses = _votes(loop, minted, poll.id)
+    assert statuses.count(200) == CODE_VOTES.burst
+    assert set(statuses[CODE_VOTES.burst:]) == {429}
+    other, _ = site.store.create()
+    other_poll = site.store.ask(other, "Which?", ["a", "b"])
+    stolen = call(loop, site, "POST", f"/_posviz/room/{other}/vote",
+                  {"poll": other_poll.id, "option": 0}, cookies=minted[0].cookies, by=script)
+    assert stolen[:2] == (403, {"error": "need_word"})  # an id of room A is none in room B
+    assert site.store.counts(other, other_poll.id) == [0, 0]
+
+    async def honest() -> list[int]:
+        phones = [Follower(site.base, code, source=address()) for _ in range(5)]
+        hall = [Follower(site.base, code, source=script) for _ in range(5)]
+        for f in phones:
+            await f.join()
+        for f in hall:
+            await f.join(ticket(code))
+        statuses = [await f.vote(poll.id, 1) for f in phones + hall]
+        for f in phones + hall:
+            await f.close()
+        return statuses
+    assert loop.run(honest()) == [200] * 10
+    assert site.store.counts(code, poll.id) == [CODE_VOTES.burst, 10]
+    assert site.store.headcount(code) == 0  # no screen follows: nobody counted as connected
+
+
+def test_the_projectors_word_lets_a_hall_behind_one_address_answer(site, loop):
+    """A hall behind one campus address typed the code (no QR code): past the network's
+    allowance of ids and of answers, each phone is asked for the projector's word; with it,
+    its answer counts. A wrong word counts as a wrong code; an old word does not work."""
+    code, _ = site.store.create()
+    poll = site.store.ask(code, "Which?", ["a", "b"])
+    campus = address()
+    _votes(loop, _scripted(loop, site, code, campus, MINTS.burst), poll.id)  # the early ones
+
+    async def late_phone(word: str) -> tuple[int, int, int]:
+        phone = Follower(site.base, code, source=campus)
+        await phone.join(voter=False)
+        refused = await phone.vote(poll.id, 1)
+        typed = await phone.word(word)
+        counted = await phone.vote(poll.id, 1)
+        await phone.close()
+        return refused, typed, counted
+
+    now = time.time()
+    words = [signing.word(site.store.secret, code, now - n * signing.TICKET_SECONDS)
+             for n in range(4)]
+    assert loop.run(late_phone(words[0].upper())) == (403, 200, 200)
+    assert loop.run(late_phone("wrongword"))[1:] == (403, 403)
+    if words[3] not in words[:3]:  # a word of six minutes ago (unless it came round again)
+        assert loop.run(late_phone(words[3]))[1:] == (403, 403)
+    assert site.store.counts(code, poll.id)[1] == 1
+
+
+def test_a_qr_ticket_stops_working_within_minutes(site, loop):
+    """The ticket of the QR code changes every TICKET_SECONDS and the one before is still
+    taken: a ticket posted outside the hall proves no presence two windows later."""
+    code, _ = site.store.create()
+    now = time.time()
+    fresh = signing.ticket(site.store.secret, code, now)
+    old = signing.ticket(site.store.secret, code, now - 2 * signing.TICKET_SECONDS)
+
+    async def join(with_ticket: str) -> bool:
+        phone = Follower(site.base, code, source=address())
+        await phone.join(with_ticket)
+        await phone.close()
+        return site.store.voter(code, phone.me).present
+    assert loop.run(join(fresh)) and not loop.run(join(old))
+
+
+def test_every_room_route_counts_a_wrong_code_the_same_way(site, loop):
+    """The code walk: guesses spread over every room route (the vote route too) draw on one
+    budget; past WRONG.burst, every route refuses the script, the planted room included."""
+    planted, _ = site.store.create()
+    script = address()
+    routes = [("GET", "/_posviz/room/{}?v=-1", None), ("POST", "/_posviz/room/{}/vote",
+              {"poll": "q1", "option": 0}), ("POST", "/_posviz/room/{}/view",
+              {"page": "", "query": ""}), ("POST", "/_posviz/room/{}/lead", {"key": "x" * 20}),
+              ("POST", "/_posviz/room/{}/forget", {}), ("POST", "/_posviz/room/{}/word",
+              {"word": "bagel"}), ("GET", "/_posviz/follow/{}", None)]
+    guesses = (f"{n:06d}" for n in itertools.count(200_000) if f"{n:06d}" != planted)
+    statuses = [call(loop, site, method, path.format(next(guesses)), body, by=script)[0]
+                for method, path, body in itertools.islice(itertools.cycle(routes),
+                                                           WRONG.burst + 14)]
+    assert set(statuses[:WRONG.burst]) == {404}, statuses
+    assert set(statuses[WRONG.burst:]) == {429}, statuses
+    for method, path, body in routes:
+        assert call(loop, site, method, path.format(planted), body, by=script)[0] == 429
+
+
+def test_a_script_on_the_class_address_cuts_no_member_off(site, loop):
+    """A script floods the class's campus address with wrong codes: the class's phones (their
+    voter id and proof), a phone scanning the QR code now, and the lecturer (the key in its
+    cookie) carry on, on every route; only requests that show nothing are refused, and the
+    room's screen then says so in the reader's language, not in raw JSON."""
+    code, key = site.store.create()
+    site.store.set_view(code, "lesson", "scene=4")
+    poll = site.store.ask(code, "Which?", ["a", "b"])
+    campus = address()
+    cookies = lead(loop, site, code, key, campus)
+    phone = Follower(site.base, code, source=campus)
+    loop.run(phone.join(ticket(code)))
+    for n in range(WRONG.burst + 5):
+        call(loop, site, "GET", f"/_posviz/room/{300_000 + n:06d}?v=-1", by=campus)
+    assert call(loop, site, "GET", f"/_posviz/room/{code}?v=-1", by=campus)[0] == 429
+    assert loop.run(phone.wait())["version"] >= 1
+    assert loop.run(phone.vote(poll.id, 1)) == 200
+    assert call(loop, site, "POST", f"/_posviz/room/{code}/view", {"page": "rope", "query": ""},
+                cookies=cookies, by=campus)[0] == 200
+    scanning = Follower(site.base, code, source=campus)
+    loop.run(scanning.join(ticket(code)))
+    assert loop.run(scanning.vote(poll.id, 0)) == 200
+    loop.run(phone.close())
+    loop.run(scanning.close())
+    status, answer, headers = call(loop, site, "GET", f"/_posviz/follow/{code}?lang=zh",
+                                   by=campus)
+    assert status == 429 and answer is None and "text/html" in headers["content-type"]
+    assert int(headers["retry-after"]) >= 1
+
+
+def test_a_voter_id_holds_a_few_waits_at_once(site, loop):
+    """One voter id holding waits: HELD_PER_VOTER are held, the next is refused at once."""
+    code, _ = site.store.create()
+    me = site.store.new_voter(code, True)
+
+    async def hold() -> list[int]:
+        waits = await _waiting(site, code, [me] * (HELD_PER_VOTER + 2), address())
+        await asyncio.sleep(1.0)
+        done = [w.result()[0] for _, w in waits if w.done()]
+        await _dropped(waits)
+        return done
+    assert loop.run(hold()) == [429, 429]
+
+
+def test_forwarded_for_is_believed_from_the_configured_proxy_only(site, loop):
+    """A client writing X-Forwarded-For itself (a fresh address for every guess) is limited
+    by its own address; the proxy's word counts for its clients."""
+    script = address()
+    statuses = [call(loop, site, "GET", f"/_posviz/room/{400_000 + n:06d}?v=-1", by=script,
+                     headers={"X-Forwarded-For": f"10.9.{n}.1"})[0]
+                for n in range(WRONG.burst + 3)]
+    assert statuses[-3:] == [429] * 3
+    statuses = [call(loop, site, "GET", f"/_posviz/room/{500_000 + n:06d}?v=-1", by=PROXY,
+                     headers={"X-Forwarded-For": f"10.8.{n}.1"})[0]
+                for n in range(WRONG.burst + 3)]
+    assert set(statuses) == {404}  # each guess from another client behind the proxy
+
+
+def test_the_room_screen_sets_only_httponly_cookies(site, loop):
+    code, _ = site.store.create()
+    phone = Http(site.base, source=address())
+
+    async def visit() -> list[str]:
+        await phone.request("GET", f"/_posviz/follow/{code}?{quote('t')}={ticket(code)}")
+        await phone.close()
+        return phone.set_cookies
+    cookies = loop.run(visit())
+    assert {c.split("=")[0] for c in cookies} == {VOTER_COOKIE, "posviz_joined"}
+    assert all("httponly" in c.lower() for c in cookies)

@@ -12,7 +12,7 @@ import pytest
 
 from posviz.rooms import open_store
 from tests.load_fixtures import serving
-from tests.room_fixtures import Follower, Lecturer, Loop, gather_in
+from tests.room_fixtures import Follower, Lecturer, Loop, gather_in, ticket
 from ui.documents import scenes
 from ui.i18n import text
 
@@ -55,7 +55,7 @@ async def lecture(url: str, store_url: str) -> None:
     strangers = [Follower(url, other_code, "en") for _ in range(OTHER)]
     everyone = followers + strangers
     try:
-        await gather_in(50, (f.join() for f in everyone))
+        await gather_in(50, (f.join(ticket(f.code)) for f in everyone))  # the QR code
         assert len({f.me for f in everyone}) == CLASS + OTHER  # one signed voter id each
         await everyone_waits(everyone)
         for scene in (2, 4):

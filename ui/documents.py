@@ -15,6 +15,7 @@ import importlib.util
 import json
 import logging
 import re
+import sys
 import threading
 from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
@@ -24,6 +25,7 @@ from urllib.parse import parse_qs, quote, urlencode
 import ui
 from posviz.rooms import spaced
 from posviz.rooms.http import Screens
+from posviz.rooms.kept import Kept
 from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
 from ui.i18n import LANGS, lang_tag, text
@@ -48,7 +50,9 @@ LESSON = "lesson"
 VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "connecting",
                "offline", "tap", "voted", "right", "wrong", "answer_is", "results",
                "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
-               "poll_closed", "not_open", "no_room", "now_showing", "asked")
+               "poll_closed", "not_open", "no_room", "now_showing", "asked", "need_word",
+               "word_label", "word_submit", "word_wrong", "too_many", "room_full", "set_aside",
+               "busy")
 
 
 def pages() -> dict[str, str]:
@@ -101,21 +105,27 @@ def document(page: str, query: str, lang: str,
              revealed: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     """A room's view (its page's URL path and query string) as a document in lang: the blocks
     as JSON, and the polls it asks. Made once per view, language and revealed answers, whatever
-    the room: two rooms on one view share it. A view that fails to draw gives a note (and the
-    server's log its traceback), tried again on the next change."""
+    the room: two rooms on one view share it (kept while DOCUMENT_BYTES hold it). A view that
+    fails to draw gives a note (and the server's log its traceback), tried again on the next
+    change."""
+    key = (page, query, lang, revealed)
+    if (kept := _DOCUMENTS.get(key)) is not None:
+        return kept
     try:
-        return _document(page, query, lang, revealed)
+        made = blocks(page_name(page), query, lang, revealed)
+        drawn = json.dumps(made, ensure_ascii=False, separators=(",", ":")), tuple(asked(made))
     except Exception:
         log.exception("the view %r ? %r could not be drawn as a document", page, query)
         note = [{"t": "note", "kind": "warning", "text": text("viewer.unavailable", lang)}]
         return json.dumps(note, ensure_ascii=False), ()
+    _DOCUMENTS.put(key, drawn)
+    return drawn
 
 
-@functools.lru_cache(maxsize=256)
-def _document(page: str, query: str, lang: str,
-              revealed: frozenset[str]) -> tuple[str, tuple[str, ...]]:
-    made = blocks(page_name(page), query, lang, revealed)
-    return json.dumps(made, ensure_ascii=False, separators=(",", ":")), tuple(asked(made))
+DOCUMENT_BYTES = 64 << 20
+_DOCUMENTS: Kept[tuple, tuple[str, tuple[str, ...]]] = Kept(
+    DOCUMENT_BYTES, lambda drawn: sys.getsizeof(drawn[0]))
+"""The documents of the views lately shown, at most DOCUMENT_BYTES of them."""
 
 
 def asked(made: list[dict]) -> list[str]:
@@ -169,14 +179,17 @@ def viewer_strings(lang: str) -> dict[str, str]:
             | {"question": text("room.question_head", lang), "down": text("room.down", lang)})
 
 
-def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str) -> str:
+def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str, voter: str = "",
+                wait: int = 0) -> str:
     """The page a room's follower opens (served at /_posviz/follow/<code>): static/viewer.js
     with the room's code, this browser's proof of membership, and both languages' words.
     lang is the reader's (chosen: asked for in the link, over one the browser kept); state is
-    the room's: open, ended (to a member) or unknown (a wrong code)."""
+    the room's: open, ended (to a member), unknown (a wrong code), or too_many (past a limit,
+    for wait seconds); voter: the browser's voter id, "present", "code" (only the room's code
+    shown) or "" (none: the screen asks for the projector's word when its reader answers)."""
     config = {"code": code, "spaced": spaced(code) if code else "", "proof": proof,
-              "lang": lang, "chosen": chosen, "state": state, "langs": LANGS,
-              "strings": {each: viewer_strings(each) for each in LANGS}}
+              "lang": lang, "chosen": chosen, "state": state, "voter": voter, "wait": wait,
+              "langs": LANGS, "strings": {each: viewer_strings(each) for each in LANGS}}
     def url(name: str) -> str:
         return f"_posviz/asset/{name}?v={version(name)}"
     return f"""<!doctype html>

@@ -4,17 +4,20 @@ The room itself lives in posviz.rooms (SQLite or Redis, shared by every server p
 module draws it. Who a session is in its room is settled at the top of every page:
 
 - the room code comes from the link (`?room=482913`), the home page's join box, or the session;
-- a lecturer is whoever holds the room's key: from the lecturer link (`?key=...`, taken out of
-  the address bar at once, since a projector shows it), or from the HttpOnly cookie the server
-  sets on that first visit, so a reload or a server restart keeps the lecturer in charge; Leave
-  and Close delete it;
-- a student's anonymous voter id, issued and signed by the server, lives in a cookie (one vote
-  per browser, not per tab);
+- a lecturer is whoever holds the room's key: in the HttpOnly cookie the server sets when the
+  lecturer link is opened (posviz.rooms.http.KeyLinks answers it with a redirect to the same
+  page without the key, so no address, history entry or projector shows it) or when this tab
+  hands over the key of the room it started, once; a reload or a server restart keeps the
+  lecturer in charge; Leave and Close delete it;
+- a student's anonymous voter id for the room is issued and signed by the server's room screen
+  (posviz.rooms.http), in an HttpOnly cookie (one vote per browser, not per tab); a tab without
+  one answers on the room's screen;
 - following is a switch of the student's own (`?follow=false` when off): on, the tab goes to
   the room's screen; off, the student explores the app.
 
-Starting rooms and trying codes are rate-limited per client address (posviz.rooms.throttle), and
-a store that fails gives a message in the reader's language while the lesson goes on.
+Starting rooms and trying codes are rate-limited per client network, in the store every server
+process shares (posviz.rooms.throttle), and a store that fails gives a message in the reader's
+language while the lesson goes on.
 
 The room element (static/room.js) does the rest in the browser: a student's tab that follows
 goes to the room's screen (/_posviz/follow/<code>, static/viewer.js), which shows the lecturer's
@@ -55,6 +58,8 @@ from posviz.rooms import (
     signing,
     spaced,
 )
+from posviz.rooms.http import watch
+from posviz.rooms.signing import TICKET_SECONDS, Voter
 from posviz.rooms.throttle import STARTS, WRONG, client_address
 from ui.chart import chart, module
 from ui.i18n import text
@@ -63,6 +68,8 @@ from ui.state import flag, history_navigation, remembered, to_url
 
 LETTERS = "ABCDEF"
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
+JOIN_SECONDS = 10.0  # how often the projector's QR code and word are drawn again
+HEADCOUNT_SECONDS = 5.0  # how often the lecturer's count of connected students is read again
 
 _ELEMENT = st.components.v2.component("posviz_room", js=module("room.js"))
 
@@ -73,7 +80,7 @@ class Member:
 
     code: str
     lecturer: bool
-    voter: str
+    voter: Voter | None  # this browser's voter id for the room (from its HttpOnly cookie)
     room: Room
     key_kept: bool = False  # the browser's HttpOnly cookie holds the lecturer's key already
 
@@ -100,28 +107,24 @@ def notes(lang: str) -> list[str]:
                               for key, values in st.session_state.pop("room_notes", [])))
 
 
-def _client() -> str:
-    """This session's client address, as the rate limits know it."""
-    return client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"))
+def _network() -> str:
+    """This session's client network, as the rooms keep it (the rate limits' key)."""
+    return shared_store().network(client_address(
+        st.context.ip_address, st.context.headers.get("X-Forwarded-For")))
+
+
+def _wrong() -> None:
+    """Count a wrong code (key, passphrase) against this session's network."""
+    shared_store().spend(WRONG, _network(), force=True)
 
 
 def _blocked(note: str = "too_many") -> bool:
     """Whether this client tried too many wrong codes (or passphrases) lately: then it may try
     none for now, and note says so."""
-    wait = WRONG.wait(_client())
+    wait = shared_store().wait(WRONG, _network())
     if wait:
         _note(note, seconds=int(wait) + 1)
     return bool(wait)
-
-
-def _voter() -> str:
-    """This browser's anonymous voter id: the cookie's if the server signed it, else the
-    session's, else a new one."""
-    if "room_voter" not in st.session_state:
-        store = shared_store()
-        st.session_state.room_voter = (store.voter(st.context.cookies.get(VOTER_COOKIE))
-                                       or store.new_voter())
-    return st.session_state.room_voter
 
 
 def _key_for(code: str) -> tuple[str | None, bool]:
@@ -131,13 +134,16 @@ def _key_for(code: str) -> tuple[str | None, bool]:
     cookie = st.context.cookies.get(key_cookie(code))
     if code in st.session_state.get("room_forgot", ()):
         cookie = None  # deleted on Leave; this session's copy of the cookies is older
-    linked = st.query_params.get("key")
-    if linked is not None:
+    linked = st.query_params.get("key")  # a key in the address (not one a browser opened:
+    if linked is not None:              # KeyLinks took that out before the page loaded)
         st.query_params.pop("key", None)  # never left on show in the address bar
         if not _blocked() and store.holds_key(code, linked):
             st.session_state.get("room_forgot", set()).discard(code)
             return linked, linked == cookie
-        WRONG.hit(_client())
+        _wrong()
+        _note("key_wrong", code=spaced(code))
+    if st.query_params.get("lead") == "wrong":  # KeyLinks found the link's key wrong
+        st.query_params.pop("lead", None)
         _note("key_wrong", code=spaced(code))
     for held in (st.session_state.get("room_key"), cookie):
         if held and store.holds_key(code, held):
@@ -174,7 +180,7 @@ def _membership() -> Member | None:
         code = normal_code(raw)
         if raw is not None and code is None:
             _note("bad_code")
-        if code and signing.ticketed(shared_store().secret, ticket, code):
+        if code and signing.ticketed(shared_store().secret, ticket, code, time.time()):
             st.session_state.room_seen = code
         elif code and code != st.session_state.get("kept_room") and _blocked():
             code = None
@@ -183,7 +189,7 @@ def _membership() -> Member | None:
     room = shared_store().room(code) if code else None
     if code and room is None:
         if st.session_state.get("room_seen") != code:
-            WRONG.hit(_client())
+            _wrong()
         _gone(code)
         leave()
         return None
@@ -200,7 +206,8 @@ def _membership() -> Member | None:
     st.session_state.room_key = key
     if key is not None:
         shared_store().lecturer_here(code)
-    return Member(code, key is not None, _voter(), room, kept)
+    voter = shared_store().voter(code, st.context.cookies.get(VOTER_COOKIE))
+    return Member(code, key is not None, voter, room, kept)
 
 
 def leave() -> None:
@@ -236,8 +243,8 @@ def passphrase() -> str:
 
 @_refusing
 def _start(field: str) -> None:
-    client = _client()
-    if wait := STARTS.wait(client):
+    store, network = shared_store(), _network()
+    if wait := store.wait(STARTS, network):
         _note("too_many_starts", seconds=int(wait) + 1)
         return
     if passphrase():
@@ -246,11 +253,11 @@ def _start(field: str) -> None:
             return
         if not hmac.compare_digest(typed.encode("utf-8", "surrogatepass"),
                                    passphrase().encode("utf-8", "surrogatepass")):
-            WRONG.hit(client)
+            _wrong()
             _note("passphrase_wrong")
             return
-    STARTS.hit(client)
-    code, key = shared_store().create()
+    store.spend(STARTS, network, force=True)
+    code, key = store.create()
     st.session_state.get("room_forgot", set()).discard(code)
     st.session_state.update(kept_room=code, room_key=key, kept_room_show_join=True)
 
@@ -264,7 +271,7 @@ def _join(field: str) -> None:
     elif _blocked():
         pass
     elif shared_store().room(code) is None:
-        WRONG.hit(_client())
+        _wrong()
         _gone(code)
     else:
         st.session_state.update(kept_room=code, kept_follow=True)
@@ -332,10 +339,11 @@ def _network_base(base: str) -> str | None:
 
 def student_link(code: str, ticket: bool = False) -> str:
     """The room's link for students (the app, which sends a follower to the room's screen);
-    with its ticket (in the QR code), the room's screen itself, which joins even while a script
-    floods the class's network address with wrong codes."""
+    with its ticket of now (in the QR code), the room's screen itself, whose voter id then
+    shows it was in the hall, and which joins even while a script floods the class's network
+    address with wrong codes. The ticket changes every signing.TICKET_SECONDS."""
     if ticket:
-        ticketed = urlencode({"t": signing.ticket(shared_store().secret, code)})
+        ticketed = urlencode({"t": signing.ticket(shared_store().secret, code, time.time())})
         return f"{public_base()}_posviz/follow/{code}?{ticketed}"
     return f"{public_base()}?{urlencode({'room': code})}"
 
@@ -418,10 +426,10 @@ def student_bar(s, m: Member | None, page: str) -> None:
     _element(m, page, s.lang, lead=False, following=following)
 
 
-@st.fragment(run_every=5.0)
+@st.fragment(run_every=HEADCOUNT_SECONDS)
 def _headcount(where, code: str, lang: str) -> None:
-    """Who is really there, read again every 5 s (which also tells the room its lecturer is
-    still here)."""
+    """Who is really there, read again every HEADCOUNT_SECONDS (which also tells the room its
+    lecturer is still here)."""
     store = shared_store()
     try:
         room = store.room(code)
@@ -436,17 +444,21 @@ def _headcount(where, code: str, lang: str) -> None:
 
 def _element(m: Member, page: str, lang: str, lead: bool, following: bool = False) -> None:
     """The room element: keeps the tab in its room (static/room.js); draws nothing itself. page is
-    the page's URL path ("" for home). A lecturer's key goes to the browser only until the
-    server has set it in its HttpOnly cookie."""
+    the page's URL path ("" for home). A lecturer's key goes to the browser once, for the
+    server to set it in its HttpOnly cookie: the tab says when that is done (`granted`), and
+    no run after it sends the key again."""
     proof = signing.joined(shared_store().secret, m.code, m.room.expires)
-    data = {"code": m.code, "page": page, "me": m.voter, "meCookie": VOTER_COOKIE,
-            "joined": proof, "joinedCookie": JOINED_COOKIE,
-            "seconds": max(60, int(m.room.expires - time.time())), "follow": following,
-            "lang": lang}
+    data = {"code": m.code, "page": page, "joined": proof, "follow": following, "lang": lang}
     if lead:
-        data |= {"lead": True} | ({} if m.key_kept else {"grant": st.session_state.room_key})
+        granted = m.key_kept or st.session_state.get("room_granted") == m.code
+        data |= {"lead": True} | ({} if granted else {"grant": st.session_state.room_key})
     with st.sidebar:
-        _ELEMENT(data=data, key="posviz_room", width="stretch")
+        _ELEMENT(data=data, key="posviz_room", width="stretch", on_granted_change=_granted)
+
+
+def _granted() -> None:
+    """The tab handed the key of its room over: the browser's HttpOnly cookie holds it now."""
+    st.session_state.room_granted = st.session_state.get("kept_room")
 
 
 def _ask_form(s, m: Member) -> None:
@@ -475,7 +487,7 @@ def answers_csv(code: str) -> str:
     out = io.StringIO()
     rows = csv.writer(out)
     rows.writerow(["room", "question_id", "question", "voter", "answer", "answer_text",
-                   "right_answer", "answered_at_utc"])
+                   "right_answer", "answered_at_utc", "network"])
     try:
         answers = shared_store().answers(code)
     except StoreDown as down:
@@ -484,7 +496,8 @@ def answers_csv(code: str) -> str:
     for a in answers:
         rows.writerow([code, a.poll, _cell(a.question), _cell(a.voter), LETTERS[a.option],
                        _cell(a.option_text), "" if a.correct is None else LETTERS[a.correct],
-                       datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds")])
+                       datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds"),
+                       _cell(a.network)])
     return "\ufeff" + out.getvalue()
 
 
@@ -522,8 +535,19 @@ def join_panel(s, m: Member | None) -> None:
     if _only_this_machine(link):
         code_col.warning(s.t("room.localhost", suggestion=_network_base(link) or
                              "http://<this machine's address>:8501/"))
-    qr_col.image(_qr_png(student_link(m.code, ticket=True)), width="stretch",
-                 caption=s.t("room.qr_caption"), output_format="PNG")  # JPEG would blur it
+    with qr_col:
+        _presence(m.code, s.lang)
+
+
+@st.fragment(run_every=JOIN_SECONDS)
+def _presence(code: str, lang: str) -> None:
+    """The QR code with the room's ticket of now, and the projector's word of now: both change
+    every TICKET_SECONDS (a photo of them posted outside the hall stops working within
+    minutes), so they are drawn again every JOIN_SECONDS."""
+    st.image(_qr_png(student_link(code, ticket=True)), width="stretch",
+             caption=text("room.qr_caption", lang), output_format="PNG")  # JPEG would blur it
+    word = signing.word(shared_store().secret, code, time.time())
+    st.markdown(text("room.word", lang, word=word, minutes=TICKET_SECONDS // 60))
 
 
 # ---- questions ------------------------------------------------------------------------------
@@ -540,8 +564,14 @@ def options_list(where, labels: list[str]) -> None:
 
 
 @_refusing
-def _vote(code: str, poll_id: str, voter: str, option: int) -> None:
-    shared_store().vote(code, poll_id, voter, option)
+def _vote(code: str, poll_id: str, voter: Voter, option: int) -> None:
+    shared_store().vote(code, poll_id, voter.token, option, _network(),
+                        watch().following(code, voter))
+
+
+@_refusing
+def _set_aside(code: str, network: str) -> None:
+    _note("answers_set_aside", n=shared_store().set_aside(code, network))
 
 
 @_refusing
@@ -563,6 +593,7 @@ def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool) -> None
     try:
         counts = store.counts(code, poll_id) or [0] * len(letters)
         here = store.headcount(code)
+        suspects = store.suspects(code, poll_id)
     except StoreDown:
         st.warning(text("room.down", lang))
         return
@@ -570,6 +601,12 @@ def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool) -> None
         chart(poll_bars(counts, list(letters), text("room.live_title", lang),
                         text("room.answers_axis", lang)), f"tally_{poll_id}", toolbar=False)
     st.caption(text("room.answered", lang, n=sum(counts), here=here))
+    for suspect in suspects:  # answers from a network with fewer screens: a script, likely
+        st.warning(text("room.suspect", lang, answers=suspect.answers, screens=suspect.screens,
+                        unfollowed=suspect.unfollowed))
+        st.button(text("room.set_aside", lang, n=suspect.unfollowed),
+                  key=f"aside_{poll_id}_{suspect.network}", on_click=_set_aside,
+                  args=(code, suspect.network))
 
 
 def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
@@ -597,6 +634,10 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
             _tally(m.code, poll.id, letters, s.lang, show)
         where.button(s.t("room.reveal"), key=f"reveal_{poll.id}", on_click=_reveal,
                      args=(m.code, poll.id, correct), type="primary")
+        return
+    if m.voter is None:  # this browser has no voter id for the room: the room's screen gives one
+        where.link_button(s.t("room.answer_on_screen"), f"{public_base()}_posviz/follow/"
+                          f"{m.code}?{urlencode({'lang': s.lang})}", type="primary")
         return
     where.markdown(s.t("room.tap"))
     for i, (column, letter) in enumerate(zip(where.columns(len(letters)), letters,

@@ -11,8 +11,17 @@ ROOM_SECONDS after it opened.
 Everything arriving here comes from a link, a form or the network and is untrusted: codes, keys,
 voter ids, poll ids, views and question texts are checked and bounded, and the number of rooms,
 polls, voters and connected followers is capped, so a flood can fill neither memory nor disk.
-Voter ids are issued and signed by the server (posviz.rooms.signing): an id it did not sign
-follows but never votes or counts.
+Voter ids are issued for one room and signed by the server (posviz.rooms.signing): an id it did
+not sign, or signed for another room, follows but never votes or counts.
+
+What an anonymous poll can promise, it does here: a vote counts once per voter id; ids are
+minted at a bounded rate per network (more for a browser that showed a proof of presence: the
+QR code's ticket or the projector's word); from one network, voters with only the room's code
+count at most CODE_VOTES a minute (past that, the screen asks for the projector's word); a cap
+never refuses a voter whose screen follows the room; and the lecturer sees a network whose
+answers outnumber the screens that follow from it (a script, most likely) and can set those
+answers aside (`suspects`, `set_aside`). The store also keeps the rate limits that every server
+process sharing it must agree on (`wait`, `spend`).
 
 A store that fails (a deleted, corrupt or read-only file, a Redis that stopped) raises StoreDown,
 a RoomError the pages turn into a message; the lesson itself goes on.
@@ -35,13 +44,14 @@ import socket
 import time
 import unicodedata
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qsl, urlencode
 
 from posviz.rooms import signing
+from posviz.rooms.signing import Voter
 
 CODE_LENGTH = 6
 ROOM_SECONDS = 12 * 3600          # a room ends by itself this long after it was opened
@@ -63,11 +73,12 @@ _PARAM = re.compile(r"[A-Za-z0-9_]{1,40}")
 
 
 class RoomError(ValueError):
-    """A request a room refuses; `reason` names it for the page's message."""
+    """A request a room refuses; `reason` names it for the page's message, `wait` how many
+    seconds to wait before asking again, where waiting helps."""
 
-    def __init__(self, reason: str, detail: str = "") -> None:
+    def __init__(self, reason: str, detail: str = "", wait: float = 0.0) -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
+        self.reason, self.wait = reason, wait
 
 
 class StoreDown(RoomError):
@@ -83,8 +94,9 @@ class Limits:
 
     rooms: int = 200          # rooms open at once in one store (closed ones do not count)
     polls: int = 40           # per room: the lesson's ten questions and the lecturer's own
-    voters: int = 1000        # per room, students who voted: a lecture of 500 with room to spare
-    present: int = 2000       # per room, followers counted as connected at once
+    voters: int = 1000        # per room, voters who voted without ever following the room: a
+    # voter whose screen follows (or followed) the room is never refused
+    present: int = 5000       # per room, followers counted as connected at once
     question: int = 300       # characters of a question
     option: int = 100         # characters of one option
     options: tuple[int, int] = (2, 6)
@@ -124,7 +136,36 @@ class Answer:
     option_text: str
     correct: int | None
     at: float
+    network: str  # the network it came from, as a keyed digest (signing.network)
 
+
+@dataclass(frozen=True)
+class Suspect:
+    """A network whose answers to a question outnumber the screens that follow the room from
+    it: `unfollowed` of its `answers` come from voters that never followed."""
+
+    network: str
+    answers: int
+    screens: int
+    unfollowed: int
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A limit per key (a network, a room's network): `burst` at once, then `per_minute`."""
+
+    name: str
+    burst: int
+    per_minute: float
+
+    def seconds(self, tokens: float) -> float:
+        """How long until one whole token is there again."""
+        return 0.0 if tokens >= 1 else (1 - tokens) * 60 / self.per_minute
+
+
+CODE_VOTES = Rate("votes", burst=30, per_minute=30)
+"""Votes that count from one network's voters who showed only the room's code, per room."""
+SUSPECT = 5  # unfollowed answers from one network before the lecturer is shown them
 
 def normal_code(raw: object) -> str | None:
     """A room code as typed or linked (spaces, dashes, full-width digits allowed), or None."""
@@ -228,15 +269,37 @@ class RoomStore(ABC):
             self._logged = now
             log.warning("posviz rooms: the store failed: %s: %s", type(failed).__name__, failed)
 
-    # ---- identities ---------------------------------------------------------------------------
+    # ---- identities and rates ---------------------------------------------------------------
 
-    def new_voter(self) -> str:
-        """A fresh anonymous voter id, signed by this server."""
-        return signing.new_voter(self.secret)
+    @guarded
+    def new_voter(self, code: str, present: bool = False, same: Voter | None = None) -> str:
+        """A voter id for the room, signed, ending with it; a fresh one, or same voter with a
+        proof of presence now. Raises RoomError for a room that is not open."""
+        room = self._open_room(code)
+        return signing.new_voter(self.secret, room.code, room.expires, present,
+                                 same.id if same else None)
 
-    def voter(self, raw: object) -> str | None:
-        """raw if it is a voter id this server signed, else None."""
-        return signing.signed_voter(self.secret, raw)
+    def voter(self, code: str, raw: object) -> Voter | None:
+        """The voter raw names if it is an id this server signed for room code, else None."""
+        code = normal_code(code)
+        return None if code is None else signing.voter(self.secret, raw, code, self.clock())
+
+    def network(self, address: str) -> str:
+        """A client address as the room keeps it (signing.network)."""
+        return signing.network(self.secret, address)
+
+    @guarded
+    def wait(self, rate: Rate, who: str) -> float:
+        """Seconds until who may act under rate (0 when it may now); takes nothing."""
+        return rate.seconds(self._bucket(f"{rate.name}:{who}", rate, self.clock(), take=False,
+                                         force=False))
+
+    @guarded
+    def spend(self, rate: Rate, who: str, force: bool = False) -> float:
+        """Take one of who's tokens under rate: 0 when taken, else the seconds to wait (nothing
+        taken), unless force (a wrong code counts after the fact, down to none left)."""
+        tokens = self._bucket(f"{rate.name}:{who}", rate, self.clock(), take=True, force=force)
+        return 0.0 if force else rate.seconds(tokens)
 
     # ---- rooms ----------------------------------------------------------------------------
 
@@ -384,12 +447,16 @@ class RoomStore(ABC):
             self._set_live(room.code, "")
 
     @guarded
-    def vote(self, code: str, poll_id: str, voter: object, option: object) -> None:
+    def vote(self, code: str, poll_id: str, voter: object, option: object, network: str = "",
+             following: bool = False) -> None:
         """One vote per voter per poll (a second one replaces the first), while it is open.
-        Only a voter id this server signed votes."""
+        Only a voter id this server signed for this room votes; one whose browser showed only
+        the room's code counts against its network's CODE_VOTES (RoomError "need_word", with
+        the seconds to wait, past it). network: where the vote comes from (signing.network);
+        following: whether the voter's screen follows the room now (a cap never refuses it)."""
         room = self._open_room(code)
-        voter = self.voter(voter)
-        if voter is None:
+        who = self.voter(room.code, voter)
+        if who is None:
             raise RoomError("bad_voter")
         poll = self.poll(room.code, poll_id)
         if poll is None:
@@ -399,15 +466,18 @@ class RoomStore(ABC):
         if not isinstance(option, int) or isinstance(option, bool) or not (
                 0 <= option < len(poll.options)):
             raise RoomError("bad_option")
-        if not self._vote(room.code, poll.id, voter, option, self.clock()):
+        if not who.present and (wait := self.spend(CODE_VOTES, f"{room.code}:{network}")):
+            raise RoomError("need_word", "this network's answers by code alone", wait)
+        if not self._vote(room.code, poll.id, who.id, option, self.clock(), network, following):
             raise RoomError("room_full", f"at most {self.limits.voters} students")
 
     @guarded
     def my_vote(self, code: str, poll_id: str, voter: object) -> int | None:
-        room, voter = self.room(code), self.voter(voter)
-        if room is None or voter is None or not _POLL.fullmatch(str(poll_id)):
+        room = self.room(code)
+        who = None if room is None else self.voter(room.code, voter)
+        if who is None or not _POLL.fullmatch(str(poll_id)):
             return None
-        return self._my_vote(room.code, poll_id, voter)
+        return self._my_vote(room.code, poll_id, who.id)
 
     @guarded
     def counts(self, code: str, poll_id: str) -> list[int]:
@@ -442,12 +512,49 @@ class RoomStore(ABC):
     # ---- who is here ----------------------------------------------------------------------
 
     @guarded
-    def seen(self, code: str, voters: Iterable[str]) -> None:
-        """Mark followers as connected now (a server process reports its waiting followers):
-        only ids this server signed, at most `limits.present` in a room at once."""
-        voters = [v for v in voters if self.voter(v)][: self.limits.present]
-        if voters and normal_code(code):
-            self._seen(code, voters, self.clock())
+    def seen(self, code: str, followers: Mapping[str, str]) -> None:
+        """Mark followers (voter id -> the network it follows from) as connected now, and as
+        screens that follow the room (a server process reports its waiting followers): only
+        ids this server signed for this room, at most `limits.present` in a room at once."""
+        code = normal_code(code)
+        if code is None:
+            return
+        found = {who.id: network for raw, network in followers.items()
+                 if (who := self.voter(code, raw)) is not None}
+        if found:
+            self._seen(code, dict(list(found.items())[: self.limits.present]), self.clock())
+
+    @guarded
+    def suspects(self, code: str, poll_id: str) -> list[Suspect]:
+        """The networks whose answers to the poll outnumber the screens that follow the room
+        from them, by at least SUSPECT answers from voters that never followed: most likely a
+        script that mints ids and answers without a screen. Largest first."""
+        room = self.room(code)
+        if room is None or not isinstance(poll_id, str) or not _POLL.fullmatch(poll_id):
+            return []
+        screens = self._screens(room.code)
+        answers: dict[str, int] = {}
+        unfollowed: dict[str, int] = {}
+        for voter, network in self._poll_votes(room.code, poll_id):
+            answers[network] = answers.get(network, 0) + 1
+            if voter not in screens:
+                unfollowed[network] = unfollowed.get(network, 0) + 1
+        following = list(screens.values())
+        found = [Suspect(network, answers[network], following.count(network), n)
+                 for network, n in unfollowed.items()
+                 if n >= SUSPECT and answers[network] > following.count(network)]
+        return sorted(found, key=lambda suspect: -suspect.unfollowed)
+
+    @guarded
+    def set_aside(self, code: str, network: str) -> int:
+        """Take away every answer in the room from voters that answered from network without
+        ever following the room, and refuse their votes from now on; returns how many answers
+        went."""
+        room = self._open_room(code)
+        screens = self._screens(room.code)
+        voters = {voter for voter, came in self._room_votes(room.code)
+                  if came == network and voter not in screens}
+        return self._set_aside(room.code, sorted(voters)) if voters else 0
 
     @guarded
     def headcount(self, code: str) -> int:
@@ -540,9 +647,12 @@ class RoomStore(ABC):
     def _set_live(self, code: str, poll_id: str) -> None: ...
 
     @abstractmethod
-    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float) -> bool:
-        """Record the vote; False when the voter has not voted in the room before and
-        `limits.voters` have. Atomic with respect to the poll's reveal."""
+    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
+              network: str, following: bool) -> bool:
+        """Record the vote, from network (a following voter becomes one of the room's screens
+        from there); False when the voter has not voted in the room before, never followed it,
+        and `limits.voters` have voted. Raises RoomError "poll_closed" for a revealed poll and
+        "set_aside" for a voter the lecturer set aside. Atomic with respect to the reveal."""
 
     @abstractmethod
     def _my_vote(self, code: str, poll_id: str, voter: str) -> int | None: ...
@@ -557,9 +667,32 @@ class RoomStore(ABC):
     def _answers(self, code: str) -> list[Answer]: ...
 
     @abstractmethod
-    def _seen(self, code: str, voters: list[str], now: float) -> None:
-        """Mark voters connected now; forget those not seen for PRESENT_SECONDS; add no one
-        beyond `limits.present`."""
+    def _seen(self, code: str, voters: dict[str, str], now: float) -> None:
+        """Mark voters (id -> network) connected now, and each one not yet a screen of the room
+        as one, from its network; forget those not seen for PRESENT_SECONDS; count no one
+        beyond `limits.present` as connected."""
+
+    @abstractmethod
+    def _screens(self, code: str) -> dict[str, str]:
+        """Every voter whose screen followed the room -> the network it followed from."""
+
+    @abstractmethod
+    def _poll_votes(self, code: str, poll_id: str) -> list[tuple[str, str]]:
+        """(voter, network) of every vote of the poll."""
+
+    @abstractmethod
+    def _room_votes(self, code: str) -> list[tuple[str, str]]:
+        """(voter, network) of every vote of the room, poll by poll."""
+
+    @abstractmethod
+    def _set_aside(self, code: str, voters: list[str]) -> int:
+        """Delete these voters' votes in the room and refuse theirs from now on; returns how
+        many votes went."""
+
+    @abstractmethod
+    def _bucket(self, key: str, rate: Rate, now: float, take: bool, force: bool) -> float:
+        """The tokens key holds now under rate (burst when unknown); with take, one fewer
+        afterwards if there was a whole one (or, with force, down to none left). Atomic."""
 
     @abstractmethod
     def _headcount(self, code: str, since: float) -> int: ...

@@ -1,11 +1,13 @@
 """Rooms in Redis, shared by every server process that points at the same Redis.
 
-One hash per room, one per poll, one hash of votes per poll, and two sorted sets per room: its
-voters and its connected followers (by when each was last seen); every key of a room expires
-with the room. Two sorted sets list the rooms: every room kept (by when it ends) and the open
-ones (by when their lecturer was last seen). Writes that check before they change (a new room
-against the cap, a vote against a reveal and the voter cap, a poll added once) are Lua scripts,
-which Redis runs atomically.
+One hash per room, one per poll, one hash of votes per poll (voter -> option:time:network), two
+sorted sets per room (its voters and its connected followers, by when each was last seen), a
+hash of the screens that followed it (voter -> network) and a set of the voters set aside; every
+key of a room expires with the room. Two sorted sets list the rooms: every room kept (by when
+it ends) and the open ones (by when their lecturer was last seen). A hash per rate limit and
+key holds its tokens, and expires once it would be full again. Writes that check before they
+change (a new room against the cap, a vote against a reveal and the voter cap, a poll added
+once, a rate limit's tokens) are Lua scripts, which Redis runs atomically.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from posviz.rooms import (
     PRESENT_SECONDS,
     Answer,
     Poll,
+    Rate,
     Room,
     RoomError,
     RoomStore,
@@ -32,6 +35,7 @@ PREFIX = "posviz:"
 ROOMS = PREFIX + "rooms"  # sorted set: code -> when the room ends
 OPEN = PREFIX + "open"    # sorted set: code of an open room -> when its lecturer was last seen
 HEALTH = PREFIX + "health"
+TIMEOUT = 2.0  # seconds a Redis call may take: one that hangs (a stopped Redis) fails by then
 
 # ARGV: code, key digest, now, expires, cap of open rooms, expires in whole seconds, the time
 # before which a lecturer counts as gone
@@ -66,28 +70,60 @@ end
 return 1
 """
 
-# -1: the poll is revealed (closed); 0: a new voter in a full room; 1: counted
+# KEYS: poll, its votes, the room's voters, screens, voters set aside
+# ARGV: voter, option, now, cap of voters that never followed, expires, network, following
+# -2: set aside; -1: the poll is revealed (closed); 0: a new voter in a full room; 1: counted
 VOTE = """
 if redis.call('HGET', KEYS[1], 'revealed') ~= '0' then return -1 end
-if not redis.call('ZSCORE', KEYS[3], ARGV[1]) and
-   redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[4]) then return 0 end
+if redis.call('SISMEMBER', KEYS[5], ARGV[1]) == 1 then return -2 end
+if ARGV[7] == '1' then
+  redis.call('HSETNX', KEYS[4], ARGV[1], ARGV[6])
+  redis.call('EXPIREAT', KEYS[4], ARGV[5])
+end
+if not redis.call('ZSCORE', KEYS[3], ARGV[1]) and redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then
+  local unfollowed = 0
+  for _, voter in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
+    if redis.call('HEXISTS', KEYS[4], voter) == 0 then unfollowed = unfollowed + 1 end
+  end
+  if unfollowed >= tonumber(ARGV[4]) then return 0 end
+end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. ARGV[3] .. ':' .. ARGV[6])
 redis.call('EXPIREAT', KEYS[2], ARGV[5])
 redis.call('EXPIREAT', KEYS[3], ARGV[5])
 return 1
 """
 
-# ARGV: now, cap, expires, the time before which a follower counts as gone, followers...
+# KEYS: the bucket; ARGV: burst, per minute, now, take ('1'), force ('1'); the tokens before
+BUCKET = """
+local held = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local burst, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tokens = burst
+if held[1] then
+  tokens = math.min(burst, tonumber(held[1]) + (now - tonumber(held[2])) * rate / 60)
+end
+if ARGV[4] == '1' and (tokens >= 1 or ARGV[5] == '1') then
+  local left = math.max(0, tokens - 1)
+  redis.call('HSET', KEYS[1], 'tokens', tostring(left), 'at', ARGV[3])
+  redis.call('EXPIRE', KEYS[1], math.ceil((burst - left) * 60 / rate) + 1)
+end
+return tostring(tokens)
+"""
+
+# KEYS: present, screens
+# ARGV: now, cap, expires, the time before which a follower counts as gone, then followers
+# and their networks in turn
 SEEN = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
 local cap = tonumber(ARGV[2])
-for i = 5, #ARGV do
+for i = 5, #ARGV, 2 do
+  redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 1])
   if redis.call('ZSCORE', KEYS[1], ARGV[i]) or redis.call('ZCARD', KEYS[1]) < cap then
     redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i])
   end
 end
 redis.call('EXPIREAT', KEYS[1], ARGV[3])
+redis.call('EXPIREAT', KEYS[2], ARGV[3])
 return 1
 """
 
@@ -116,6 +152,14 @@ def _present_key(code: str) -> str:
     return f"{PREFIX}room:{code}:present"
 
 
+def _screens_key(code: str) -> str:
+    return f"{PREFIX}room:{code}:screens"
+
+
+def _aside_key(code: str) -> str:
+    return f"{PREFIX}room:{code}:aside"
+
+
 @dataclass
 class RedisStore(RoomStore):
     client: redis.Redis | None = None
@@ -127,11 +171,12 @@ class RedisStore(RoomStore):
         self._add_poll_script = self.client.register_script(ADD_POLL)
         self._vote_script = self.client.register_script(VOTE)
         self._seen_script = self.client.register_script(SEEN)
+        self._bucket_script = self.client.register_script(BUCKET)
 
     @classmethod
     def from_url(cls, url: str, **options) -> RedisStore:
-        client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5,
-                                      socket_connect_timeout=2, health_check_interval=30)
+        client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=TIMEOUT,
+                                      socket_connect_timeout=TIMEOUT, health_check_interval=30)
         return cls(client=client, **options)
 
     def _expiry(self, code: str) -> int:
@@ -186,6 +231,7 @@ class RedisStore(RoomStore):
         """Every key of the room."""
         polls = self._poll_ids(code)
         return [_room_key(code), _polls_key(code), _voters_key(code), _present_key(code),
+                _screens_key(code), _aside_key(code),
                 *(_poll_key(code, p) for p in polls), *(_votes_key(code, p) for p in polls)]
 
     def _close(self, code: str, expires: float) -> None:
@@ -234,12 +280,15 @@ class RedisStore(RoomStore):
             pipe.hincrby(_room_key(code), "version", 1)
             pipe.execute()
 
-    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float) -> bool:
+    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
+              network: str, following: bool) -> bool:
         counted = self._vote_script(
-            keys=[_poll_key(code, poll_id), _votes_key(code, poll_id), _voters_key(code)],
-            args=[voter, option, now, self.limits.voters, self._expiry(code)])
-        if counted == -1:
-            raise RoomError("poll_closed")
+            keys=[_poll_key(code, poll_id), _votes_key(code, poll_id), _voters_key(code),
+                  _screens_key(code), _aside_key(code)],
+            args=[voter, option, now, self.limits.voters, self._expiry(code), network,
+                  int(following)])
+        if counted < 0:
+            raise RoomError("poll_closed" if counted == -1 else "set_aside")
         return counted == 1
 
     def _my_vote(self, code: str, poll_id: str, voter: str) -> int | None:
@@ -261,23 +310,54 @@ class RedisStore(RoomStore):
         out = []
         for poll_id in self._poll_ids(code):
             poll = self._poll(code, poll_id)
-            votes = self.client.hgetall(_votes_key(code, poll_id))
-            for voter, vote in sorted(votes.items(), key=lambda item: float(
-                    item[1].split(":", 1)[1])):
-                option, at = vote.split(":", 1)
-                out.append(Answer(poll_id, poll.question, voter, int(option),
-                                  poll.options[int(option)], poll.correct, float(at)))
+            votes = [(voter, *_vote_fields(vote)) for voter, vote in
+                     self.client.hgetall(_votes_key(code, poll_id)).items()]
+            for voter, option, at, network in sorted(votes, key=lambda vote: vote[2]):
+                out.append(Answer(poll_id, poll.question, voter, option, poll.options[option],
+                                  poll.correct, at, network))
         return out
 
-    def _seen(self, code: str, voters: list[str], now: float) -> None:
+    def _seen(self, code: str, voters: dict[str, str], now: float) -> None:
         expires = self._expiry(code)
         if expires:
-            self._seen_script(keys=[_present_key(code)],
+            self._seen_script(keys=[_present_key(code), _screens_key(code)],
                               args=[now, self.limits.present, expires, now - PRESENT_SECONDS,
-                                    *voters])
+                                    *(part for pair in voters.items() for part in pair)])
+
+    def _screens(self, code: str) -> dict[str, str]:
+        return self.client.hgetall(_screens_key(code))
+
+    def _poll_votes(self, code: str, poll_id: str) -> list[tuple[str, str]]:
+        return [(voter, _vote_fields(vote)[2])
+                for voter, vote in self.client.hgetall(_votes_key(code, poll_id)).items()]
+
+    def _room_votes(self, code: str) -> list[tuple[str, str]]:
+        return [pair for poll_id in self._poll_ids(code)
+                for pair in self._poll_votes(code, poll_id)]
+
+    def _set_aside(self, code: str, voters: list[str]) -> int:
+        polls = self._poll_ids(code)
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.sadd(_aside_key(code), *voters)
+            pipe.expireat(_aside_key(code), self._expiry(code))
+            pipe.zrem(_voters_key(code), *voters)
+            for poll_id in polls:
+                pipe.hdel(_votes_key(code, poll_id), *voters)
+            return sum(pipe.execute()[3:])
+
+    def _bucket(self, key: str, rate: Rate, now: float, take: bool, force: bool) -> float:
+        return float(self._bucket_script(keys=[f"{PREFIX}limit:{key}"], args=[
+            rate.burst, rate.per_minute, now, int(take), int(force)]))
 
     def _headcount(self, code: str, since: float) -> int:
         return self.client.zcount(_present_key(code), since, "+inf")
 
     def _voters(self, code: str) -> int:
         return self.client.zcard(_voters_key(code))
+
+
+def _vote_fields(vote: str) -> tuple[int, float, str]:
+    """A stored vote's option, time and network ("2:1800000000.5:mcxWwcw7Oi5F"; votes from
+    before networks were kept have none)."""
+    option, at, network = (vote.split(":", 2) + [""])[:3]
+    return int(option), float(at), network

@@ -1,7 +1,14 @@
-"""The server's secret, and what it signs: students' voter ids, the ticket in a room's QR code
-(a student who scanned it joins even while a script floods the class's address with wrong
-codes), and the proof that a browser was in a room (its tab keeps following through such a
-flood, and a room the server lost is named as such).
+"""The server's secret, and what it signs: students' voter ids, the ticket in a room's QR code and
+the word the projector shows (proofs of presence: whoever holds one was in the hall within the
+last few minutes), the proof that a browser was in a room (its tab keeps following through a
+flood of wrong codes from its address, and a room the server lost is named as such), and the
+networks votes come from (kept as keyed digests, never as addresses).
+
+A voter id belongs to one room and ends with it: `<code>.<until>.<tier>.<id>.<signature>`, tier
+`p` for a browser that showed a proof of presence (the QR code's ticket, or the projector's
+word), `c` for one that had only the room's code. The ticket and the word change every
+TICKET_SECONDS; the one before is still taken, so a ticket posted outside the hall stops
+working within two to four minutes.
 
 Every server process of a deployment must share the secret: POSVIZ_SECRET, else a file made once
 in the project's data folder (readable by its owner only), which every process on one machine
@@ -16,11 +23,17 @@ import hmac
 import os
 import re
 import secrets
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
 SECRET_FILE = Path("data") / "secret"
-_VOTER = re.compile(r"([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})")
+TICKET_SECONDS = 120  # how long a ticket or word is the current one
+_VOTER = re.compile(r"([0-9]{6})\.([0-9]{1,12})\.([pc])\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})")
 _JOINED = re.compile(r"([0-9]{6})\.([0-9]{1,12})\.([A-Za-z0-9_-]{22})")
+# the projector's word: consonant, vowel, consonant, vowel, consonant (84,375 of them), easy to
+# read aloud and to type on any phone's keyboard
+_CONSONANTS, _VOWELS = "bdfghklmnprstvz", "aeiou"
 
 
 def server_secret(root: Path) -> bytes:
@@ -50,18 +63,33 @@ def _mac(secret: bytes, *parts: str) -> str:
     return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")  # 22 characters
 
 
-def new_voter(secret: bytes) -> str:
-    """A fresh anonymous voter id, signed: `<16 random characters>.<signature>`."""
-    token = secrets.token_urlsafe(12)
-    return f"{token}.{_mac(secret, 'voter', token)}"
+@dataclass(frozen=True)
+class Voter:
+    """A voter id this server signed, read: who (what the room stores), and whether its
+    browser showed a proof of presence."""
+
+    id: str
+    present: bool
+    token: str  # the signed id itself, as its cookie holds it
 
 
-def signed_voter(secret: bytes, raw: object) -> str | None:
-    """raw if it is a voter id this server signed, else None."""
+def new_voter(secret: bytes, code: str, until: float, present: bool,
+              id: str | None = None) -> str:
+    """A signed voter id for room code, valid until the room would have ended; a fresh one,
+    or (given id) the same voter with a proof of presence added."""
+    id = id or secrets.token_urlsafe(12)
+    fields = (code, str(int(until)), "p" if present else "c", id)
+    return ".".join((*fields, _mac(secret, "voter", *fields)))
+
+
+def voter(secret: bytes, raw: object, code: str, now: float) -> Voter | None:
+    """The voter raw names, if it is an id this server signed for room code, which has not
+    ended; else None (an id from another room, or from before, votes nowhere)."""
     match = _VOTER.fullmatch(raw) if isinstance(raw, str) else None
-    if match is None or not hmac.compare_digest(match[2], _mac(secret, "voter", match[1])):
+    if (match is None or match[1] != code or int(match[2]) <= now
+            or not hmac.compare_digest(match[5], _mac(secret, "voter", *match.groups()[:4]))):
         return None
-    return raw
+    return Voter(match[4], match[3] == "p", raw)
 
 
 def joined(secret: bytes, code: str, until: float) -> str:
@@ -77,10 +105,54 @@ def was_in(secret: bytes, raw: object, code: str, now: float) -> bool:
                 and hmac.compare_digest(match[3], _mac(secret, "joined", code, match[2])))
 
 
-def ticket(secret: bytes, code: str) -> str:
-    """The ticket of room code's QR link: whoever holds it was shown the code, not guessing."""
-    return _mac(secret, "ticket", code)
+def _windows(now: float) -> tuple[int, int]:
+    """The current ticket window, and the one before."""
+    window = int(now // TICKET_SECONDS)
+    return window, window - 1
 
 
-def ticketed(secret: bytes, raw: object, code: str) -> bool:
-    return isinstance(raw, str) and hmac.compare_digest(raw.encode(), ticket(secret, code).encode())
+def ticket(secret: bytes, code: str, now: float) -> str:
+    """The ticket of room code's QR link now: whoever holds it saw the projector lately."""
+    return _mac(secret, "ticket", code, str(_windows(now)[0]))
+
+
+def ticketed(secret: bytes, raw: object, code: str, now: float) -> bool:
+    """Whether raw is room code's ticket of now or of the window before."""
+    return isinstance(raw, str) and any(
+        hmac.compare_digest(raw.encode("utf-8", "surrogatepass"),
+                            _mac(secret, "ticket", code, str(window)).encode())
+        for window in _windows(now))
+
+
+def _word(secret: bytes, code: str, window: int) -> str:
+    n = int.from_bytes(hmac.new(secret, f"word\x1f{code}\x1f{window}".encode(),
+                                hashlib.sha256).digest()[:8])
+    letters = []
+    for i in range(5):
+        pool = _VOWELS if i % 2 else _CONSONANTS
+        n, pick = divmod(n, len(pool))
+        letters.append(pool[pick])
+    return "".join(letters)
+
+
+def word(secret: bytes, code: str, now: float) -> str:
+    """The word the projector shows for room code now (what the QR code's ticket is to a
+    phone that typed the code instead)."""
+    return _word(secret, code, _windows(now)[0])
+
+
+def worded(secret: bytes, typed: object, code: str, now: float) -> bool:
+    """Whether typed is room code's word of now or of the window before (in any case, with
+    spaces or full-width letters)."""
+    if not isinstance(typed, str) or len(typed) > 40:
+        return False
+    said = "".join(unicodedata.normalize("NFKC", typed).split()).lower()
+    return any(hmac.compare_digest(said.encode("utf-8", "surrogatepass"),
+                                   _word(secret, code, window).encode())
+               for window in _windows(now))
+
+
+def network(secret: bytes, address: str) -> str:
+    """A client address as the room keeps it: a keyed digest that tells two networks apart and
+    names neither (12 characters)."""
+    return _mac(secret, "network", address)[:12]

@@ -27,6 +27,7 @@ from posviz.rooms import (
     PRESENT_SECONDS,
     Answer,
     Poll,
+    Rate,
     Room,
     RoomError,
     RoomStore,
@@ -44,15 +45,21 @@ CREATE TABLE IF NOT EXISTS polls (
     revealed INTEGER NOT NULL DEFAULT 0, correct INTEGER, PRIMARY KEY (code, id));
 CREATE TABLE IF NOT EXISTS votes (
     code TEXT NOT NULL, poll TEXT NOT NULL, voter TEXT NOT NULL, option INTEGER NOT NULL,
-    at REAL NOT NULL, PRIMARY KEY (code, poll, voter));
+    at REAL NOT NULL, network TEXT NOT NULL DEFAULT '', PRIMARY KEY (code, poll, voter));
 CREATE TABLE IF NOT EXISTS voters (
     code TEXT NOT NULL, voter TEXT NOT NULL, seen REAL NOT NULL, PRIMARY KEY (code, voter));
 CREATE TABLE IF NOT EXISTS present (
     code TEXT NOT NULL, voter TEXT NOT NULL, seen REAL NOT NULL, PRIMARY KEY (code, voter));
+CREATE TABLE IF NOT EXISTS screens (
+    code TEXT NOT NULL, voter TEXT NOT NULL, network TEXT NOT NULL, PRIMARY KEY (code, voter));
+CREATE TABLE IF NOT EXISTS aside (
+    code TEXT NOT NULL, voter TEXT NOT NULL, PRIMARY KEY (code, voter));
+CREATE TABLE IF NOT EXISTS limits (key TEXT PRIMARY KEY, tokens REAL NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS health (id INTEGER PRIMARY KEY, at REAL NOT NULL);
 """
 ROOM_COLUMNS = "code, version, page, query, live, closed, created, expires, lead_seen"
-TABLES = ("polls", "votes", "voters", "present")  # what a room holds, by its code
+TABLES = ("polls", "votes", "voters", "present", "screens", "aside")  # a room's, by its code
+LIMITS_KEPT = 3600.0  # seconds a rate limit's bucket is kept unused (every one is full by then)
 CORRUPT = ("not a database", "malformed")
 
 
@@ -92,6 +99,8 @@ class SQLiteStore(RoomStore):
             if "lead_seen" not in columns:  # a file from before lecturers were timed
                 db.execute("ALTER TABLE rooms ADD COLUMN lead_seen REAL NOT NULL DEFAULT 0")
                 db.execute("UPDATE rooms SET lead_seen = ?", (time.time(),))
+            if "network" not in {row[1] for row in db.execute("PRAGMA table_info(votes)")}:
+                db.execute("ALTER TABLE votes ADD COLUMN network TEXT NOT NULL DEFAULT ''")
         except BaseException:
             db.close()
             raise
@@ -141,6 +150,7 @@ class SQLiteStore(RoomStore):
                 db.execute(f"DELETE FROM {table} WHERE code IN "
                            "(SELECT code FROM rooms WHERE expires <= ?)", (now,))
             db.execute("DELETE FROM rooms WHERE expires <= ?", (now,))
+            db.execute("DELETE FROM limits WHERE at < ?", (now - LIMITS_KEPT,))
             (open_rooms,) = db.execute(
                 "SELECT COUNT(*) FROM rooms WHERE closed = 0 AND lead_seen > ?",
                 (now - LECTURER_IDLE,)).fetchone()
@@ -213,26 +223,39 @@ class SQLiteStore(RoomStore):
             db.execute("UPDATE rooms SET live = ?, version = version + 1 WHERE code = ?",
                        (poll_id, code))
 
-    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float) -> bool:
+    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
+              network: str, following: bool) -> bool:
         with self._write() as db:
             (revealed,) = db.execute("SELECT revealed FROM polls WHERE code = ? AND id = ?",
                                      (code, poll_id)).fetchone()
             if revealed:  # revealed between the caller's check and now
                 raise RoomError("poll_closed")
+            if db.execute("SELECT 1 FROM aside WHERE code = ? AND voter = ?",
+                          (code, voter)).fetchone():
+                raise RoomError("set_aside")
+            if following:
+                db.execute("INSERT OR IGNORE INTO screens (code, voter, network) VALUES "
+                           "(?, ?, ?)", (code, voter, network))
             if not self._admit(db, code, voter, now):
                 return False
-            db.execute("INSERT INTO votes (code, poll, voter, option, at) VALUES (?, ?, ?, ?, ?)"
-                       " ON CONFLICT DO UPDATE SET option = excluded.option, at = excluded.at",
-                       (code, poll_id, voter, option, now))
+            db.execute("INSERT INTO votes (code, poll, voter, option, at, network) VALUES "
+                       "(?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET option = excluded.option, "
+                       "at = excluded.at, network = excluded.network",
+                       (code, poll_id, voter, option, now, network))
             return True
 
     def _admit(self, db: sqlite3.Connection, code: str, voter: str, now: float) -> bool:
-        """Count the voter among the room's voters unless it is new and the room is full."""
+        """Count the voter among the room's voters unless it is new, never followed the room,
+        and the room has its fill of such voters."""
         if db.execute("UPDATE voters SET seen = ? WHERE code = ? AND voter = ?",
                       (now, code, voter)).rowcount:
             return True
-        (count,) = db.execute("SELECT COUNT(*) FROM voters WHERE code = ?", (code,)).fetchone()
-        if count >= self.limits.voters:
+        screen = db.execute("SELECT 1 FROM screens WHERE code = ? AND voter = ?",
+                            (code, voter)).fetchone()
+        (count,) = db.execute("SELECT COUNT(*) FROM voters WHERE code = ? AND voter NOT IN "
+                              "(SELECT voter FROM screens WHERE code = ?)",
+                              (code, code)).fetchone()
+        if not screen and count >= self.limits.voters:
             return False
         db.execute("INSERT INTO voters (code, voter, seen) VALUES (?, ?, ?)", (code, voter, now))
         return True
@@ -254,24 +277,62 @@ class SQLiteStore(RoomStore):
 
     def _answers(self, code: str) -> list[Answer]:
         rows = self._db.execute(
-            "SELECT v.poll, p.question, v.voter, v.option, p.options, p.correct, v.at "
-            "FROM votes v JOIN polls p ON p.code = v.code AND p.id = v.poll "
+            "SELECT v.poll, p.question, v.voter, v.option, p.options, p.correct, v.at, "
+            "v.network FROM votes v JOIN polls p ON p.code = v.code AND p.id = v.poll "
             "WHERE v.code = ? ORDER BY p.rowid, v.at, v.rowid", (code,))
-        return [Answer(poll, question, voter, option, json.loads(options)[option], correct, at)
-                for poll, question, voter, option, options, correct, at in rows]
+        return [Answer(poll, question, voter, option, json.loads(options)[option], correct, at,
+                       network)
+                for poll, question, voter, option, options, correct, at, network in rows]
 
-    def _seen(self, code: str, voters: list[str], now: float) -> None:
+    def _seen(self, code: str, voters: dict[str, str], now: float) -> None:
         with self._write() as db:
             db.execute("DELETE FROM present WHERE code = ? AND seen < ?",
                        (code, now - PRESENT_SECONDS))
             (count,) = db.execute("SELECT COUNT(*) FROM present WHERE code = ?",
                                   (code,)).fetchone()
-            for voter in voters:
+            for voter, network in voters.items():
+                db.execute("INSERT OR IGNORE INTO screens (code, voter, network) VALUES "
+                           "(?, ?, ?)", (code, voter, network))
                 if db.execute("UPDATE present SET seen = ? WHERE code = ? AND voter = ?",
                               (now, code, voter)).rowcount == 0 and count < self.limits.present:
                     db.execute("INSERT INTO present (code, voter, seen) VALUES (?, ?, ?)",
                                (code, voter, now))
                     count += 1
+
+    def _screens(self, code: str) -> dict[str, str]:
+        return dict(self._db.execute("SELECT voter, network FROM screens WHERE code = ?",
+                                     (code,)))
+
+    def _poll_votes(self, code: str, poll_id: str) -> list[tuple[str, str]]:
+        return self._db.execute("SELECT voter, network FROM votes WHERE code = ? AND poll = ?",
+                                (code, poll_id)).fetchall()
+
+    def _room_votes(self, code: str) -> list[tuple[str, str]]:
+        return self._db.execute("SELECT voter, network FROM votes WHERE code = ? ORDER BY rowid",
+                                (code,)).fetchall()
+
+    def _set_aside(self, code: str, voters: list[str]) -> int:
+        gone = 0
+        with self._write() as db:
+            for voter in voters:
+                db.execute("INSERT OR IGNORE INTO aside (code, voter) VALUES (?, ?)",
+                           (code, voter))
+                db.execute("DELETE FROM voters WHERE code = ? AND voter = ?", (code, voter))
+                gone += db.execute("DELETE FROM votes WHERE code = ? AND voter = ?",
+                                   (code, voter)).rowcount
+        return gone
+
+    def _bucket(self, key: str, rate: Rate, now: float, take: bool, force: bool) -> float:
+        if not take:
+            return _refilled(self._db.execute("SELECT tokens, at FROM limits WHERE key = ?",
+                                              (key,)).fetchone(), rate, now)
+        with self._write() as db:
+            tokens = _refilled(db.execute("SELECT tokens, at FROM limits WHERE key = ?",
+                                          (key,)).fetchone(), rate, now)
+            if tokens >= 1 or force:
+                db.execute("INSERT OR REPLACE INTO limits (key, tokens, at) VALUES (?, ?, ?)",
+                           (key, max(0.0, tokens - 1), now))
+        return tokens
 
     def _headcount(self, code: str, since: float) -> int:
         return self._db.execute("SELECT COUNT(*) FROM present WHERE code = ? AND seen >= ?",
@@ -280,3 +341,9 @@ class SQLiteStore(RoomStore):
     def _voters(self, code: str) -> int:
         return self._db.execute("SELECT COUNT(*) FROM voters WHERE code = ?",
                                 (code,)).fetchone()[0]
+
+
+def _refilled(row: tuple[float, float] | None, rate: Rate, now: float) -> float:
+    """A bucket's tokens now, from what it held when last taken from (a full one if never)."""
+    return rate.burst if row is None else min(rate.burst,
+                                              row[0] + (now - row[1]) * rate.per_minute / 60)

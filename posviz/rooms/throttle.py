@@ -1,10 +1,12 @@
-"""Rate limits per client address, kept in this server process (HAProxy's stick-tables do the
-same in front of several processes; see deploy/haproxy.cfg).
+"""Rate limits per client address. A limit is a token bucket: `burst` at once, refilled at
+`per_minute`. Those every server process sharing the rooms must agree on (wrong codes, rooms
+started, voter ids minted) are kept in the rooms' store (`RoomStore.wait`, `RoomStore.spend`),
+by a keyed digest of the address; the flood limit on anonymous followers' requests is kept in
+this process (`Throttle`), which answers them.
 
-A limit is a token bucket: `burst` requests at once, refilled at `per_minute`. Addresses are read
-from the connection, or from X-Forwarded-For only when the connection comes from a proxy named in
-POSVIZ_TRUSTED_PROXIES (anyone can write that header). An IPv6 client is limited by its /64
-network: one machine there holds a whole /64 of addresses.
+Addresses are read from the connection, or from X-Forwarded-For only when the connection comes
+from a proxy named in POSVIZ_TRUSTED_PROXIES (anyone can write that header). An IPv6 client is
+limited by its /64 network: one machine there holds a whole /64 of addresses.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from posviz.rooms import Rate
+
 MAX_ADDRESSES = 50_000  # buckets kept; the least recently seen is dropped beyond this
 
 
 @dataclass
 class Throttle:
-    """How often one address may do something."""
+    """How often one address (or voter id) may do something, in this process."""
 
     burst: int
     per_minute: float
@@ -51,6 +55,11 @@ class Throttle:
             self._buckets.move_to_end(who)
             while len(self._buckets) > MAX_ADDRESSES:
                 self._buckets.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every address (a new start)."""
+        with self._lock:
+            self._buckets.clear()
 
     def take(self, who: str) -> float:
         """Count one action of who if it may act now: returns 0, else the seconds to wait."""
@@ -98,9 +107,18 @@ def client_address(peer: str | None, forwarded_for: str | None) -> str:
     return str(ip.ipv4_mapped or ip) if ip.version == 6 else str(ip)
 
 
-STARTS = Throttle(burst=5, per_minute=2)       # rooms started: a lecturer needs one or two
-WRONG = Throttle(burst=20, per_minute=20)      # wrong room codes (and wrong keys, passphrases)
+STARTS = Rate("starts", burst=5, per_minute=2)  # rooms started: a lecturer needs one or two
+WRONG = Rate("wrong", burst=20, per_minute=20)   # wrong room codes, keys, passphrases, words
+MINTS = Rate("mints", burst=60, per_minute=30)
+"""Voter ids issued to browsers that showed only the room's code: a hall behind one campus
+address that typed the code gets 60 at once and 30 a minute more; the rest type the projector's
+word when they answer (or scan the QR code)."""
+PRESENT_MINTS = Rate("present-mints", burst=1000, per_minute=200)
+"""Voter ids issued to browsers that showed a proof of presence (the QR code's ticket, the
+projector's word): a hall of 1,000 behind one campus address scanning the code at once."""
 FOLLOWS = Throttle(burst=3000, per_minute=12_000)
-"""Requests of followers: a hall of 500 behind one campus address asks about 500 times at each of
-the lecturer's moves and once every 25 s between them; one request costs well under a
-millisecond, so 200 a second from one address is harmless."""
+"""Requests of followers without a voter id, per address: a hall of 500 behind one campus address
+asks about 500 times at each of the lecturer's moves and once every 25 s between them; one
+request costs well under a millisecond, so 200 a second from one address is harmless."""
+VOTER_REQUESTS = Throttle(burst=60, per_minute=600)
+"""Requests of one voter id: a screen asks once per move of the lecturer and once every 25 s."""

@@ -1,0 +1,266 @@
+"""The posviz server process: uvicorn serving the app (serve.py's st.App, which Streamlit supports
+under an ASGI server of one's own), with what a lecture hall open to a scripting class needs
+before a connection costs anything.
+
+- **A request arrives whole, soon.** Its head and body must be in within REQUEST_SECONDS of its
+  connection opening (or of the answer before it on that connection), however slowly its bytes
+  trickle: a silent connection, or one that sends a byte now and then, is closed then.
+- **Open connections are bounded.** One client address holds at most `per_address` (a proxy
+  named in POSVIZ_TRUSTED_PROXIES, which bounds its own clients, is exempt), and the process at
+  most `most`, sized from its open-file limit less a reserve for its own files, its store and
+  its threads, and for a burst of connections taken at once (the listening backlog, sized
+  from the limit too). The limit itself is raised to the system's hard limit at start. A connection
+  past either bound is answered at once, `503` with `Retry-After`, and closed: it never reaches
+  the app, and the file table never fills (a full one made every accept() fail and wrote a
+  traceback each time). Refusals are logged once a minute, counted.
+- **Client addresses are posviz's to read.** uvicorn's own X-Forwarded-For reading (which
+  believes 127.0.0.1 unless told otherwise) is off; posviz.rooms.throttle believes the header
+  from the proxies named in POSVIZ_TRUSTED_PROXIES only.
+
+Everything else is Streamlit's: its configuration (`.streamlit/config.toml`, STREAMLIT_*
+variables, or the same `--section.option=value` flags as `streamlit run`), its websocket
+settings, its TLS options.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import resource
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from posviz.rooms import network_address
+from posviz.rooms.http import stopping
+from posviz.rooms.throttle import client_address, trusted
+
+REQUEST_SECONDS = 10.0  # for a request's head and body (a phone on a slow network needs ~1 s)
+PER_ADDRESS = 2000      # open connections of one client address: a hall behind one NAT fits
+RESERVE = 128           # open files kept for the process's own use (files, store, threads)
+RETRY_SECONDS = 5
+PING_SECONDS = 30.0     # a websocket's ping interval and timeout, as Streamlit's own server
+MOST_SETTING = "POSVIZ_MAX_CONNECTIONS"
+"""An operator's cap on the process's connections, below what its open files allow (a machine
+short of memory); each client address then holds at most half of it."""
+LOG_EVERY = 60.0
+log = logging.getLogger("posviz.server")
+
+
+def raise_open_files() -> int:
+    """Raise this process's open-file limit to the hard limit the system allows; return it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+    if wanted > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):  # a system that says no: keep what we have
+            pass
+    return soft
+
+
+def backlog(open_files: int) -> int:
+    """How many connections wait for the server to take them, and how many it takes at once
+    (asyncio accepts up to this many in a row before any of them is answered or closed)."""
+    return max(64, min(2048, open_files // 16))
+
+
+def connection_bound(open_files: int) -> int:
+    """How many connections a process with this open-file limit may hold at once: the limit
+    less the files of its own (RESERVE) and three bursts of connections taken at once, which
+    hold their files until they are answered, refused ones too (asyncio takes a burst, tells
+    the protocols of it on its next turn, and closes the refused ones on the turn after, each
+    turn taking another burst)."""
+    return max(64, open_files - RESERVE - 3 * backlog(open_files))
+
+
+BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+        b"retry-after: %d\r\ncontent-length: 17\r\nconnection: close\r\n\r\n"
+        b'{"error": "busy"}' % RETRY_SECONDS)
+
+
+@dataclass
+class Gate:
+    """The connections of one process, by client address, and what it refused lately: at most
+    `most` in all, and at most `per_address` (PER_ADDRESS, or half of most when that is less)
+    from one address."""
+
+    most: int
+    per_address: int = 0
+    clock: Callable[[], float] = time.monotonic
+    open: dict[str, set[asyncio.BaseTransport]] = field(default_factory=dict)
+    total: int = 0
+    refused: dict[str, int] = field(default_factory=dict)  # why -> how many since logged
+    logged: float = 0.0
+    swept: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.per_address = self.per_address or min(PER_ADDRESS, self.most // 2)
+
+    def _sweep(self, address: str | None = None) -> None:
+        """Forget closed connections (of one address, or of all): a connection upgraded to a
+        websocket is no longer this protocol's to be told about."""
+        for key in [address] if address is not None else list(self.open):
+            held = self.open.get(key)
+            if held is None:
+                continue
+            closed = {t for t in held if t.is_closing()}
+            held -= closed
+            self.total -= len(closed)
+            if not held:
+                del self.open[key]
+
+    def admit(self, address: str, exempt: bool, transport: asyncio.BaseTransport) -> bool:
+        """Count a new connection, or refuse it (False) past a bound."""
+        self._sweep(address)
+        if self.total >= self.most and self.clock() - self.swept >= 1.0:
+            self.swept = self.clock()  # at most once a second over every connection
+            self._sweep()
+        if self.total >= self.most:
+            return self._refuse("the process's bound")
+        if not exempt and len(self.open.get(address, ())) >= self.per_address:
+            return self._refuse("one address's bound")
+        self.open.setdefault(address, set()).add(transport)
+        self.total += 1
+        return True
+
+    def closed(self, address: str, transport: asyncio.BaseTransport) -> None:
+        held = self.open.get(address)
+        if held is not None and transport in held:
+            held.discard(transport)
+            self.total -= 1
+            if not held:
+                del self.open[address]
+
+    def _refuse(self, why: str) -> bool:
+        self.refused[why] = self.refused.get(why, 0) + 1
+        now = self.clock()
+        if now - self.logged >= LOG_EVERY:
+            self.logged = now
+            said = ", ".join(f"{n} past {why}" for why, n in self.refused.items())
+            log.warning("posviz: refused connections with 503 since the last report: %s "
+                        "(holding %d of at most %d)", said, self.total, self.most)
+            self.refused = {}
+        return False
+
+
+class GuardedProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol behind the process's Gate, with a deadline for each request
+    (REQUEST_SECONDS from its connection, or from the answer before it, until it is whole)."""
+
+    gate: Gate  # set by run(): one for the process
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        peer = transport.get_extra_info("peername")
+        host = peer[0] if isinstance(peer, tuple) else None
+        self._address = client_address(host, None)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._admitted = self.gate.admit(self._address, trusted(host), transport)
+        if not self._admitted:
+            transport.write(BUSY)
+            transport.close()
+            return
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._admitted:
+            return
+        self._disarm()
+        self.gate.closed(self._address, self.transport)
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
+            self._disarm()  # the request is whole (or the connection is done)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm()
+
+    def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        self._disarm()  # the websocket keeps its own pings and timeouts
+        super().handle_websocket_upgrade(event)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(REQUEST_SECONDS, self.transport.close)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+
+def _flags(argv: Sequence[str]) -> dict[str, object]:
+    """Streamlit's configuration from `--section.option=value` (or `--section.option value`)
+    flags, as `streamlit run` takes them: true and false as booleans, whole numbers as ints."""
+    found, args = {}, list(argv)
+    while args:
+        flag = args.pop(0)
+        name, equals, value = flag.removeprefix("--").partition("=")
+        if not flag.startswith("--") or "." not in name:
+            raise SystemExit(f"serve.py: expected --section.option=value, got {flag!r}")
+        if not equals:
+            if not args:
+                raise SystemExit(f"serve.py: {flag} needs a value")
+            value = args.pop(0)
+        found[name] = ({"true": True, "false": False}.get(value.lower(), value)
+                       if not value.isdigit() else int(value))
+    return found
+
+
+def _urls(address: str, port: int, secure: bool) -> list[str]:
+    scheme = "https" if secure else "http"
+    here = ["localhost"] if address in ("0.0.0.0", "::", "") else [address]
+    if address in ("0.0.0.0", "::", "") and (network := network_address()):
+        here.append(network)
+    return [f"{scheme}://{host}:{port}/" for host in here]
+
+
+def run(factory: str, argv: Sequence[str]) -> None:
+    """Serve the st.App that factory ("module:function") makes, as configured by argv's
+    Streamlit flags, until stopped (Ctrl+C, SIGTERM)."""
+    import uvicorn
+    from streamlit import config, runtime
+    from streamlit.runtime.runtime_util import get_max_message_size_bytes
+
+    if runtime.exists():
+        raise SystemExit("posviz starts with `python serve.py`, not `streamlit run serve.py`")
+    config.get_config_options(force_reparse=True, options_from_flags=_flags(argv))
+    open_files = raise_open_files()
+    most = connection_bound(open_files)
+    GuardedProtocol.gate = Gate(most=min(most, int(os.environ.get(MOST_SETTING) or most)))
+    address = config.get_option("server.address") or "0.0.0.0"
+    port = int(config.get_option("server.port"))
+    cert, key = config.get_option("server.sslCertFile"), config.get_option("server.sslKeyFile")
+    ping = float(config.get_option("server.websocketPingInterval") or PING_SECONDS)
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets=None) -> None:
+            stopping()  # a follower's held wait would hold the stop up to its whole length
+            await super().shutdown(sockets)
+
+    server = Server(uvicorn.Config(
+        factory, factory=True, host=address, port=port, http=GuardedProtocol,
+        backlog=backlog(open_files),
+        proxy_headers=False, ws="websockets-sansio", ws_ping_interval=ping,
+        ws_ping_timeout=ping, ws_max_size=get_max_message_size_bytes(),
+        ws_per_message_deflate=bool(config.get_option("server.enableWebsocketCompression")),
+        ssl_certfile=cert, ssl_keyfile=key, use_colors=False, access_log=False,
+        timeout_graceful_shutdown=5))
+    for url in _urls(address, port, bool(cert)):
+        print(f"posviz: open {url}", flush=True)
+    gate = GuardedProtocol.gate
+    print(f"posviz: at most {gate.most} connections at once ({gate.per_address} from one "
+          f"address; open-file limit {open_files})", flush=True)
+    server.run()
+    sys.exit(0 if server.started else 1)
