@@ -32,6 +32,7 @@ import argparse
 import getpass
 import http.client
 import os
+import resource
 import secrets
 import shlex
 import shutil
@@ -45,6 +46,7 @@ from pathlib import Path
 from string import Template
 
 from posviz.rooms import network_address
+from posviz.rooms.server import connection_bound
 
 DEPLOY = Path(__file__).resolve().parent
 ROOT = DEPLOY.parent
@@ -52,6 +54,20 @@ TOOLS = ("supervisord", "haproxy", "redis-server")
 TRUSTED_PROXIES = "127.0.0.1"  # HAProxy, as the replicas on this machine see it
 HEALTH = ("/_stcore/health", "/_posviz/health")  # HAProxy's checks: pages, rooms
 READY_SECONDS = 120  # HAProxy starts after this even if a replica never answers
+PER_SOURCE = 3000         # connections open at once from one client address (a hall's NAT)
+PER_SOURCE_RATE = 4000    # new connections from one address in 10 s
+PER_SOURCE_REQUESTS = 20_000  # requests from one address in 10 s
+
+
+def bounds(replicas: int) -> tuple[int, int]:
+    """(each replica's bound on open connections, HAProxy's): a replica on this machine
+    raises its open-file limit to the hard limit at start and holds what that allows
+    (posviz.rooms.server.connection_bound); HAProxy holds no more than the replicas together,
+    and no more than its own files allow (two a connection: the client's and the replica's)."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    files = hard if hard != resource.RLIM_INFINITY else 1 << 20
+    replica = connection_bound(files)
+    return replica, max(256, min(replicas * replica, (files - 256) // 2))
 
 
 def replicas(args: argparse.Namespace) -> list[str]:
@@ -81,6 +97,7 @@ def render(args: argparse.Namespace) -> Path:
     else:
         store = args.redis
     gate = [str(run), students_url(args), *replicas(args)]  # supervisord expands %: doubled
+    replica_maxconn, maxconn = bounds(len(replicas(args)))
     values = dict(
         run=run, root=ROOT, deploy=DEPLOY, python=sys.executable,
         bind=f"{args.address}:{args.port}", servers=servers(replicas(args)),
@@ -92,7 +109,9 @@ def render(args: argparse.Namespace) -> Path:
         posviz_secret=kept(run, "posviz-secret"), trusted_proxies=TRUSTED_PROXIES,
         user=getpass.getuser(), supervisor_password=kept(run, "supervisor-password"),
         redis_server=shutil.which("redis-server") or "redis-server",
-        haproxy=shutil.which("haproxy") or "haproxy")
+        haproxy=shutil.which("haproxy") or "haproxy", maxconn=maxconn,
+        replica_maxconn=replica_maxconn, per_source=PER_SOURCE,
+        per_source_rate=PER_SOURCE_RATE, per_source_requests=PER_SOURCE_REQUESTS)
     for name in ("haproxy.cfg", "supervisord.conf"):
         private(run / name, Template((DEPLOY / name).read_text("utf-8")).substitute(values))
     return run / "supervisord.conf"

@@ -1,14 +1,14 @@
 """posviz for a class as `python -m deploy.up` runs it: two replicas, Redis and HAProxy under
 supervisord, on 127.0.0.1. HAProxy starts once the replicas answer, and finds them all up. The
-proxy refuses what a class never sends (Streamlit's metrics, large or unbounded room bodies);
-the replicas refuse a run of wrong room
+proxy refuses what a class never sends (Streamlit's metrics, large or unbounded room bodies,
+more connections from one address than a hall opens); the replicas refuse a run of wrong room
 codes and of rooms started from one address, counted once across both (in Redis). Then a
 lecturer in Chromium and 80 students through the proxy, 60 following on the room's screen and
 20 exploring the app over Streamlit's websocket: each stays on one replica, none sees another's
-sentence, the followers get every view in their language and vote, and counts are exact; one
-replica is killed, and its students carry on through the other one. Last, Redis stops: the
-room routes answer 503 while the pages still load. Clients speak from addresses of their own
-on 127.0.0.0/8."""
+sentence, the followers get every view in their language and vote, while a script on the
+class's own address guesses codes, and counts are exact; one replica is killed, and its
+students carry on through the other one. Last, Redis stops: the room routes answer 503 while
+the pages still load. Clients speak from addresses of their own on 127.0.0.0/8."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import contextlib
 import http.client
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -26,7 +27,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from deploy.up import TOOLS
+from deploy.up import PER_SOURCE, TOOLS
 from posviz.rooms import open_store
 from posviz.rooms.throttle import WRONG
 from tests.load_fixtures import at_scene, nav_click, rerun, session, settle
@@ -48,6 +49,7 @@ FOLLOWING = 60  # students following on the room's screen
 ALONE = 20  # students who explore the app on their own, each with a sentence of their own
 ELSEWHERE = "127.0.0.2"  # another client address on this machine than the class's 127.0.0.1
 STARTER = "127.0.0.4"  # a script starting rooms
+FLOODER = "127.0.0.5"  # a script holding connections
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +158,41 @@ def test_one_address_starts_five_rooms_across_both_replicas(up, loop):
     assert "Too many rooms started from your network" in pages[-1]
 
 
+def test_one_address_holds_a_halls_connections_at_most(up):
+    """A script opening silent connections from one address: HAProxy takes PER_SOURCE of them
+    and refuses the rest at once, closes the silent ones after its request timeout, and meanwhile
+    every other client is served."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert hard > PER_SOURCE + 500, f"this test needs {PER_SOURCE + 500} open files"
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    host, port = urlsplit(up.url).hostname, urlsplit(up.url).port
+    held = []
+    try:
+        for _ in range(PER_SOURCE + 50):
+            sock = socket.create_connection((host, port), timeout=10,
+                                            source_address=(FLOODER, 0))
+            held.append(sock)
+        refused = 0
+        for sock in held[-100:]:  # past the bound: closed by the proxy at once
+            sock.settimeout(2)
+            try:
+                refused += sock.recv(1) == b""
+            except TimeoutError:
+                pass
+            except ConnectionResetError:
+                refused += 1
+        assert refused >= 50, refused
+        assert _ask(up, "GET", "/_stcore/health", source="127.0.0.6")[0] == 200
+        held[0].settimeout(15)  # a silent connection inside the bound: closed after 10 s
+        started = time.monotonic()
+        assert held[0].recv(4096).startswith((b"", b"HTTP/1.1 408"))
+        assert time.monotonic() - started < 12
+    finally:
+        for sock in held:
+            sock.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
 def test_a_class_through_the_proxy(up, browser, loop):
     lecturer = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     lecturer.goto(f"{up.url}/lesson?scene=2")
@@ -203,6 +240,13 @@ def test_a_class_through_the_proxy(up, browser, loop):
         sent = shown_text(s.seen)
         others = [j for j in range(ALONE) if j != i and f"mine{j:03d}" in sent]
         assert not others, (i, others)
+
+    # a script on the class's own address guesses codes: nobody in the class is refused
+    with _connection(up) as conn:
+        for n in range(WRONG.burst + 5):
+            conn.request("GET", f"/_posviz/room/{600_000 + n:06d}?v=-1")
+            conn.getresponse().read()
+    assert _ask(up, "GET", f"/_posviz/room/{code}?v=-1")[0] == 429  # shows no membership
 
     # all following vote on scene 4; the counts are exact
     nav_click(lecturer, "Guided lesson")
