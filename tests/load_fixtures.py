@@ -34,15 +34,21 @@ T = TypeVar("T")
 
 FINISHED = "[data-testid=stApp][data-test-script-state=notRunning]"
 
+# The page's elements of posviz's own that draw a chart: each in its main column but a
+# fragment's clock (static/tick.js), which draws nothing.
+CHART_BOXES = "[data-testid=stMain] .stBidiComponent:not(:has(.posviz-tick))"
+
 # The sidebar's sentence box, by its key (the sidebar holds other text boxes: a room's join box).
 SENTENCE_BOX = "[data-testid=stSidebar] .st-key-text input"
 
-# True once the script is not running, the page has its title and no element is still loading
-# or left over from the run before.
+# True once the script is not running, the page has its title, no element is still loading or
+# left over from the run before, and a new view is no longer held at its top (static/view.js
+# scrolls it there on every frame until its layout is still: a click meanwhile, on a button
+# scrolled into view, could land on whatever the hold scrolled under the pointer).
 DRAWN_RUN_JS = """() => !!document.querySelector('FINISHED')
   && !!document.querySelector('[data-testid=stMain] h1')
-  && !document.querySelector('[data-testid=stSkeleton], [data-stale=true]')""".replace(
-    "FINISHED", FINISHED)
+  && !document.querySelector('[data-testid=stSkeleton], [data-stale=true]')
+  && !(window.posvizView && window.posvizView.holding)""".replace("FINISHED", FINISHED)
 
 
 def settle(page) -> None:
@@ -172,13 +178,13 @@ IN_VIEW_JS = """([title, marker]) => {
   if (!document.querySelector('FINISHED')) return false;
   const h1 = document.querySelector('[data-testid=stMain] h1');
   if (!h1 || !h1.textContent.includes(title)) return false;
-  return [...document.querySelectorAll('[data-testid=stMain] .stBidiComponent')].every((box) => {
+  return [...document.querySelectorAll('CHART_BOXES')].every((box) => {
     const { top, bottom } = box.getBoundingClientRect();
     if (bottom < 0 || top > innerHeight) return true;
     const chart = box.querySelector('.posviz-chart.js-plotly-plot');
     return !!chart && chart.textContent.includes(marker);
   });
-}""".replace("FINISHED", FINISHED)
+}""".replace("FINISHED", FINISHED).replace("CHART_BOXES", CHART_BOXES)
 
 
 def free_port() -> int:

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import PAGES, ROOT
-from tests.load_fixtures import SENTENCE_BOX, nav_click, rerun, settle
+from tests.load_fixtures import CHART_BOXES, SENTENCE_BOX, nav_click, rerun, settle
 from ui import page_name
 from ui.i18n import text
 
@@ -24,13 +24,13 @@ def charts_drawn(page) -> int:
     update to one (a chart draws, and a chart out of sight takes a rerun's update, when it comes
     near the window); return how many there are."""
     page.wait_for_function("""() => {
-        const boxes = [...document.querySelectorAll('[data-testid=stMain] .stBidiComponent')];
+        const boxes = [...document.querySelectorAll('CHART_BOXES')];
         if (boxes.some((box) => !box.querySelector('.posviz-chart'))) return false;  // loading
         const waiting = [...document.querySelectorAll('.posviz-chart')]
           .filter((chart) => !chart.querySelector('.main-svg') || chart.posvizPending);
         if (waiting.length) waiting[0].scrollIntoView();
         return !waiting.length;
-    }""", timeout=30_000, polling=100)
+    }""".replace("CHART_BOXES", CHART_BOXES), timeout=30_000, polling=100)
     return page.locator(".posviz-chart").count()
 
 
@@ -180,9 +180,9 @@ def test_a_chart_waiting_to_draw_already_takes_its_drawn_height(server, browser)
     page.goto(f"{server}/attention?text={quote('刚想到了 and a longer sentence')}")
     settle(page)
     page.wait_for_function("""() => {
-        const boxes = [...document.querySelectorAll('[data-testid=stMain] .stBidiComponent')];
+        const boxes = [...document.querySelectorAll('CHART_BOXES')];
         return boxes.length > 2 && boxes.every((box) => box.querySelector('.posviz-chart'));
-    }""", timeout=30_000)  # every chart element has loaded its module
+    }""".replace("CHART_BOXES", CHART_BOXES), timeout=30_000)  # each chart's module loaded
     kept = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
         '.posviz-chart')].filter((c) => c.posvizPending).map((c) => [c.dataset.name,
         c.getBoundingClientRect().height]))""")

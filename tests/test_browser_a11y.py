@@ -28,6 +28,7 @@ import pytest
 from posviz.rooms import key_cookie, spaced
 from tests.conftest import PAGES, ROOT
 from tests.load_fixtures import (
+    CHART_BOXES,
     DRAWN_FRAMES_JS,
     FINISHED,
     TITLED_JS,
@@ -105,10 +106,11 @@ APP_READY_JS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
   if (!document.querySelector('FINISHED') || !main
       || main.querySelector('[data-testid=stSkeleton], [data-stale=true]')
-      || [...main.querySelectorAll('.stBidiComponent')].some((b) => !b.querySelector(
+      || [...document.querySelectorAll('CHART_BOXES')].some((b) => !b.querySelector(
         '.posviz-chart'))) return false;
   return (CHARTS)(main);
-}""".replace("FINISHED", FINISHED).replace("CHARTS", CHARTS_JS)
+}""".replace("FINISHED", FINISHED).replace("CHART_BOXES", CHART_BOXES).replace(
+    "CHARTS", CHARTS_JS)
 
 # The same for the room's screen (static/viewer.js): a heading shown, every chart drawn.
 ROOM_READY_JS = """() => {

@@ -20,7 +20,15 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.conftest import PAGES, ROOT
 from tests.drawn import problems
-from tests.load_fixtures import FINISHED, TITLED_JS, page_url, route_name, serving, still
+from tests.load_fixtures import (
+    CHART_BOXES,
+    FINISHED,
+    TITLED_JS,
+    page_url,
+    route_name,
+    serving,
+    still,
+)
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -70,14 +78,14 @@ SETTLED_JS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
   if (!document.querySelector('FINISHED') || !main
       || main.querySelector('[data-testid=stSkeleton], [data-stale=true]')
-      || [...main.querySelectorAll('.stBidiComponent')].some((b) => !b.querySelector(
+      || [...document.querySelectorAll('CHART_BOXES')].some((b) => !b.querySelector(
         '.posviz-chart'))) return false;
   const waiting = [...main.querySelectorAll('.posviz-chart')]
     .filter((c) => c.offsetParent !== null && (c.posvizPending || !c.posvizConfig
                    || !c.classList.contains('js-plotly-plot') || c.posvizWidth !== c.clientWidth));
   if (waiting.length) waiting[0].scrollIntoView({ block: 'center' });
   return !waiting.length;
-}""".replace("FINISHED", FINISHED)
+}""".replace("FINISHED", FINISHED).replace("CHART_BOXES", CHART_BOXES)
 
 PLOTS = "[data-testid=stMain] .js-plotly-plot .draglayer"  # every chart's plot areas
 

@@ -36,10 +36,14 @@ def module(name: str) -> str:
     """A component's JavaScript as a few bytes that import static/<name> once per browser tab
     (served by Streamlit, its URL versioned by its content), rather than the whole module
     inlined in every element: each chart would otherwise carry 20 kB of code over the
-    websocket, on every run, to every student of a room."""
+    websocket, on every run, to every student of a room. What the module's function returns,
+    a function to call when the element goes, is called then."""
     url = json.dumps(f"app/static/{name}?v={version(name)}")
     return (f"const loaded = import(new URL({url}, document.baseURI).href);\n"
-            "export default (component) => loaded.then((module) => module.default(component));\n")
+            "export default (component) => {\n"
+            "  const drawn = loaded.then((module) => module.default(component));\n"
+            "  return () => drawn.then((done) => typeof done === \"function\" && done());\n"
+            "};\n")
 
 
 _COMPONENT = st.components.v2.component(

@@ -72,6 +72,14 @@ JOIN_SECONDS = 10.0  # how often the projector's QR code and word are drawn agai
 HEADCOUNT_SECONDS = 5.0  # how often the lecturer's count of connected students is read again
 
 _ELEMENT = st.components.v2.component("posviz_room", js=module("room.js"))
+_TICK = st.components.v2.component("posviz_tick", js=module("tick.js"), isolate_styles=False)
+
+
+def _every(seconds: float, key: str) -> None:
+    """Inside a fragment: run it again every `seconds` while the page is idle (static/tick.js;
+    Streamlit's own run_every ticks whatever the page is doing, and a tick just after a click
+    took the page back to the address from before it). Draws nothing."""
+    _TICK(data={"every": seconds}, key=key, on_tick_change=lambda: None, width="content")
 
 
 @dataclass(frozen=True)
@@ -426,10 +434,11 @@ def student_bar(s, m: Member | None, page: str) -> None:
     _element(m, page, s.lang, lead=False, following=following)
 
 
-@st.fragment(run_every=HEADCOUNT_SECONDS)
+@st.fragment
 def _headcount(where, code: str, lang: str) -> None:
     """Who is really there, read again every HEADCOUNT_SECONDS (which also tells the room its
     lecturer is still here)."""
+    _every(HEADCOUNT_SECONDS, "tick_headcount")
     store = shared_store()
     try:
         room = store.room(code)
@@ -539,11 +548,12 @@ def join_panel(s, m: Member | None) -> None:
         _presence(m.code, s.lang)
 
 
-@st.fragment(run_every=JOIN_SECONDS)
+@st.fragment
 def _presence(code: str, lang: str) -> None:
     """The QR code with the room's ticket of now, and the projector's word of now: both change
     every TICKET_SECONDS (a photo of them posted outside the hall stops working within
     minutes), so they are drawn again every JOIN_SECONDS."""
+    _every(JOIN_SECONDS, "tick_presence")
     st.image(_qr_png(student_link(code, ticket=True)), width="stretch",
              caption=text("room.qr_caption", lang), output_format="PNG")  # JPEG would blur it
     word = signing.word(shared_store().secret, code, time.time())
@@ -584,11 +594,12 @@ def _put_away(code: str) -> None:
     shared_store().put_away(code)
 
 
-@st.fragment(run_every=TALLY_SECONDS)
+@st.fragment
 def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool) -> None:
     """The lecturer's live count of answers, read again every TALLY_SECONDS; how they split
     only if show (the hall sees the projector: a split shown before the reveal sways those
     still deciding)."""
+    _every(TALLY_SECONDS, f"tick_tally_{poll_id}")
     store = shared_store()
     try:
         counts = store.counts(code, poll_id) or [0] * len(letters)
