@@ -201,7 +201,8 @@ class Watch:
     rooms: dict[str, Room] = field(default_factory=dict)
     changed: dict[str, asyncio.Event] = field(default_factory=dict)
     waiting: dict[str, dict[str, int]] = field(default_factory=dict)  # code -> voter -> waits
-    recent: dict[str, dict[str, str]] = field(default_factory=dict)  # code -> voter -> network
+    places: dict[str, dict[str, str]] = field(default_factory=dict)  # ... -> its network
+    recent: dict[str, dict[str, str]] = field(default_factory=dict)  # seen since the report
     task: asyncio.Task | None = None
     health: tuple[float, str] = (0.0, "")  # when last checked, and what failed ("" for none)
     checking: asyncio.Future | None = None  # the health check running, on its own thread
@@ -300,6 +301,7 @@ class Watch:
         who = self.waiting.setdefault(code, {})
         if voter:
             who[voter.token] = who.get(voter.token, 0) + 1
+            self.places.setdefault(code, {})[voter.token] = network
             self.recent.setdefault(code, {})[voter.token] = network
         self._start()
         try:
@@ -312,8 +314,10 @@ class Watch:
                 who[voter.token] -= 1
                 if not who[voter.token]:
                     del who[voter.token]
+                    self.places.get(code, {}).pop(voter.token, None)
             if not who:
                 self.waiting.pop(code, None)
+                self.places.pop(code, None)
 
     def _start(self) -> None:
         if self.task is None or self.task.done():
@@ -333,9 +337,8 @@ class Watch:
                         await self.refresh(code)
                 if time.monotonic() - reported >= REPORT:
                     reported = time.monotonic()
-                    for code in codes:
-                        # every waiting voter's network was noted as it began to wait
-                        present = self.recent.pop(code, {})
+                    for code in codes:  # who waits now, and who came and went meanwhile
+                        present = self.recent.pop(code, {}) | self.places.get(code, {})
                         await self.calls(self.store.seen, code, present)
         self.rooms.clear()  # nobody waits: the next follower reads afresh
         self.recent.clear()
