@@ -9,6 +9,7 @@ import time
 
 from posviz.rooms import PRESENT_SECONDS, open_store
 from posviz.rooms.http import REPORT, Watch
+from tests.load_fixtures import run_apart
 
 
 def test_a_follower_holding_one_long_wait_is_reported_at_every_report(tmp_path):
@@ -27,6 +28,6 @@ def test_a_follower_holding_one_long_wait_is_reported_at_every_report(tmp_path):
         waiting.cancel()
         gone.cancel()
 
-    asyncio.run(hold())
+    run_apart(hold())
     offset[0] = PRESENT_SECONDS - REPORT + 1  # counted only if reported in the last report
     assert store.headcount(code) == 1
