@@ -227,7 +227,7 @@ class Student:
         self.page, self.query = page, query
 
     def personal(self) -> list[tuple[str, str]]:
-        return [(k, v) for k, v in parse_qsl(self.query) if k in PERSONAL and k != "key"]
+        return [(k, v) for k, v in parse_qsl(self.query) if k in PERSONAL]
 
     async def vote(self, poll_id: str, option: int) -> None:
         """Press the button of option (0 for A) of a poll on the page the student shows."""
@@ -307,14 +307,14 @@ class Follower:
 
 @dataclass(eq=False)
 class Lecturer:
-    """A lecturer's tab without a browser: its session runs the pages (with the key from the
-    lecturer link at first, then from the HttpOnly cookie the server sets when the room element
-    hands it the key), and it publishes each view it shows, as static/room.js does once a run
-    has finished."""
+    """A lecturer's tab without a browser: its session runs the pages (made the lecturer's by a
+    one-time lecturer link's token at first, then by the HttpOnly cookie the server sets when
+    the room element hands it the key), and it publishes each view it shows, as
+    static/room.js does once a run has finished."""
 
     url: str
     code: str
-    key: str
+    lead: str  # the lecturer link's token (RoomStore.lead_link)
     page: str = ""
     query: str = ""
     last: list[ForwardMsg] = field(default_factory=list)
@@ -333,7 +333,7 @@ class Lecturer:
 
     async def show(self, page: str, **query: str) -> None:
         """Open a page with these parameters, then publish it to the room."""
-        linked = {} if self._linked else {"key": self.key}
+        linked = {} if self._linked else {"lead": self.lead}
         self.page, self.query = page, urlencode(query)
         self.last = await self._session.open(page, urlencode(
             {**query, "room": self.code, **linked}))

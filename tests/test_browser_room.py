@@ -264,23 +264,30 @@ def test_a_phone_with_the_code_alone_is_asked_the_projectors_word_and_its_answer
         phone.context.close()
 
 
-def test_a_lecturer_link_leaves_no_key_in_the_address_or_history(server, browser, rooms_url):
-    """The lecturer link is answered with the same page without its key (now in an HttpOnly
-    cookie): no address the tab ever showed or put in its history, and nothing in the page's
-    script, holds it; after Leave the next person at this computer is no lecturer."""
+def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, rooms_url):
+    """A one-time lecturer link is answered with the same page without its token (moved into
+    an HttpOnly cookie, which the page uses up): no address the tab ever showed or put in its
+    history, and nothing in the page's script, holds the key or the token once used; after
+    Leave, the next person at this computer is no lecturer, not even from the history."""
     store = open_store(rooms_url)
     code, key = store.create()
+    token = store.lead_link(code, key)
+    link = f"{server}/lesson?scene=2&room={code}&lead={token}"
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     shown = []
     page.on("framenavigated", lambda frame: shown.append(frame.url))
     page.add_init_script(RECORD_HISTORY_JS)
+    leading = page.get_by_text(f"You lead room {code[:3]} {code[3:]}")
     try:
-        page.goto(f"{server}/lesson?scene=2&room={code}&key={key}")
+        page.goto(link)
         settle(page)
-        expect(page.get_by_text(f"You lead room {code[:3]} {code[3:]}")).to_be_visible()
-        assert "scene=2" in page.url
-        assert key not in page.evaluate("() => document.cookie + JSON.stringify("
-                                        "window.posvizRoom && window.posvizRoom.data)")
+        expect(leading).to_be_visible()
+        assert "scene=2" in page.url and token not in page.url
+        page.wait_for_function("() => window.posvizRoom && window.posvizRoom.data"  # handed
+                               " && !('grant' in window.posvizRoom.data)")  # over, once
+        script_sees = page.evaluate("() => document.cookie + JSON.stringify("
+                                    "window.posvizRoom && window.posvizRoom.data)")
+        assert key not in script_sees and token not in script_sees
         page.get_by_role("button", name="Leave the room").click()
         with rerun(page):
             page.get_by_role("button", name="Leave, the room goes on").click()
@@ -288,7 +295,10 @@ def test_a_lecturer_link_leaves_no_key_in_the_address_or_history(server, browser
         assert [url for url in shown + histories if key in url] == []
         page.reload()  # the next person at this computer
         settle(page)
-        expect(page.get_by_text(f"You lead room {code[:3]} {code[3:]}")).to_have_count(0)
+        expect(leading).to_have_count(0)
+        page.goto(link)  # ... opens the link from the browser's history: a student, who
+        page.wait_for_url(f"**/_posviz/follow/{code}**")  # follows on the room's screen
+        assert store.redeem(code, token) is None
     finally:
         page.context.close()
 

@@ -45,7 +45,7 @@ class Room:
 
     async def seat(self, n: int) -> None:
         """The lecturer opens the lesson's scene 4; n students open the room's screen."""
-        self.lecturer = Lecturer(self.url, self.code, self.key)
+        self.lecturer = Lecturer(self.url, self.code, self.store.lead_link(self.code, self.key))
         await self.lecturer.connect()
         await self.lecturer.show("lesson", scene="4")
         self.students = [Follower(self.url, self.code) for _ in range(n)]

@@ -1,10 +1,11 @@
 """Rooms in the app's pages (AppTest, one session at a time): start, join, lead, follow, vote,
-reveal, ask, close; and every hostile input as a room code, a key and a question."""
+reveal, ask, close; and every hostile input as a room code, a lecturer link and a question."""
 
 from __future__ import annotations
 
 import json
 import time
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -49,8 +50,9 @@ def shown(at: AppTest) -> str:
 
 
 def lecturer(store, page: str = HOME, **query: str) -> tuple[AppTest, str, str]:
+    """A session opened from a one-time lecturer link of a new room."""
     code, key = store.create()
-    return opened(page, room=code, key=key, **query), code, key
+    return opened(page, room=code, lead=store.lead_link(code, key), **query), code, key
 
 
 def test_starting_a_room_makes_this_session_its_lecturer(store):
@@ -66,17 +68,28 @@ def test_starting_a_room_makes_this_session_its_lecturer(store):
 
 def test_the_lecturer_link_drives_the_room_and_leaves_the_address_bar(store):
     at, code, key = lecturer(store, LESSON, scene="4")
-    assert "key" not in at.query_params
+    assert "lead" not in at.query_params
     assert at.session_state["room_key"] == key
     assert at.button(key="reveal_scene-order")  # a lecturer reveals; no vote buttons
     assert not [b for b in at.button if b.key and b.key.startswith("vote_")]
 
 
-@pytest.mark.parametrize("key", ["wrong-key-of-decent-length", "", "x" * 500, *SAMPLE])
-def test_a_wrong_key_gives_a_follower_never_control(store, key):
-    code, _ = store.create()
-    at = opened(LESSON, room=code, key=key, scene="4")
-    assert "key" not in at.query_params
+def test_a_lecturer_link_leads_one_session_once(store):
+    code, key = store.create()
+    token = store.lead_link(code, key)
+    first = opened(LESSON, room=code, lead=token, scene="4")
+    again = opened(LESSON, room=code, lead=token, scene="4")  # from the history, after Leave
+    assert first.session_state["room_key"] == key and not again.session_state["room_key"]
+    assert "has been used already" in shown(again) and again.toggle(key="follow")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("lead", "wrong-token-of-decent-length"), ("lead", ""), ("lead", "x" * 500),
+    *(("lead", sample) for sample in SAMPLE), ("key", "the-room-key")])
+def test_a_wrong_link_gives_a_follower_never_control(store, name, value):
+    code, key = store.create()
+    at = opened(LESSON, room=code, scene="4", **{name: key if value == "the-room-key" else value})
+    assert name not in at.query_params
     assert not at.session_state["room_key"]
     assert at.toggle(key="follow")  # the student's switch
     assert not [b for b in at.button if b.key and b.key.startswith("reveal_")]
@@ -114,7 +127,7 @@ def test_a_student_without_a_voter_id_answers_on_the_rooms_screen(store):
     screen issues one, in an HttpOnly cookie): its question offers the room's screen, where
     it answers, instead of buttons that could not count."""
     code, key = store.create()
-    lecturer_view = opened(LESSON, room=code, key=key, scene="4")
+    lecturer_view = opened(LESSON, room=code, lead=store.lead_link(code, key), scene="4")
     assert lecturer_view.button(key="reveal_scene-order")
     student = opened(LESSON, room=code, scene="4")
     assert not [b for b in student.button if b.key and b.key.startswith("vote_")]
@@ -125,7 +138,7 @@ def test_a_student_without_a_voter_id_answers_on_the_rooms_screen(store):
 
 def test_the_reveal_reaches_the_student_with_the_distribution_and_the_answer(store):
     code, key = store.create()
-    teacher = opened(LESSON, room=code, key=key, scene="4")
+    teacher = opened(LESSON, room=code, lead=store.lead_link(code, key), scene="4")
     student = opened(LESSON, room=code, scene="4")
     store.vote(code, "scene-order", store.new_voter(code, True), 0)
     teacher.button(key="reveal_scene-order").click().run()
@@ -244,14 +257,15 @@ def test_the_key_goes_to_the_browser_once_and_leave_has_the_server_delete_it(sto
 
 def test_the_lecturer_link_is_shown_once_behind_a_warning_and_opens_this_view(store):
     at, code, key = lecturer(store, LESSON, scene="4")
-    assert key not in shown(at)
     at.button(key="room_show_key").click().run()
-    link = next(c.value for c in at.code if key in c.value)
-    assert "Whoever opens this link leads the room with you" in shown(at)
+    link = next(c.value for c in at.code if "lead=" in c.value)
+    assert "Whoever opens this link first leads the room with you" in shown(at)
     assert link.startswith("http://localhost:8501/lesson?") and "scene=4" in link
-    assert f"room={code}" in link and "lang=" not in link
+    assert f"room={code}" in link and "lang=" not in link and key not in link
     at.run()
-    assert key not in shown(at)
+    assert "lead=" not in shown(at)
+    token = dict(parse_qsl(urlsplit(link).query))["lead"]
+    assert store.redeem(code, token) == key  # the link leads, once
 
 
 def test_one_address_starts_a_few_rooms_then_is_told_to_wait(store):
@@ -340,7 +354,7 @@ def test_a_store_that_fails_gives_a_message_and_the_lesson_goes_on(store, monkey
                         ("zh", "课堂房间暂时无法使用")):
         monkeypatch.setenv("POSVIZ_ROOM_STORE", f"sqlite:///{store.path}")
         shared_store.cache_clear()
-        at = opened(LESSON, room=code, key=key, scene="2", lang=lang)
+        at = opened(LESSON, room=code, lead=store.lead_link(code, key), scene="2", lang=lang)
         monkeypatch.setenv("POSVIZ_ROOM_STORE", "redis://127.0.0.1:9/0")  # nothing listens
         shared_store.cache_clear()
         at.run()

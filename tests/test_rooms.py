@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from posviz.rooms import (
     CLOSED_SECONDS,
     CODE_VOTES,
+    LEADS,
     LECTURER_IDLE,
     PRESENT_SECONDS,
     ROOM_SECONDS,
@@ -71,6 +72,41 @@ def test_a_new_room_has_a_six_digit_code_a_key_and_version_one(store):
     assert store.holds_key(code, key)
     assert not store.holds_key(code, key + "x") and not store.holds_key(code, "")
     assert not store.holds_key("123", key) and not store.holds_key(code, None)
+
+
+def test_a_lecturer_link_leads_once_and_never_after_its_room_ends(backend, clock):
+    store, other = backend(clock=clock), backend(clock=clock)  # two server processes
+    code, key = store.create()
+    token = store.lead_link(code, key)
+    assert key not in token and store.holds_key(code, store.redeem(code, token))
+    assert other.redeem(code, token) is None and store.redeem(code, token) is None  # once
+    spare, wrong = store.lead_link(code, key), other.lead_link(code, key)
+    assert store.redeem(code, wrong + "x") is None and store.redeem("123456", wrong) is None
+    with pytest.raises(RoomError, match="not_lecturer"):
+        store.lead_link(code, key + "x")
+    store.close(code)
+    assert store.redeem(code, spare) is None  # a room that ended makes no lecturer
+    with pytest.raises(RoomError, match="room_closed"):
+        store.lead_link(code, key)
+
+
+def test_links_racing_for_one_token_lead_exactly_once(backend, clock):
+    code, key = backend(clock=clock).create()
+    token = backend(clock=clock).lead_link(code, key)
+    stores = [backend(clock=clock) for _ in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        keys = list(pool.map(lambda each: each.redeem(code, token), stores))
+    assert keys.count(key) == 1 and keys.count(None) == 7
+
+
+def test_a_room_keeps_its_newest_unused_lecturer_links(store, clock):
+    code, key = store.create()
+    tokens = []
+    for _ in range(LEADS + 3):
+        tokens.append(store.lead_link(code, key))
+        clock.now += 1
+    assert [store.redeem(code, token) for token in tokens[:3]] == [None] * 3
+    assert all(store.redeem(code, token) == key for token in tokens[3:])
 
 
 def test_codes_are_read_as_typed():

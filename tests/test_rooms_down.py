@@ -88,7 +88,7 @@ def test_a_stopped_redis_is_said_plainly_backed_off_from_and_comes_back(tmp_path
         code, key = store.create()
         other, _ = store.create()  # no follower of it waits here: the server has no copy
         lecturer = browser.new_page(viewport={"width": 1400, "height": 1000})
-        lecturer.goto(f"{base}/rope?room={code}&key={key}")
+        lecturer.goto(f"{base}/rope?room={code}&lead={store.lead_link(code, key)}")
         settle(lecturer)
         student = browser.new_page(viewport={"width": 390, "height": 844})
         student.goto(f"{base}/?room={code}")  # the app sends a follower to the room's screen

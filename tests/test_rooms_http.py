@@ -18,7 +18,15 @@ from urllib.parse import quote, urlsplit
 import pytest
 import redis
 
-from posviz.rooms import CODE_VOTES, VOTER_COOKIE, key_cookie, open_store, shared_store, signing
+from posviz.rooms import (
+    CODE_VOTES,
+    VOTER_COOKIE,
+    key_cookie,
+    lead_cookie,
+    open_store,
+    shared_store,
+    signing,
+)
 from posviz.rooms.http import HELD_PER_VOTER, MAX_BODY, REPORT, TICK
 from posviz.rooms.throttle import MINTS, WRONG
 from tests.hostile import HOSTILE
@@ -260,10 +268,44 @@ def test_the_key_goes_into_an_httponly_cookie_and_leave_deletes_it(site, loop):
     status, _, headers = call(loop, site, "POST", f"/_posviz/room/{code}/lead",
                               {"key": key[::-1]})
     assert status == 403 and "set-cookie" not in headers
-    status, _, headers = call(loop, site, "POST", f"/_posviz/room/{code}/forget", {},
-                              cookies={key_cookie(code): key})
-    assert status == 204 and headers["set-cookie"].startswith(f'{key_cookie(code)}="";')
-    assert "max-age=0" in headers["set-cookie"].lower()
+    async def leave() -> list[str]:
+        http = Http(site.base, {key_cookie(code): key}, source=address())
+        assert (await http.request("POST", f"/_posviz/room/{code}/forget", {}))[0] == 204
+        await http.close()
+        return http.set_cookies
+    deleted = loop.run(leave())  # the key, and a lecturer link's token not yet used
+    assert sorted(cookie.split("=")[0] for cookie in deleted) == [key_cookie(code),
+                                                                   lead_cookie(code)]
+    assert all("max-age=0" in cookie.lower() for cookie in deleted)
+
+
+def test_a_lecturer_link_moves_its_token_into_a_cookie_and_a_key_leads_nothing(site, loop):
+    """KeyLinks: the page's address comes back without the token (an HttpOnly cookie holds
+    it, for the page to use up: a link preview that fetches the address leads nothing); a
+    key in an address is taken out, counted as a wrong code, and the page says so."""
+    code, key = site.store.create()
+    token = site.store.lead_link(code, key)
+
+    async def opened(query: str, by: str) -> tuple[int, dict[str, str], list[str]]:
+        http = Http(site.base, source=by)
+        status, _ = await http.request("GET", f"/lesson?{query}")
+        await http.close()
+        return status, http.headers, http.set_cookies
+    status, headers, cookies = loop.run(opened(f"scene=2&room={code}&lead={token}", address()))
+    assert status == 303 and headers["location"] == f"/lesson?scene=2&room={code}"
+    assert len(cookies) == 1 and cookies[0].startswith(f"{lead_cookie(code)}={token};")
+    assert "httponly" in cookies[0].lower() and "no-store" in headers["cache-control"]
+    assert site.store.redeem(code, token) == key  # unused by the redirect itself
+
+    laptop = address()
+    before = site.store.wait(WRONG, site.store.network(laptop))
+    status, headers, cookies = loop.run(opened(f"room={code}&key={key}", laptop))
+    assert status == 303 and cookies == []
+    assert headers["location"] == f"/lesson?room={code}&lead_refused=1"
+    assert before == 0 and site.store.wait(WRONG, site.store.network(laptop)) == 0
+    for _ in range(WRONG.burst):  # the key link was one wrong code of the network's budget
+        loop.run(opened(f"room={code}&key={key}", laptop))
+    assert site.store.wait(WRONG, site.store.network(laptop)) > 0
 
 
 @pytest.mark.parametrize(("cookie", "body", "status", "error"), [

@@ -46,7 +46,8 @@ async def lecture(url: str, store_url: str) -> None:
     store = open_store(store_url)
     code, key = store.create()
     other_code, other_key = store.create()
-    lecturer, other = Lecturer(url, code, key), Lecturer(url, other_code, other_key)
+    lecturer, other = (Lecturer(url, code, store.lead_link(code, key)),
+                       Lecturer(url, other_code, store.lead_link(other_code, other_key)))
     await lecturer.connect()
     await other.connect()
     await lecturer.show("lesson", scene="1", text="刚想到了")

@@ -92,7 +92,7 @@ def follower(url: str, code: str, n: int) -> Follower:
 async def seat(url: str, store_url: str, n: int) -> tuple[Lecturer, list[Follower]]:
     store = open_store(store_url)
     code, key = store.create()
-    lecturer = Lecturer(url, code, key)
+    lecturer = Lecturer(url, code, store.lead_link(code, key))
     await lecturer.connect()
     await lecturer.show("lesson", scene="1", text="刚想到了")
     followers = [follower(url, code, i) for i in range(n)]

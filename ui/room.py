@@ -4,11 +4,12 @@ The room itself lives in posviz.rooms (SQLite or Redis, shared by every server p
 module draws it. Who a session is in its room is settled at the top of every page:
 
 - the room code comes from the link (`?room=482913`), the home page's join box, or the session;
-- a lecturer is whoever holds the room's key: in the HttpOnly cookie the server sets when the
-  lecturer link is opened (posviz.rooms.http.KeyLinks answers it with a redirect to the same
-  page without the key, so no address, history entry or projector shows it) or when this tab
-  hands over the key of the room it started, once; a reload or a server restart keeps the
-  lecturer in charge; Leave and Close delete it;
+- a lecturer is whoever holds the room's key, which this tab hands over once to the server to
+  set in its HttpOnly cookie: the key of the room it started, or the one a one-time lecturer
+  link (`?lead=TOKEN`) gave it (posviz.rooms.http.KeyLinks moves the token from the address
+  into a cookie, and the page uses it up: a link leads one browser, and no address, history
+  entry or projector ever shows a key); a reload or a server restart keeps the lecturer in
+  charge; Leave and Close delete it;
 - a student's anonymous voter id for the room is issued and signed by the server's room screen
   (posviz.rooms.http), in an HttpOnly cookie (one vote per browser, not per tab); a tab without
   one answers on the room's screen;
@@ -51,6 +52,7 @@ from posviz.rooms import (
     RoomError,
     StoreDown,
     key_cookie,
+    lead_cookie,
     network_address,
     normal_code,
     shared_query,
@@ -136,26 +138,31 @@ def _blocked(note: str = "too_many") -> bool:
 
 
 def _key_for(code: str) -> tuple[str | None, bool]:
-    """The key this session holds for the room (from the link, the session or the cookie), and
-    whether the browser's cookie holds it already."""
+    """The key this session holds for the room (from the session, the cookie, or a one-time
+    lecturer link it uses up now), and whether the browser's cookie holds it already."""
     store = shared_store()
     cookie = st.context.cookies.get(key_cookie(code))
     if code in st.session_state.get("room_forgot", ()):
         cookie = None  # deleted on Leave; this session's copy of the cookies is older
-    linked = st.query_params.get("key")  # a key in the address (not one a browser opened:
-    if linked is not None:              # KeyLinks took that out before the page loaded)
-        st.query_params.pop("key", None)  # never left on show in the address bar
-        if not _blocked() and store.holds_key(code, linked):
-            st.session_state.get("room_forgot", set()).discard(code)
-            return linked, linked == cookie
-        _wrong()
+    if st.query_params.pop("key", None) is not None:  # a key in the address leads nothing
+        _wrong()  # (KeyLinks takes one out before a browser's page loads, and counts it)
         _note("key_wrong", code=spaced(code))
-    if st.query_params.get("lead") == "wrong":  # KeyLinks found the link's key wrong
-        st.query_params.pop("lead", None)
+    if st.query_params.pop("lead_refused", None) is not None:  # KeyLinks took a key out
         _note("key_wrong", code=spaced(code))
     for held in (st.session_state.get("room_key"), cookie):
         if held and store.holds_key(code, held):
             return held, held == cookie
+    offered = st.query_params.pop("lead", None) or st.context.cookies.get(lead_cookie(code))
+    tried = st.session_state.setdefault("room_leads_tried", set())
+    if offered and offered not in tried:  # a lecturer link is tried once a session
+        tried.add(offered)
+        if not _blocked():
+            key = store.redeem(code, offered)
+            if key is not None:
+                st.session_state.get("room_forgot", set()).discard(code)
+                return key, False
+            _wrong()
+            _note("lead_used", code=spaced(code))
     return None, False
 
 
@@ -406,10 +413,15 @@ def _lead(box, s, m: Member, page: str) -> None:
     with box.popover(s.t("room.lecturer_link"), width="stretch"):
         st.caption(s.t("room.lecturer_link_help"))
         if st.button(s.t("room.lecturer_link_show"), key="room_show_key", type="primary"):
-            st.warning(s.t("room.lecturer_link_warning"))  # for this run only, never by itself
-            mine = urlencode({"room": m.code, "key": st.session_state.room_key})
-            st.code(f"{public_base()}{page}?{'&'.join(filter(None, (view, mine)))}",
-                    language=None, wrap_lines=True)
+            try:
+                token = shared_store().lead_link(m.code, st.session_state.room_key)
+            except (StoreDown, RoomError):  # the rooms, or this room, went meanwhile
+                st.warning(s.t("room.down"))
+            else:
+                st.warning(s.t("room.lecturer_link_warning"))  # for this run only
+                mine = urlencode({"room": m.code, "lead": token})
+                st.code(f"{public_base()}{page}?{'&'.join(filter(None, (view, mine)))}",
+                        language=None, wrap_lines=True)
     with box.popover(s.t("room.leave"), width="stretch"):
         st.caption(s.t("room.leave_lead_help"))
         st.button(s.t("room.leave_confirm"), key="room_leave", on_click=leave)

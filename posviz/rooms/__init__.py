@@ -62,7 +62,8 @@ PRESENT_SECONDS = 15.0            # a follower counts as connected this long aft
 LOG_EVERY = 60.0                  # a store that stays down is logged once this often
 VOTER_COOKIE = "posviz_me"         # a browser's voter id, issued and signed by the server
 JOINED_COOKIE = "posviz_joined"    # the signed proof that a browser was in its last room
-PERSONAL = ("lang", "present", "room", "key", "follow", "t")
+LEADS = 20                        # one-time lecturer links a room keeps unused (oldest go first)
+PERSONAL = ("lang", "present", "room", "key", "lead", "lead_refused", "follow", "t")
 """Query parameters that belong to one reader, never to the view a room shares."""
 
 log = logging.getLogger("posviz.rooms")
@@ -199,6 +200,12 @@ def key_cookie(code: str) -> str:
     return f"posviz_key_{code}"
 
 
+def lead_cookie(code: str) -> str:
+    """The cookie holding a one-time lecturer link's token for room code, from the link's
+    address until the app's page (which only a browser that runs it opens) uses it up."""
+    return f"posviz_lead_{code}"
+
+
 def spaced(code: str) -> str:
     """A code as it is read aloud and shown: 482913 -> 482 913."""
     return f"{code[:3]} {code[3:]}"
@@ -206,6 +213,13 @@ def spaced(code: str) -> str:
 
 def _digest(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _sealed(key: bytes, token: str) -> bytes:
+    """key sealed with a lecturer link's token (and unsealed by sealing again): the store
+    keeps a link's key only this way, so what it holds makes nobody a lecturer."""
+    pad = hmac.new(token.encode(), b"posviz lead", hashlib.sha256).digest()
+    return bytes(a ^ b for a, b in zip(key, pad, strict=False))
 
 
 def shared_query(query: str, limit: int = Limits.view) -> str:
@@ -338,6 +352,33 @@ class RoomStore(ABC):
             return False
         stored = self._key_digest(code)
         return stored is not None and hmac.compare_digest(stored, _digest(key))
+
+    @guarded
+    def lead_link(self, code: str, key: object) -> str:
+        """A new one-time token for a lecturer link: the browser that opens it first leads
+        the room as well (until it leaves); afterwards, and once the room ends, it is refused.
+        A room keeps its LEADS newest unused tokens."""
+        if not self.holds_key(code, key):
+            raise RoomError("not_lecturer")
+        room = self._open_room(code)
+        token = secrets.token_urlsafe(18)
+        self._add_lead(room.code, _digest(token), _sealed(key.encode(), token).hex(),
+                       self.clock())
+        return token
+
+    @guarded
+    def redeem(self, code: object, token: object) -> str | None:
+        """The room's key for a lecturer link's token, which this uses up; None for a token
+        that is wrong or used, or a room that ended."""
+        code = normal_code(code)
+        if code is None or not isinstance(token, str) or not 10 <= len(token) <= 100:
+            return None
+        sealed = self._take_lead(code, _digest(token))
+        if sealed is None:
+            return None
+        key = _sealed(bytes.fromhex(sealed), token).decode("utf-8", "replace")
+        room = self.room(code)
+        return key if room is not None and not room.closed and self.holds_key(code, key) else None
 
     @guarded
     def lecturer_here(self, code: str) -> None:
@@ -610,6 +651,15 @@ class RoomStore(ABC):
 
     @abstractmethod
     def _key_digest(self, code: str) -> str | None: ...
+
+    @abstractmethod
+    def _add_lead(self, code: str, digest: str, sealed: str, now: float) -> None:
+        """Keep a lecturer link's token (by its digest) until the room goes, and at most the
+        LEADS newest of a room."""
+
+    @abstractmethod
+    def _take_lead(self, code: str, digest: str) -> str | None:
+        """The sealed key of a lecturer link's token, deleted as it is read (once)."""
 
     @abstractmethod
     def _touch(self, code: str, now: float) -> None:

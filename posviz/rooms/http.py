@@ -23,15 +23,16 @@ POST /_posviz/room/{code}/view       the lecturer's page publishes its view: {pa
                                      the room's key in its HttpOnly cookie.
 POST /_posviz/room/{code}/lead       {key}: sets that cookie (a page script cannot set one that
                                      script in the page cannot read back).
-POST /_posviz/room/{code}/forget     deletes it (Leave, Close).
+POST /_posviz/room/{code}/forget     deletes it and a lecturer link's token (Leave, Close).
 GET  /_posviz/asset/{name}?v=HASH    the follower's scripts and styles, gzipped once.
 GET  /_posviz/health                 "ok", or 503 when the room store cannot be read and
                                      written (a proxy then sends room traffic elsewhere; the
                                      lesson goes on).
 
-And `KeyLinks`, a middleware: a page opened from a lecturer link (`?room=CODE&key=KEY`) is
-answered with a redirect to the same address without the key, which meanwhile went into its
-HttpOnly cookie; the key never stands in the address bar or in the browser's history.
+And `KeyLinks`, a middleware: a page opened from a one-time lecturer link
+(`?room=CODE&lead=TOKEN`) is answered with a redirect to the same address without the token,
+which meanwhile went into an HttpOnly cookie for the app's page to use up; no key ever stands
+in an address, and the token a browser's history keeps leads nothing once used.
 
 Every room route counts a wrong code the same way (a code that names no room, asked by a
 browser that shows no proof of having been in it), against one budget per network kept in the
@@ -81,6 +82,7 @@ from posviz.rooms import (
     RoomStore,
     StoreDown,
     key_cookie,
+    lead_cookie,
     normal_code,
     shared_store,
     signing,
@@ -98,6 +100,7 @@ from posviz.rooms.throttle import (
     trusted,
 )
 
+LEAD_SECONDS = 600  # how long a lecturer link's token waits in its cookie for the app's page
 REPORT = 5.0       # how often a process reports its waiting followers as present
 WAIT = max(REPORT + 1, float(os.environ.get("POSVIZ_ROOM_WAIT", "25")))
 """Longest a follower's request is held (seconds): proxies commonly allow 60 or more; set it
@@ -676,8 +679,9 @@ async def _forget(request: Request, entry: Entry, sent: dict) -> Response:
     if not entry.member and await rooms.calls(rooms.store.room, entry.code) is None:
         return await _wrong(entry)
     answer = Response(status_code=204, headers=NO_STORE)
-    answer.delete_cookie(key_cookie(entry.code), path="/", secure=_secure(request),
-                         httponly=True, samesite="strict")
+    for name, samesite in ((key_cookie(entry.code), "strict"), (lead_cookie(entry.code), "lax")):
+        answer.delete_cookie(name, path="/", secure=_secure(request), httponly=True,
+                             samesite=samesite)
     return answer
 
 
@@ -741,40 +745,38 @@ async def viewer(request: Request) -> Response:
 
 
 class KeyLinks:
-    """A lecturer link (`?room=CODE&key=KEY`, any page of the app) is answered with a redirect
-    to the same page without the key, which it sets in its HttpOnly cookie when it is the
-    room's (a wrong one counts as a wrong code, and the page then says so): the key never
-    stands in the address bar, so neither the browser's history nor a projector keeps it."""
+    """A lecturer link (`?room=CODE&lead=TOKEN`, any page of the app) is answered with a
+    redirect to the same page without the token, which meanwhile went into its HttpOnly cookie
+    (for LEAD_SECONDS): the app's page, which only a browser that runs it opens (not a chat's
+    link preview), uses the token up and makes this browser a lecturer. The token never stands
+    in the address bar, and the one that history keeps was used. A key in an address (a link
+    of an earlier kind) is taken out the same way and leads nothing: it counts as a wrong code,
+    and the page says so."""
 
     def __init__(self, app) -> None:
         self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET" or b"key=" not in scope.get(
-                "query_string", b"") or scope["path"].startswith(("/_stcore/", "/_posviz/",
-                                                                  "/static/", "/app/static/")):
+        query = scope.get("query_string", b"")
+        if scope["type"] != "http" or scope["method"] != "GET" or (
+                b"lead=" not in query and b"key=" not in query) or scope["path"].startswith(
+                    ("/_stcore/", "/_posviz/", "/static/", "/app/static/")):
             return await self.app(scope, receive, send)
         request = Request(scope, receive)
-        params = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
-        key = next((value for name, value in params if name == "key"), None)
-        kept = [(name, value) for name, value in params if name != "key"]
+        params = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+        token = next((value for name, value in params if name == "lead"), None)
+        keyed = any(name == "key" for name, _ in params)
+        kept = [(name, value) for name, value in params if name not in ("lead", "key")]
         code = normal_code(next((value for name, value in params if name == "room"), None))
-        rooms = watch()
-        cookie = None
-        try:
-            if code is not None and await rooms.calls(rooms.store.holds_key, code, key):
-                room = await rooms.calls(rooms.store.room, code)
-                if room is not None and not room.closed:
-                    cookie = (key_cookie(code), key, room.expires - time.time())
-            if cookie is None:
+        if keyed:
+            rooms = watch()
+            with contextlib.suppress(StoreDown):  # the page says the rooms are down
                 await rooms.calls(rooms.store.spend, WRONG, rooms.store.network(_who(request)),
                                   True)
-                kept.append(("lead", "wrong"))  # the page says so
-        except StoreDown:  # the page says the rooms are down; the key is dropped all the same
-            pass
+            kept.append(("lead_refused", "1"))
         answer = RedirectResponse(f"{scope['path']}?{urlencode(kept)}", 303, headers=NO_STORE)
-        if cookie is not None:
-            _cookie(answer, request, *cookie, "strict")
+        if token and code is not None and not keyed:
+            _cookie(answer, request, lead_cookie(code), token[:100], LEAD_SECONDS)
         await answer(scope, receive, send)
 
 

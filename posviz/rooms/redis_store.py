@@ -2,12 +2,14 @@
 
 One hash per room, one per poll, one hash of votes per poll (voter -> option:time:network), two
 sorted sets per room (its voters and its connected followers, by when each was last seen), a
-hash of the screens that followed it (voter -> network) and a set of the voters set aside; every
-key of a room expires with the room. Two sorted sets list the rooms: every room kept (by when
+hash of the screens that followed it (voter -> network), a set of the voters set aside and a
+hash of its unused lecturer links (token digest -> made:sealed key); every key of a room
+expires with the room. Two sorted sets list the rooms: every room kept (by when
 it ends) and the open ones (by when their lecturer was last seen). A hash per rate limit and
 key holds its tokens, and expires once it would be full again. Writes that check before they
 change (a new room against the cap, a vote against a reveal and the voter cap, a poll added
-once, a rate limit's tokens) are Lua scripts, which Redis runs atomically.
+once, a rate limit's tokens, a room's newest lecturer links) are Lua scripts, which Redis runs
+atomically.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import redis
 
 from posviz.rooms import (
+    LEADS,
     LECTURER_IDLE,
     PRESENT_SECONDS,
     Answer,
@@ -110,6 +113,25 @@ end
 return tostring(tokens)
 """
 
+# KEYS: the room's lecturer links, the room; ARGV: digest, made:sealed, how many are kept
+ADD_LEAD = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIREAT', KEYS[1], math.ceil(tonumber(redis.call('HGET', KEYS[2], 'expires'))))
+local kept = redis.call('HGETALL', KEYS[1])
+local over = #kept / 2 - tonumber(ARGV[3])
+while over > 0 do
+  local oldest, made = nil, nil
+  for i = 1, #kept, 2 do
+    local at = tonumber(string.match(kept[i + 1], '^[^:]+'))
+    if at and (made == nil or at < made) then oldest, made = kept[i], at end
+  end
+  redis.call('HDEL', KEYS[1], oldest)
+  kept = redis.call('HGETALL', KEYS[1])
+  over = over - 1
+end
+return 1
+"""
+
 # KEYS: present, screens
 # ARGV: now, cap, expires, the time before which a follower counts as gone, then followers
 # and their networks in turn
@@ -160,6 +182,10 @@ def _aside_key(code: str) -> str:
     return f"{PREFIX}room:{code}:aside"
 
 
+def _leads_key(code: str) -> str:
+    return f"{PREFIX}room:{code}:leads"
+
+
 @dataclass
 class RedisStore(RoomStore):
     client: redis.Redis | None = None
@@ -172,6 +198,7 @@ class RedisStore(RoomStore):
         self._vote_script = self.client.register_script(VOTE)
         self._seen_script = self.client.register_script(SEEN)
         self._bucket_script = self.client.register_script(BUCKET)
+        self._add_lead_script = self.client.register_script(ADD_LEAD)
 
     @classmethod
     def from_url(cls, url: str, **options) -> RedisStore:
@@ -214,6 +241,17 @@ class RedisStore(RoomStore):
     def _key_digest(self, code: str) -> str | None:
         return self.client.hget(_room_key(code), "key_digest")
 
+    def _add_lead(self, code: str, digest: str, sealed: str, now: float) -> None:
+        self._add_lead_script(keys=[_leads_key(code), _room_key(code)],
+                              args=[digest, f"{now!r}:{sealed}", LEADS])
+
+    def _take_lead(self, code: str, digest: str) -> str | None:
+        with self.client.pipeline(transaction=True) as pipe:  # read and gone at once
+            pipe.hget(_leads_key(code), digest)
+            pipe.hdel(_leads_key(code), digest)
+            held = pipe.execute()[0]
+        return None if held is None else held.partition(":")[2]
+
     def _touch(self, code: str, now: float) -> None:
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(_room_key(code), "lead_seen", now)
@@ -231,7 +269,7 @@ class RedisStore(RoomStore):
         """Every key of the room."""
         polls = self._poll_ids(code)
         return [_room_key(code), _polls_key(code), _voters_key(code), _present_key(code),
-                _screens_key(code), _aside_key(code),
+                _screens_key(code), _aside_key(code), _leads_key(code),
                 *(_poll_key(code, p) for p in polls), *(_votes_key(code, p) for p in polls)]
 
     def _close(self, code: str, expires: float) -> None:

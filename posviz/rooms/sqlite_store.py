@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from posviz.rooms import (
+    LEADS,
     LECTURER_IDLE,
     PRESENT_SECONDS,
     Answer,
@@ -54,11 +55,14 @@ CREATE TABLE IF NOT EXISTS screens (
     code TEXT NOT NULL, voter TEXT NOT NULL, network TEXT NOT NULL, PRIMARY KEY (code, voter));
 CREATE TABLE IF NOT EXISTS aside (
     code TEXT NOT NULL, voter TEXT NOT NULL, PRIMARY KEY (code, voter));
+CREATE TABLE IF NOT EXISTS leads (
+    code TEXT NOT NULL, digest TEXT NOT NULL, sealed TEXT NOT NULL, made REAL NOT NULL,
+    PRIMARY KEY (code, digest));
 CREATE TABLE IF NOT EXISTS limits (key TEXT PRIMARY KEY, tokens REAL NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS health (id INTEGER PRIMARY KEY, at REAL NOT NULL);
 """
 ROOM_COLUMNS = "code, version, page, query, live, closed, created, expires, lead_seen"
-TABLES = ("polls", "votes", "voters", "present", "screens", "aside")  # a room's, by its code
+TABLES = ("polls", "votes", "voters", "present", "screens", "aside", "leads")  # a room's, by code
 LIMITS_KEPT = 3600.0  # seconds a rate limit's bucket is kept unused (every one is full by then)
 CORRUPT = ("not a database", "malformed")
 
@@ -171,6 +175,20 @@ class SQLiteStore(RoomStore):
 
     def _key_digest(self, code: str) -> str | None:
         row = self._db.execute("SELECT key_digest FROM rooms WHERE code = ?", (code,)).fetchone()
+        return None if row is None else row[0]
+
+    def _add_lead(self, code: str, digest: str, sealed: str, now: float) -> None:
+        with self._write() as db:
+            db.execute("INSERT INTO leads (code, digest, sealed, made) VALUES (?, ?, ?, ?)",
+                       (code, digest, sealed, now))
+            db.execute("DELETE FROM leads WHERE code = ? AND digest NOT IN (SELECT digest "
+                       "FROM leads WHERE code = ? ORDER BY made DESC LIMIT ?)",
+                       (code, code, LEADS))
+
+    def _take_lead(self, code: str, digest: str) -> str | None:
+        with self._write() as db:
+            row = db.execute("DELETE FROM leads WHERE code = ? AND digest = ? RETURNING sealed",
+                             (code, digest)).fetchone()
         return None if row is None else row[0]
 
     def _touch(self, code: str, now: float) -> None:
