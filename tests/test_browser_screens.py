@@ -25,6 +25,7 @@ from tests.load_fixtures import (
     FINISHED,
     TITLED_JS,
     page_url,
+    rerun,
     route_name,
     serving,
     still,
@@ -156,12 +157,14 @@ SIDEWAYS_JS = """() => {
 
 
 @pytest.fixture(scope="module")
-def logged(chromium_path):
+def logged(chromium_path, tmp_path_factory):
     """A server of the sweep's own (so that a warning Streamlit logs once per process is not
-    spent by another test), its log kept beside the screenshots."""
+    spent by another test), its log kept beside the screenshots, its rooms in a store of its
+    own."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     log = SHOTS / "server.log"
-    with serving(log=log) as (_, url):
+    rooms = tmp_path_factory.mktemp("sweep-rooms") / "rooms.sqlite3"
+    with serving(env={"POSVIZ_ROOM_STORE": f"sqlite:///{rooms}"}, log=log) as (_, url):
         yield url, log
 
 
@@ -340,8 +343,8 @@ def test_charts_follow_their_column_when_it_changes(logged, browser):
 
 def test_the_home_page_opens_on_the_sentence_with_a_small_join_field(logged, browser):
     """On a phone the join field asks for the number pad; on a projector (presentation mode,
-    the sidebar tucked away) the home page still offers Start a room; the sentence's picture
-    is drawn on the first screen."""
+    the sidebar tucked away) the home page still offers Start a room, and the room's join panel
+    fits its screen; the sentence's picture is drawn on the first screen."""
     base, _ = logged
     context = SCREENS[2].context(browser, dark=False)
     phone = context.new_page()
@@ -359,4 +362,13 @@ def test_the_home_page_opens_on_the_sentence_with_a_small_join_field(logged, bro
     projector.wait_for_function(SCENE_SHOWN_JS, arg=[True], timeout=20_000, polling=100)
     field = projector.locator(".st-key-room_join_home input").bounding_box()
     assert field["width"] < 320
+    with rerun(projector):  # the join panel: the code, the word and the whole QR code in view
+        start.click()
+    qr = projector.locator(".st-key-posviz_presence img")
+    projector.wait_for_function("(i) => i.complete && i.naturalWidth", arg=qr.element_handle())
+    word = projector.locator(".st-key-posviz_presence").get_by_text("The word for this room")
+    for shown in (qr, word, projector.locator(".posviz-room-code")):
+        box = shown.bounding_box()
+        assert 0 <= box["y"] and box["y"] + box["height"] <= 720, box
+    assert 250 <= qr.bounding_box()["height"] == qr.bounding_box()["width"]  # square, large
     projector.close()

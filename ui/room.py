@@ -566,10 +566,15 @@ def _presence(code: str, lang: str) -> None:
     every TICKET_SECONDS (a photo of them posted outside the hall stops working within
     minutes), so they are drawn again every JOIN_SECONDS."""
     _every(JOIN_SECONDS, "tick_presence")
-    st.image(_qr_png(student_link(code, ticket=True)), width="stretch",
-             caption=text("room.qr_caption", lang), output_format="PNG")  # JPEG would blur it
     word = signing.word(shared_store().secret, code, time.time())
-    st.markdown(text("room.word", lang, word=word, minutes=TICKET_SECONDS // 60))
+    held = st.container(key="posviz_presence")  # the QR code fits the screen's height, and
+    held.markdown(text("room.word", lang, word=word,  # the word stays in view above it
+                       minutes=TICKET_SECONDS // 60))
+    held.image(_qr_png(student_link(code, ticket=True)), width="stretch",
+               caption=text("room.qr_caption", lang), output_format="PNG")  # JPEG would blur
+    held.html("<style>.st-key-posviz_presence img {max-height: max(14rem, 100vh - 20rem); "
+              "width: auto !important; max-width: 100%; aspect-ratio: 1; object-fit: contain; "
+              "margin: 0 auto; display: block}</style>")
 
 
 # ---- questions ------------------------------------------------------------------------------
