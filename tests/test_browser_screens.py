@@ -369,6 +369,6 @@ def test_the_home_page_opens_on_the_sentence_with_a_small_join_field(logged, bro
     word = projector.locator(".st-key-posviz_presence").get_by_text("The word for this room")
     for shown in (qr, word, projector.locator(".posviz-room-code")):
         box = shown.bounding_box()
-        assert 0 <= box["y"] and box["y"] + box["height"] <= 720, box
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
     assert 250 <= qr.bounding_box()["height"] == qr.bounding_box()["width"]  # square, large
     projector.close()

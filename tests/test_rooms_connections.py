@@ -11,7 +11,9 @@ holds by itself is measured by `python -m tests.red_team`."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import resource
 import socket
 import time
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from posviz.rooms import server
 from posviz.rooms.server import MOST_SETTING, REQUEST_SECONDS, Gate, backlog, connection_bound
 from tests.load_fixtures import serving
 
@@ -141,3 +144,31 @@ def test_the_bounds_follow_the_open_file_limit():
     assert (backlog(1024), connection_bound(1024)) == (64, 1024 - 128 - 3 * 64)
     assert (backlog(65536), connection_bound(65536)) == (2048, 65536 - 128 - 3 * 2048)
     assert Gate(most=704).per_address == 352 and Gate(most=100_000).per_address == 2000
+
+
+def test_refusals_are_logged_at_once_then_in_one_report_even_when_the_flood_stops(
+        monkeypatch, caplog):
+    """The first refusal of a quiet spell is logged at once; those after it within LOG_EVERY in
+    one report when it is up, whether or not another refusal comes to trigger it."""
+    monkeypatch.setattr(server, "LOG_EVERY", 0.3)
+    gate = Gate(most=2)
+
+    async def flood() -> None:
+        assert gate.admit("127.0.6.1", False, FakeTransport())
+        assert gate.admit("127.0.6.3", False, FakeTransport())
+        for _ in range(5):  # the flood, then nothing
+            assert not gate.admit("127.0.6.2", False, FakeTransport())
+        await asyncio.sleep(0.5)
+
+    with caplog.at_level(logging.WARNING, "posviz.server"):
+        asyncio.run(flood())
+    said = [r.getMessage() for r in caplog.records if "refused connections" in r.getMessage()]
+    assert len(said) == 2 and "1 past the process's bound" in said[0], said
+    assert "4 past the process's bound" in said[1], said
+
+
+class FakeTransport:
+    """A connection that stays open."""
+
+    def is_closing(self) -> bool:
+        return False

@@ -97,8 +97,9 @@ class Gate:
     open: dict[str, set[asyncio.BaseTransport]] = field(default_factory=dict)
     total: int = 0
     refused: dict[str, int] = field(default_factory=dict)  # why -> how many since logged
-    logged: float = 0.0
+    logged: float = -LOG_EVERY
     swept: float = 0.0
+    reporting: asyncio.TimerHandle | None = None  # the next report, when one is due
 
     def __post_init__(self) -> None:
         self.per_address = self.per_address or min(PER_ADDRESS, self.most // 2)
@@ -139,15 +140,25 @@ class Gate:
                 del self.open[address]
 
     def _refuse(self, why: str) -> bool:
+        """Count a refusal; the first of a quiet spell is logged at once, the rest in one
+        report LOG_EVERY later (scheduled, so a flood that stops is reported all the same)."""
         self.refused[why] = self.refused.get(why, 0) + 1
-        now = self.clock()
-        if now - self.logged >= LOG_EVERY:
-            self.logged = now
+        wait = self.logged + LOG_EVERY - self.clock()
+        if wait <= 0:
+            self.report()
+        elif self.reporting is None:
+            self.reporting = asyncio.get_running_loop().call_later(wait, self.report)
+        return False
+
+    def report(self) -> None:
+        """Log the refusals counted since the last report, if any."""
+        self.reporting = None
+        if self.refused:
+            self.logged = self.clock()
             said = ", ".join(f"{n} past {why}" for why, n in self.refused.items())
             log.warning("posviz: refused connections with 503 since the last report: %s "
                         "(holding %d of at most %d)", said, self.total, self.most)
             self.refused = {}
-        return False
 
 
 class GuardedProtocol(H11Protocol):
