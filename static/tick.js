@@ -1,14 +1,16 @@
-// A fragment's clock (ui.state.tick): asks for the fragment's next run every `every` seconds,
+// A fragment's clock (ui.room._every): asks for the fragment's next run every `every` seconds,
 // but only while the page is idle (no run going, none asked for) and the reader has not just
 // clicked or typed. Streamlit's own `run_every` timer asks whatever the page is doing: a tick
 // right after a click sent the address from before the click with the fragment's run, and the
 // page went back to it (the lecturer pressed Next, their page showed the next scene, and the
-// address, and so the class, stayed on the scene before).
+// address, and so the class, stayed on the scene before). Ticks of a page's fragments go
+// one at a time (Streamlit runs one fragment per request: two asked at once warn).
 
 const IDLE = "[data-testid=stApp][data-test-script-state=notRunning]";
 const QUIET_MS = 600;  // after a click or a key, no tick for this long
+const APART_MS = 400;  // two fragments' ticks at least this far apart: one run at a time
 
-const tab = window.posvizTick || (window.posvizTick = { input: 0 });
+const tab = window.posvizTick || (window.posvizTick = { input: 0, ticked: 0 });
 if (!tab.listening) {
   for (const kind of ["pointerdown", "keydown"]) {
     document.addEventListener(kind, () => { tab.input = Date.now(); }, true);
@@ -19,10 +21,18 @@ if (!tab.listening) {
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
   parentElement.classList.add("posviz-tick");  // an element that draws nothing (no chart)
-  const timer = setInterval(() => {
-    if (document.querySelector(IDLE) && Date.now() - tab.input > QUIET_MS) {
-      setTriggerValue("tick", Date.now());
+  let later = null;
+  const attempt = () => {  // a tick that is due goes as soon as the page lets it
+    later = null;
+    const now = Date.now();
+    if (document.querySelector(IDLE) && now - tab.input > QUIET_MS
+        && now - tab.ticked >= APART_MS) {
+      tab.ticked = now;
+      setTriggerValue("tick", now);
+    } else {
+      later = setTimeout(attempt, APART_MS);
     }
-  }, data.every * 1000);
-  return () => clearInterval(timer);
+  };
+  const timer = setInterval(() => { if (later === null) attempt(); }, data.every * 1000);
+  return () => { clearInterval(timer); clearTimeout(later); };
 }

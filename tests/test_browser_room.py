@@ -108,6 +108,8 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     errors = []
     for who, page in (("lecturer", lecturer), *students.items()):
         page.on("pageerror", lambda e, who=who: errors.append(f"{who}: {e}"))
+        page.on("console", lambda m, who=who: errors.append(f"{who}: {m.text}")  # two
+                if "Multiple different fragmentIds" in m.text else None)  # fragments at once
         request.addfinalizer(page.context.close)  # no tab left in the room for later tests
 
     lecturer.goto(f"{server}/?text=刚想到了")
