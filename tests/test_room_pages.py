@@ -403,3 +403,8 @@ def test_the_lecturer_sees_a_network_answering_past_its_screens_and_sets_it_asid
     at.button(key="aside_scene-order_campus").click().run()
     assert not at.exception and store.counts(code, "scene-order") == [0, 3]
     assert "12 answers were set aside." in shown(at) and said not in shown(at)
+    for _ in range(6):  # a network where no screen follows at all
+        store.vote(code, "scene-order", store.new_voter(code, True), 0, network="lab")
+    at.run()
+    assert text("room.suspect_none", "en", answers=6, unfollowed=6) in shown(at)
+    assert "only 0 screens" not in shown(at)

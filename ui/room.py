@@ -630,7 +630,8 @@ def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool) -> None
                         text("room.answers_axis", lang)), f"tally_{poll_id}", toolbar=False)
     st.caption(text("room.answered", lang, n=sum(counts), here=here))
     for suspect in suspects:  # answers from a network with fewer screens: a script, likely
-        st.warning(text("room.suspect", lang, answers=suspect.answers, screens=suspect.screens,
+        st.warning(text("room.suspect" if suspect.screens else "room.suspect_none", lang,
+                        answers=suspect.answers, screens=suspect.screens,
                         unfollowed=suspect.unfollowed))
         st.button(text("room.set_aside", lang, n=suspect.unfollowed),
                   key=f"aside_{poll_id}_{suspect.network}", on_click=_set_aside,
