@@ -24,7 +24,7 @@ import pytest
 
 from posviz.rooms import server
 from posviz.rooms.server import MOST_SETTING, REQUEST_SECONDS, Gate, backlog, connection_bound
-from tests.load_fixtures import serving
+from tests.load_fixtures import run_apart, serving
 
 pytestmark = pytest.mark.server
 
@@ -161,7 +161,7 @@ def test_refusals_are_logged_at_once_then_in_one_report_even_when_the_flood_stop
         await asyncio.sleep(0.5)
 
     with caplog.at_level(logging.WARNING, "posviz.server"):
-        asyncio.run(flood())
+        run_apart(flood())
     said = [r.getMessage() for r in caplog.records if "refused connections" in r.getMessage()]
     assert len(said) == 2 and "1 past the process's bound" in said[0], said
     assert "4 past the process's bound" in said[1], said
