@@ -45,8 +45,8 @@ import xmlrpc.client
 from pathlib import Path
 from string import Template
 
-from posviz.rooms import network_address
-from posviz.rooms.server import connection_bound
+from rooms import network_address
+from rooms.server import connection_bound
 
 DEPLOY = Path(__file__).resolve().parent
 ROOT = DEPLOY.parent
@@ -62,7 +62,7 @@ PER_SOURCE_REQUESTS = 20_000  # requests from one address in 10 s
 def bounds(replicas: int) -> tuple[int, int]:
     """(each replica's bound on open connections, HAProxy's): a replica on this machine
     raises its open-file limit to the hard limit at start and holds what that allows
-    (posviz.rooms.server.connection_bound); HAProxy holds no more than the replicas together,
+    (rooms.server.connection_bound); HAProxy holds no more than the replicas together,
     and no more than its own files allow (two a connection: the client's and the replica's)."""
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     files = hard if hard != resource.RLIM_INFINITY else 1 << 20

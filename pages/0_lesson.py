@@ -10,13 +10,13 @@ import numpy as np
 import streamlit as st
 
 import ui
-from posviz import lesson as right_option
 from posviz import modern, rope
 from posviz.alibi import mean_attention_distance
 from posviz.attention import HEAD_DIM
 from posviz.embedding import token_embeddings
 from posviz.permutation import readable, reads_the_same, reordered, reversal
 from posviz.sinusoidal import FORMULA, dot_by_offset
+from ui import answer_key as right_option
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
 

@@ -171,7 +171,7 @@ def torch_threads(n: int) -> Iterator[None]:
     training and doubles the CPU it takes (`python -m tests.training_benchmark`). The count is
     the process's, seen by its other threads too (measured: an op on another thread ran on one
     core while it was set to 1), so one caller at a time may change it: the live experiment
-    trains one classifier at a time per server (posviz.turns).
+    trains one classifier at a time per server (ui.turns).
     """
     before = torch.get_num_threads()
     torch.set_num_threads(n)

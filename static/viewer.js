@@ -2,7 +2,7 @@
 // with the app's own chart module, KaTeX for formulas and markdown-it for text.
 //
 // In a room (window.posvizRoom, set by the page the server sends), it waits on the room's
-// route (the long poll of posviz/rooms/http.py): each answer is the lecturer's current view,
+// route (the long poll of rooms/http.py): each answer is the lecturer's current view,
 // already drawn as a document in this reader's language, with the state of the room's
 // questions; a student answers with large buttons and sees the reveal. In a downloaded file
 // (#posviz-file), it draws the file's documents once, with the answers behind buttons.

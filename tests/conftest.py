@@ -51,7 +51,7 @@ def _machine_to_itself(request) -> None:
 def _fresh_rate_limits() -> None:
     """Each test starts with no client address over a rate limit kept in this process (the
     shared ones are kept in each test's own store)."""
-    from posviz.rooms import throttle
+    from rooms import throttle
 
     for limit in (throttle.FOLLOWS, throttle.VOTER_REQUESTS):
         limit.clear()

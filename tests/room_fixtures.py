@@ -23,7 +23,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from posviz.rooms import PERSONAL, signing
+from rooms import PERSONAL, signing
 from tests.load_fixtures import ROOT, Session, element, session, wait_healthy
 
 

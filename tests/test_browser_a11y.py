@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from posviz.rooms import key_cookie, spaced
+from rooms import key_cookie, spaced
 from tests.conftest import PAGES, ROOT
 from tests.load_fixtures import (
     CHART_BOXES,

@@ -20,7 +20,7 @@ from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from posviz.rooms import CODE_VOTES, open_store, signing
+from rooms import CODE_VOTES, open_store, signing
 from tests.conftest import ROOT
 from tests.load_fixtures import nav_click, rerun, settle, tab_to
 from tests.room_fixtures import ticket

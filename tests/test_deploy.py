@@ -28,8 +28,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from deploy.up import PER_SOURCE, TOOLS
-from posviz.rooms import open_store
-from posviz.rooms.throttle import WRONG
+from rooms import open_store
+from rooms.throttle import WRONG
 from tests.load_fixtures import at_scene, nav_click, rerun, session, settle
 from tests.room_fixtures import (
     BACKENDS,

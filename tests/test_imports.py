@@ -1,4 +1,6 @@
-"""Imports flow one way: pages -> ui -> posviz; posviz never needs streamlit."""
+"""Three packages, one direction: the app (app.py, pages/, ui/) on top of the engine (posviz/)
+and the rooms (rooms/), which know neither the app nor each other; posviz never needs
+streamlit."""
 
 import subprocess
 import sys
@@ -7,6 +9,13 @@ from pathlib import Path
 from tests.conftest import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_import_contracts_hold():
+    """import-linter checks the contracts pyproject.toml states ([tool.importlinter])."""
+    done = subprocess.run([Path(sys.executable).with_name("lint-imports")], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "0 broken" in done.stdout, done.stdout + done.stderr
 
 
 def test_importing_posviz_does_not_import_streamlit():

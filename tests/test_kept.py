@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from posviz.rooms.kept import Kept
+from rooms.kept import Kept
 
 
 def test_the_least_lately_asked_for_goes_first_once_the_bytes_are_full():

@@ -1,13 +1,13 @@
-"""The right option of each guided-lesson question, from the numbers (posviz/lesson.py)."""
+"""The right option of each guided-lesson question, from the numbers (ui/answer_key.py)."""
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from posviz import lesson
 from posviz.alibi import alibi_slopes
 from posviz.sinusoidal import dot_by_offset
+from ui import answer_key as lesson
 from ui.i18n import catalog
 
 finite = st.floats(-1e6, 1e6, allow_nan=False)

@@ -10,7 +10,7 @@ import asyncio
 import pytest
 import redis
 
-from posviz.rooms import open_store
+from rooms import open_store
 from tests.load_fixtures import (
     free_port,
     start_server,

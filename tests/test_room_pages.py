@@ -10,7 +10,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from posviz.rooms import shared_store, signing, throttle
+from rooms import shared_store, signing, throttle
+from rooms.export import answers_csv
 from tests.conftest import ROOT
 from tests.figure_data import chart_specs
 from tests.hostile import CATEGORIES
@@ -205,8 +206,6 @@ def test_closing_the_room_ends_it_for_everyone(store):
 
 
 def test_the_answers_download_as_csv_with_typed_formulas_defused(store):
-    from ui.room import answers_csv
-
     code, _ = store.create()
     poll = store.ask(code, "=cmd|' /C calc'!A0", ["+1", "-2", "@3"])
     voters = (store.voter(code, store.new_voter(code, True)) for _ in iter(int, 1))
@@ -214,7 +213,7 @@ def test_the_answers_download_as_csv_with_typed_formulas_defused(store):
     dash = next(v for v in voters if v.id[0] == "-")  # ids may start so
     store.vote(code, poll.id, plain.token, 2, network="net")
     store.vote(code, poll.id, dash.token, 1, network="-net")
-    table = answers_csv(code)
+    table = answers_csv(store, code)
     assert table.startswith("\ufeffroom,question_id,question,voter,answer,answer_text")
     assert f"{code},q1,'=cmd|' /C calc'!A0,{plain.id},C,'@3,," in table
     assert f"{code},q1,'=cmd|' /C calc'!A0,'{dash.id},B,'-2,," in table

@@ -12,7 +12,7 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from posviz.rooms import (
+from rooms import (
     CLOSED_SECONDS,
     CODE_VOTES,
     LEADS,

@@ -1,16 +1,16 @@
-"""The operator's command, `python -m posviz.rooms`, on a store of its own."""
+"""The operator's command, `python -m rooms`, on a store of its own."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from posviz.rooms import open_store, spaced
+from rooms import open_store, spaced
 from tests.conftest import ROOT
 
 
 def rooms(url: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "posviz.rooms", "--store", url, *args],
+    return subprocess.run([sys.executable, "-m", "rooms", "--store", url, *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 

@@ -1,4 +1,4 @@
-"""Connections a script holds open against one server process (posviz.rooms.server), started as
+"""Connections a script holds open against one server process (rooms.server), started as
 the README starts it and, here, with the common open-file limit of 1,024 (soft and hard, so the
 server cannot raise it) and its connections capped lower still (POSVIZ_MAX_CONNECTIONS: with
 1,024 files the listening queue is short, and a script opening connections one after another
@@ -22,8 +22,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from posviz.rooms import server
-from posviz.rooms.server import MOST_SETTING, REQUEST_SECONDS, Gate, backlog, connection_bound
+from rooms import server
+from rooms.config import MAX_CONNECTIONS
+from rooms.server import REQUEST_SECONDS, Gate, backlog, connection_bound
 from tests.load_fixtures import run_apart, serving
 
 pytestmark = pytest.mark.server
@@ -42,7 +43,7 @@ def site(tmp_path_factory):
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # this process: the scripts
     try:
         with serving(env={"POSVIZ_ROOM_STORE": f"sqlite:///{folder / 'rooms.sqlite3'}",
-                          MOST_SETTING: str(MOST)}, log=log, open_files=OPEN_FILES) as (_, base):
+                          MAX_CONNECTIONS: str(MOST)}, log=log, open_files=OPEN_FILES) as (_, base):
             yield base, log
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

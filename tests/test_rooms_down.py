@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from posviz.rooms import open_store
-from posviz.rooms.http import DOWN_RETRY, HEALTH_DEADLINE
-from posviz.rooms.redis_store import TIMEOUT
+from rooms import open_store
+from rooms.http import DOWN_RETRY, HEALTH_DEADLINE
+from rooms.redis_store import TIMEOUT
 from tests.load_fixtures import free_port, redis_serving, serving, settle
 
 pytestmark = pytest.mark.browser  # real servers, and Chromium

@@ -9,7 +9,7 @@ from contextlib import ExitStack
 
 import pytest
 
-from posviz.turns import Line, Ticket
+from ui.turns import Line, Ticket
 
 LONG = 10.0  # seconds: a limit for waits that should end long before it
 STEP = 0.01  # seconds between a waiter's checks, as a page shows its place between them

@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from posviz.rooms import open_store
+from rooms import open_store
 from tests.load_fixtures import serving
 from tests.room_fixtures import Follower, Lecturer, Loop, gather_in, ticket
 from ui.documents import scenes

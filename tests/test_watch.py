@@ -1,4 +1,4 @@
-"""A server process's watch over the rooms its followers wait on (posviz.rooms.http.Watch), on a
+"""A server process's watch over the rooms its followers wait on (rooms.http.Watch), on a
 real SQLite store, without HTTP: a follower holding one long wait is reported as present at
 every report, not only when its wait began."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from posviz.rooms import PRESENT_SECONDS, open_store
-from posviz.rooms.http import REPORT, Watch
+from rooms import PRESENT_SECONDS, open_store
+from rooms.http import REPORT, Watch
 from tests.load_fixtures import run_apart
 
 

@@ -41,7 +41,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from posviz.rooms import open_store
+from rooms import open_store
 from tests.load_fixtures import ROOT, cpu_seconds, rss_mb, serving
 from tests.room_fixtures import Follower, Lecturer, Loop, gather_in
 

@@ -8,10 +8,7 @@ keep them.
 
 from __future__ import annotations
 
-import functools
-import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -26,11 +23,18 @@ from ui.chart import tools
 from ui.doc import FORMULA_CSS
 from ui.doc import Doc as Doc
 from ui.doc import StreamlitDoc as StreamlitDoc
-from ui.i18n import LANGS, lang_tag, prose, text
+from ui.i18n import LANGS, lang_tag, text
+from ui.shared import DEFAULT_TEXT as DEFAULT_TEXT
+from ui.shared import ROOT as ROOT
+from ui.shared import Settings as Settings
+from ui.shared import guard as guard
+from ui.shared import head as head
+from ui.shared import lesson_pages as lesson_pages
+from ui.shared import need_tokens as need_tokens
+from ui.shared import page_name as page_name
+from ui.shared import settings as settings
 from ui.state import coded_radio, flag, remembered, to_url
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_TEXT = "刚想到了"
 DEFAULT_LANG = "en"  # the first of LANGS
 PAGE_CSS = """<style>
 [data-testid=stHeader] {background: transparent; pointer-events: none}
@@ -58,40 +62,6 @@ html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
 [data-testid=stMainBlockContainer] {max-width: none; padding: 2.5rem 2.5rem 2rem}
 </style>"""
 """Presentation mode for the page itself; the charts are enlarged by ui.chart."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What the shared controls say, read once at the top of a page."""
-
-    lang: str
-    text: str
-    tokens: list[str]
-    n_typed: int  # tokens in the text before it was cut to MAX_TOKENS
-    position: bool
-    present: bool  # presentation mode: large text, tucked-away sidebar
-    room: room.Member | None = None  # the lecture room this session is in
-
-    def t(self, key: str, **values: object) -> str:
-        """The UI text for key in the current language."""
-        return text(key, self.lang, **values)
-
-    def prose(self, name: str) -> str:
-        """A long explanation in the current language."""
-        return prose(name, self.lang)
-
-
-def page_name(path: Path) -> str:
-    """A page's catalog section: pages/3_rope.py -> "rope"."""
-    return re.sub(r"^\d+_", "", path.stem)
-
-
-@functools.cache
-def lesson_pages() -> list[tuple[str, str]]:
-    """(name, script path) of every page in pages/, in their numbered order (read once: a page
-    run for each of a room's followers need not list the folder again)."""
-    paths = sorted((ROOT / "pages").glob("*.py"), key=lambda p: int(p.stem.split("_")[0]))
-    return [(page_name(p), f"pages/{p.name}") for p in paths]
 
 
 def in_app() -> bool:
@@ -215,25 +185,6 @@ def close_not_found_dialog() -> None:
     _NOT_FOUND(key="posviz_not_found", width="content")
 
 
-def need_tokens(d: Doc, s: Settings) -> None:
-    """Stop the page with a friendly prompt when the sentence has no tokens."""
-    if not s.tokens:
-        d.info(s.t("common.empty"))
-        d.stop()
-
-
-def guard(d: Doc, s: Settings):
-    """A block in which a ValueError from posviz (a setting it refuses) becomes a message."""
-    return d.guard(lambda detail: s.t("common.bad_setting", detail=detail))
-
-
-def head(d: Doc, s: Settings, name: str) -> None:
-    """What every page shows first: its title, and a note when the sentence was cut."""
-    d.title(s.t(f"{name}.title"))
-    if s.n_typed > len(s.tokens):
-        d.warning(s.t("common.clipped", kept=len(s.tokens), total=s.n_typed))
-
-
 def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
     """Run a page in the app: the shared sidebar, then the page's body drawn with Streamlit.
     A test that sets `posviz_record` in the session finds the page's document in `posviz_doc`
@@ -249,11 +200,3 @@ def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
         if record:
             st.session_state.posviz_url = urlencode(
                 [(k, v) for k in st.query_params for v in st.query_params.get_all(k)])
-
-
-def settings(query: Mapping[str, Sequence[str]], lang: str) -> Settings:
-    """The shared settings a view's query string gives, for a reader in lang."""
-    typed = (query.get("text") or [DEFAULT_TEXT])[-1]
-    tokens, n_typed = clip_tokens(tokenize(typed))
-    position = flag((query.get("pos") or ["true"])[-1])
-    return Settings(lang, typed, tokens, n_typed, position, present=False)

@@ -22,10 +22,10 @@ from pathlib import Path
 from types import ModuleType
 from urllib.parse import parse_qs, quote, urlencode
 
-import ui
-from posviz.rooms import spaced
-from posviz.rooms.http import Screens
-from posviz.rooms.kept import Kept
+from rooms import spaced
+from rooms.http import Screens
+from rooms.kept import Kept
+from ui import shared
 from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
 from ui.i18n import LANGS, lang_tag, text
@@ -57,7 +57,7 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
 
 def pages() -> dict[str, str]:
     """Every page's name and script: "home" (app.py) and each lesson page."""
-    return {"home": "app.py"} | dict(ui.lesson_pages())
+    return {"home": "app.py"} | dict(shared.lesson_pages())
 
 
 @functools.cache
@@ -89,9 +89,9 @@ def blocks(page: str, query: str, lang: str,
 def drawn(page: str, params: Mapping[str, Sequence[str]], lang: str,
           revealed: Container[str] | None = None) -> list[dict]:
     """The document of a page for a view's parameters (name -> values), in lang."""
-    s = ui.settings(params, lang)
+    s = shared.settings(params, lang)
     d = Doc(params, revealed, lang=lang)
-    ui.head(d, s, page)
+    shared.head(d, s, page)
     _drawing.on = True
     try:
         with contextlib.suppress(Stop):

@@ -1,23 +1,23 @@
 """A lecture room in the app: start or join one, follow the lecturer, answer questions live.
 
-The room itself lives in posviz.rooms (SQLite or Redis, shared by every server process); this
+The room itself lives in rooms (SQLite or Redis, shared by every server process); this
 module draws it. Who a session is in its room is settled at the top of every page:
 
 - the room code comes from the link (`?room=482913`), the home page's join box, or the session;
 - a lecturer is whoever holds the room's key, which this tab hands over once to the server to
   set in its HttpOnly cookie: the key of the room it started, or the one a one-time lecturer
-  link (`?lead=TOKEN`) gave it (posviz.rooms.http.KeyLinks moves the token from the address
+  link (`?lead=TOKEN`) gave it (rooms.http.KeyLinks moves the token from the address
   into a cookie, and the page uses it up: a link leads one browser, and no address, history
   entry or projector ever shows a key); a reload or a server restart keeps the lecturer in
   charge; Leave and Close delete it;
 - a student's anonymous voter id for the room is issued and signed by the server's room screen
-  (posviz.rooms.http), in an HttpOnly cookie (one vote per browser, not per tab); a tab without
+  (rooms.http), in an HttpOnly cookie (one vote per browser, not per tab); a tab without
   one answers on the room's screen;
 - following is a switch of the student's own (`?follow=false` when off): on, the tab goes to
   the room's screen; off, the student explores the app.
 
 Starting rooms and trying codes are rate-limited per client network, in the store every server
-process shares (posviz.rooms.throttle), and a store that fails gives a message in the reader's
+process shares (rooms.throttle), and a store that fails gives a message in the reader's
 language while the lesson goes on.
 
 The room element (static/room.js) does the rest in the browser: a student's tab that follows
@@ -28,23 +28,20 @@ publishes its view once a run has finished and the address has settled.
 
 from __future__ import annotations
 
-import csv
 import functools
 import hmac
 import io
 import ipaddress
-import os
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from urllib.parse import urlencode, urlsplit
 
 import segno
 import streamlit as st
 
-from posviz.figures.room import poll_bars
-from posviz.rooms import (
+from rooms import (
     JOINED_COOKIE,
+    LETTERS,
     VOTER_COOKIE,
     Limits,
     Poll,
@@ -60,15 +57,17 @@ from posviz.rooms import (
     signing,
     spaced,
 )
-from posviz.rooms.http import watch
-from posviz.rooms.signing import TICKET_SECONDS, Voter
-from posviz.rooms.throttle import STARTS, WRONG, client_address
+from rooms.export import answers_csv
+from rooms.http import watch
+from rooms.signing import TICKET_SECONDS, Voter
+from rooms.throttle import STARTS, WRONG, client_address
+from ui import config
 from ui.chart import chart, module
 from ui.i18n import text
 from ui.markup import entities
+from ui.poll_bars import poll_bars
 from ui.state import flag, history_navigation, remembered, to_url
 
-LETTERS = "ABCDEF"
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
 JOIN_SECONDS = 10.0  # how often the projector's QR code and word are drawn again
 HEADCOUNT_SECONDS = 5.0  # how often the lecturer's count of connected students is read again
@@ -253,7 +252,7 @@ def _refusing(callback):
 
 def passphrase() -> str:
     """The passphrase that guards Start a room on a public server ("" for none)."""
-    return os.environ.get("POSVIZ_LECTURER_PASSWORD", "")
+    return config.lecturer_password()
 
 
 @_refusing
@@ -328,7 +327,7 @@ def start_box(where, s, suffix: str = "") -> None:
 
 def public_base() -> str:
     """The address students open: POSVIZ_PUBLIC_URL, else the one this browser used."""
-    configured = os.environ.get("POSVIZ_PUBLIC_URL", "").strip()
+    configured = config.public_url()
     if configured:
         return configured.rstrip("/") + "/"
     used = urlsplit(st.context.url or "http://localhost:8501/")
@@ -401,7 +400,7 @@ def _lead(box, s, m: Member, page: str) -> None:
                **remembered("room_show_join", False, flag))
     with box.expander(s.t("room.ask_head")):  # what a lecturer reaches for, first
         _ask_form(s, m)
-    box.download_button(s.t("room.download"), data=lambda: answers_csv(m.code),
+    box.download_button(s.t("room.download"), data=lambda: answers_csv(shared_store(), m.code),
                         file_name=f"posviz-room-{m.code}.csv", mime="text/csv",
                         on_click="ignore", width="stretch")
     with box.popover(s.t("room.close"), width="stretch"):
@@ -501,30 +500,6 @@ def _ask(code: str) -> None:
     shared_store().ask(code, st.session_state.room_ask_question, options,
                        LETTERS.index(correct) if correct else None)
     st.session_state.update(room_ask_question="", room_ask_options="", room_ask_correct="")
-
-
-def answers_csv(code: str) -> str:
-    """Every answer of the room as CSV (UTF-8 with a byte order mark, for spreadsheets)."""
-    out = io.StringIO()
-    rows = csv.writer(out)
-    rows.writerow(["room", "question_id", "question", "voter", "answer", "answer_text",
-                   "right_answer", "answered_at_utc", "network"])
-    try:
-        answers = shared_store().answers(code)
-    except StoreDown as down:
-        rows.writerow([code, "", f"the answers could not be read: {down}"])
-        answers = []
-    for a in answers:
-        rows.writerow([code, a.poll, _cell(a.question), _cell(a.voter), LETTERS[a.option],
-                       _cell(a.option_text), "" if a.correct is None else LETTERS[a.correct],
-                       datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds"),
-                       _cell(a.network)])
-    return "\ufeff" + out.getvalue()
-
-
-def _cell(value: str) -> str:
-    """A typed text made safe for a spreadsheet: a leading = + - @ would run as a formula."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 # ---- the join code on the page ----------------------------------------------------------

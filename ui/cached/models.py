@@ -23,8 +23,8 @@ from posviz.model import (
 from posviz.sinusoidal import sinusoidal
 from posviz.tokens import token_labels
 from posviz.train import MODELS
-from posviz.turns import Line
 from ui.i18n import text
+from ui.turns import Line
 
 TOP_K = 5
 SEEDS = 5

@@ -27,6 +27,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from rooms import config
+from rooms.config import setting
+
 SECRET_FILE = Path("data") / "secret"
 TICKET_SECONDS = 120  # how long a ticket or word is the current one
 _VOTER = re.compile(r"([0-9]{6})\.([0-9]{1,12})\.([pc])\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})")
@@ -39,7 +42,7 @@ _CONSONANTS, _VOWELS = "bdfghklmnprstvz", "aeiou"
 def server_secret(root: Path) -> bytes:
     """POSVIZ_SECRET, else the secret kept in root/data/secret (made on first use, mode 0600;
     two processes starting at once agree on one)."""
-    configured = os.environ.get("POSVIZ_SECRET", "").strip()
+    configured = setting(config.SECRET)
     if configured:
         return configured.encode()
     path = root / SECRET_FILE

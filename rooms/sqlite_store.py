@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from posviz.rooms import (
+from rooms import (
     LEADS,
     LECTURER_IDLE,
     PRESENT_SECONDS,

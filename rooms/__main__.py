@@ -1,9 +1,9 @@
 """The operator's view of a server's lecture rooms: list them, close one, purge closed ones.
 
-    python -m posviz.rooms list                 # every room kept, open and closed
-    python -m posviz.rooms close 482913         # end a room for everyone
-    python -m posviz.rooms purge 482913         # delete a room and its answers at once
-    python -m posviz.rooms purge --closed       # delete every closed or ended room
+    python -m rooms list                 # every room kept, open and closed
+    python -m rooms close 482913         # end a room for everyone
+    python -m rooms purge 482913         # delete a room and its answers at once
+    python -m rooms purge --closed       # delete every closed or ended room
 
 The store is the one the server uses: POSVIZ_ROOM_STORE (or --store), else the SQLite default.
 """
@@ -14,7 +14,7 @@ import argparse
 import sys
 from datetime import UTC, datetime
 
-from posviz.rooms import StoreDown, normal_code, open_store, spaced
+from rooms import StoreDown, normal_code, open_store, spaced
 
 
 def _when(seconds: float) -> str:
@@ -22,7 +22,7 @@ def _when(seconds: float) -> str:
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m posviz.rooms", description=__doc__.split(
+    parser = argparse.ArgumentParser(prog="python -m rooms", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split(
         "\n\n", 1)[1])
     parser.add_argument("--store", help="the rooms' store URL (default: POSVIZ_ROOM_STORE, "

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import redis
 
-from posviz.rooms import (
+from rooms import (
     LEADS,
     LECTURER_IDLE,
     PRESENT_SECONDS,

@@ -15,14 +15,14 @@ import contextlib
 import functools
 import ipaddress
 import math
-import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from posviz.rooms import Rate
+from rooms import Rate, config
+from rooms.config import setting
 
 MAX_ADDRESSES = 50_000  # buckets kept; the least recently seen is dropped beyond this
 
@@ -86,7 +86,7 @@ def trusted(peer: str | None) -> bool:
         ip = ipaddress.ip_address(peer if isinstance(peer, str) and peer else "127.0.0.1")
     except ValueError:
         return False
-    proxies = trusted_proxies(os.environ.get("POSVIZ_TRUSTED_PROXIES", ""))
+    proxies = trusted_proxies(setting(config.TRUSTED_PROXIES))
     return any(ip in network for network in proxies)
 
 

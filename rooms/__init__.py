@@ -11,7 +11,7 @@ ROOM_SECONDS after it opened.
 Everything arriving here comes from a link, a form or the network and is untrusted: codes, keys,
 voter ids, poll ids, views and question texts are checked and bounded, and the number of rooms,
 polls, voters and connected followers is capped, so a flood can fill neither memory nor disk.
-Voter ids are issued for one room and signed by the server (posviz.rooms.signing): an id it did
+Voter ids are issued for one room and signed by the server (rooms.signing): an id it did
 not sign, or signed for another room, follows but never votes or counts.
 
 What an anonymous poll can promise, it does here: a vote counts once per voter id; ids are
@@ -37,7 +37,6 @@ import functools
 import hashlib
 import hmac
 import logging
-import os
 import re
 import secrets
 import socket
@@ -50,8 +49,9 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qsl, urlencode
 
-from posviz.rooms import signing
-from posviz.rooms.signing import Voter
+from rooms import config, signing
+from rooms.config import setting
+from rooms.signing import Voter
 
 CODE_LENGTH = 6
 ROOM_SECONDS = 12 * 3600          # a room ends by itself this long after it was opened
@@ -62,11 +62,12 @@ PRESENT_SECONDS = 15.0            # a follower counts as connected this long aft
 LOG_EVERY = 60.0                  # a store that stays down is logged once this often
 VOTER_COOKIE = "posviz_me"         # a browser's voter id, issued and signed by the server
 JOINED_COOKIE = "posviz_joined"    # the signed proof that a browser was in its last room
+LETTERS = "ABCDEF"                # a question's options, as they are lettered
 LEADS = 20                        # one-time lecturer links a room keeps unused (oldest go first)
 PERSONAL = ("lang", "present", "room", "key", "lead", "lead_refused", "follow", "t")
 """Query parameters that belong to one reader, never to the view a room shares."""
 
-log = logging.getLogger("posviz.rooms")
+log = logging.getLogger("rooms")
 _CODE_DIGITS = re.compile(f"[0-9]{{{CODE_LENGTH}}}")
 _POLL = re.compile(r"scene-[a-z]{1,20}|q\d{1,3}")
 _PAGE = re.compile(r"[a-z0-9_]{0,40}")
@@ -196,7 +197,7 @@ def lecturer_gone(lead_seen: float, now: float) -> bool:
 
 
 def key_cookie(code: str) -> str:
-    """The cookie holding a lecturer's key to room code (HttpOnly, set by posviz.rooms.http)."""
+    """The cookie holding a lecturer's key to room code (HttpOnly, set by rooms.http)."""
     return f"posviz_key_{code}"
 
 
@@ -262,7 +263,7 @@ class RoomStore(ABC):
     Public methods check their arguments and raise RoomError for anything a room refuses, and
     StoreDown when the backend fails; the `_` methods of a backend get only checked values.
     Every time is the store's clock (seconds since the epoch), injectable for tests; `secret`
-    signs voter ids (posviz.rooms.signing).
+    signs voter ids (rooms.signing).
     """
 
     limits: Limits = field(default_factory=Limits)
@@ -759,13 +760,13 @@ def open_store(url: str | None = None, root: Path | None = None, **options) -> R
     """The store a URL names: `sqlite:///relative/path`, `sqlite:////absolute/path`, or
     `redis://host:port/db`. None reads POSVIZ_ROOM_STORE, then the SQLite default. A relative
     SQLite path starts at root (the project folder when None)."""
-    url = url or os.environ.get("POSVIZ_ROOM_STORE") or DEFAULT_STORE
+    url = url or setting(config.STORE, DEFAULT_STORE)
     root = root or ROOT
     if url.startswith(("redis://", "rediss://", "unix://")):
-        from posviz.rooms.redis_store import RedisStore
+        from rooms.redis_store import RedisStore
         return RedisStore.from_url(url, **options)
     if url.startswith("sqlite:///"):
-        from posviz.rooms.sqlite_store import SQLiteStore
+        from rooms.sqlite_store import SQLiteStore
         path = Path(url.removeprefix("sqlite:///"))
         return SQLiteStore(path=path if path.is_absolute() else root / path,
                            **options)

@@ -36,7 +36,7 @@ in an address, and the token a browser's history keeps leads nothing once used.
 
 Every room route counts a wrong code the same way (a code that names no room, asked by a
 browser that shows no proof of having been in it), against one budget per network kept in the
-store, shared by every server process (posviz.rooms.throttle.WRONG); past it, the network's
+store, shared by every server process (rooms.throttle.WRONG); past it, the network's
 requests are answered 429 with Retry-After, except those that carry a membership proof, a
 voter id or a key of the room: a script guessing codes never cuts the class behind its address
 off. A voter id holds at most HELD_PER_VOTER waits at once. Bodies are bounded before they are
@@ -53,9 +53,7 @@ import asyncio
 import contextlib
 import functools
 import gzip
-import importlib
 import json
-import os
 import time
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
@@ -73,7 +71,7 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from posviz.rooms import (
+from rooms import (
     JOINED_COOKIE,
     VOTER_COOKIE,
     Poll,
@@ -81,15 +79,17 @@ from posviz.rooms import (
     RoomError,
     RoomStore,
     StoreDown,
+    config,
     key_cookie,
     lead_cookie,
     normal_code,
     shared_store,
     signing,
 )
-from posviz.rooms.kept import Kept
-from posviz.rooms.signing import Voter
-from posviz.rooms.throttle import (
+from rooms.config import setting
+from rooms.kept import Kept
+from rooms.signing import Voter
+from rooms.throttle import (
     FOLLOWS,
     MINTS,
     PRESENT_MINTS,
@@ -102,7 +102,7 @@ from posviz.rooms.throttle import (
 
 LEAD_SECONDS = 600  # how long a lecturer link's token waits in its cookie for the app's page
 REPORT = 5.0       # how often a process reports its waiting followers as present
-WAIT = max(REPORT + 1, float(os.environ.get("POSVIZ_ROOM_WAIT", "25")))
+WAIT = max(REPORT + 1, float(setting(config.WAIT, "25")))
 """Longest a follower's request is held (seconds): proxies commonly allow 60 or more; set it
 lower behind one that cuts idle requests sooner. It outlasts REPORT, so that a waiting follower
 is reported as present before its wait ends."""
@@ -374,16 +374,14 @@ def _retrieved(done: asyncio.Future) -> None:
 
 
 _watch: Watch | None = None
-_shown: dict[str, Screens | str] = {}  # where the app's Screens are, then the Screens
+_shown: dict[str, Callable[[], Screens]] = {}  # the function that gives the app's Screens
 
 
+@functools.cache
 def _screens() -> Screens:
-    """The app's Screens, imported on first use: by then the server has started, and whatever
+    """The app's Screens, asked for on first use: by then the server has started, and whatever
     the app's modules set up at import (Streamlit's caches) finds it running."""
-    if isinstance(_shown["screens"], str):
-        module, _, name = _shown["screens"].partition(":")
-        _shown["screens"] = getattr(importlib.import_module(module), name)
-    return _shown["screens"]
+    return _shown["screens"]()
 
 
 def watch() -> Watch:
@@ -803,9 +801,9 @@ async def health(request: Request) -> Response:
     return PlainTextResponse("ok", headers=NO_STORE)
 
 
-def routes(screens: str) -> list[Route]:
-    """The rooms' routes, showing rooms to their followers with the app's Screens, named as
-    "module:attribute"."""
+def routes(screens: Callable[[], Screens]) -> list[Route]:
+    """The rooms' routes, showing rooms to their followers with the Screens that screens()
+    gives (the app's, asked for once, on first use)."""
     _shown["screens"] = screens
     return [Route("/_posviz/health", health, methods=["GET"]),
             Route("/_posviz/follow/{code}", viewer, methods=["GET"]),

@@ -1,6 +1,5 @@
-"""The posviz server process: uvicorn serving the app (serve.py's st.App, which Streamlit supports
-under an ASGI server of one's own), with what a lecture hall open to a scripting class needs
-before a connection costs anything.
+"""What a server process open to a scripting class needs before a connection costs anything:
+uvicorn's HTTP protocol behind a gate (serve.py runs the app's server with it).
 
 - **A request arrives whole, soon.** Its head and body must be in within REQUEST_SECONDS of its
   connection opening (or of the answer before it on that connection), however slowly its bytes
@@ -14,40 +13,28 @@ before a connection costs anything.
   the app, and the file table never fills (a full one made every accept() fail and wrote a
   traceback each time). Refusals are logged once a minute, counted.
 - **Client addresses are posviz's to read.** uvicorn's own X-Forwarded-For reading (which
-  believes 127.0.0.1 unless told otherwise) is off; posviz.rooms.throttle believes the header
+  believes 127.0.0.1 unless told otherwise) is off (serve.py); rooms.throttle believes the header
   from the proxies named in POSVIZ_TRUSTED_PROXIES only.
-
-Everything else is Streamlit's: its configuration (`.streamlit/config.toml`, STREAMLIT_*
-variables, or the same `--section.option=value` flags as `streamlit run`), its websocket
-settings, its TLS options.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import resource
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from posviz.rooms import network_address
-from posviz.rooms.http import stopping
-from posviz.rooms.throttle import client_address, trusted
+from rooms.throttle import client_address, trusted
 
 REQUEST_SECONDS = 10.0  # for a request's head and body (a phone on a slow network needs ~1 s)
 PER_ADDRESS = 2000      # open connections of one client address: a hall behind one NAT fits
 RESERVE = 128           # open files kept for the process's own use (files, store, threads)
 RETRY_SECONDS = 5
-PING_SECONDS = 30.0     # a websocket's ping interval and timeout, as Streamlit's own server
-MOST_SETTING = "POSVIZ_MAX_CONNECTIONS"
-"""An operator's cap on the process's connections, below what its open files allow (a machine
-short of memory); each client address then holds at most half of it."""
 LOG_EVERY = 60.0
 log = logging.getLogger("posviz.server")
 
@@ -209,69 +196,3 @@ class GuardedProtocol(H11Protocol):
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
-
-
-def _flags(argv: Sequence[str]) -> dict[str, object]:
-    """Streamlit's configuration from `--section.option=value` (or `--section.option value`)
-    flags, as `streamlit run` takes them: true and false as booleans, whole numbers as ints."""
-    found, args = {}, list(argv)
-    while args:
-        flag = args.pop(0)
-        name, equals, value = flag.removeprefix("--").partition("=")
-        if not flag.startswith("--") or "." not in name:
-            raise SystemExit(f"serve.py: expected --section.option=value, got {flag!r}")
-        if not equals:
-            if not args:
-                raise SystemExit(f"serve.py: {flag} needs a value")
-            value = args.pop(0)
-        found[name] = ({"true": True, "false": False}.get(value.lower(), value)
-                       if not value.isdigit() else int(value))
-    return found
-
-
-def _urls(address: str, port: int, secure: bool) -> list[str]:
-    scheme = "https" if secure else "http"
-    here = ["localhost"] if address in ("0.0.0.0", "::", "") else [address]
-    if address in ("0.0.0.0", "::", "") and (network := network_address()):
-        here.append(network)
-    return [f"{scheme}://{host}:{port}/" for host in here]
-
-
-def run(factory: str, argv: Sequence[str]) -> None:
-    """Serve the st.App that factory ("module:function") makes, as configured by argv's
-    Streamlit flags, until stopped (Ctrl+C, SIGTERM)."""
-    import uvicorn
-    from streamlit import config, runtime
-    from streamlit.runtime.runtime_util import get_max_message_size_bytes
-
-    if runtime.exists():
-        raise SystemExit("posviz starts with `python serve.py`, not `streamlit run serve.py`")
-    config.get_config_options(force_reparse=True, options_from_flags=_flags(argv))
-    open_files = raise_open_files()
-    most = connection_bound(open_files)
-    GuardedProtocol.gate = Gate(most=min(most, int(os.environ.get(MOST_SETTING) or most)))
-    address = config.get_option("server.address") or "0.0.0.0"
-    port = int(config.get_option("server.port"))
-    cert, key = config.get_option("server.sslCertFile"), config.get_option("server.sslKeyFile")
-    ping = float(config.get_option("server.websocketPingInterval") or PING_SECONDS)
-
-    class Server(uvicorn.Server):
-        async def shutdown(self, sockets=None) -> None:
-            stopping()  # a follower's held wait would hold the stop up to its whole length
-            await super().shutdown(sockets)
-
-    server = Server(uvicorn.Config(
-        factory, factory=True, host=address, port=port, http=GuardedProtocol,
-        backlog=backlog(open_files),
-        proxy_headers=False, ws="websockets-sansio", ws_ping_interval=ping,
-        ws_ping_timeout=ping, ws_max_size=get_max_message_size_bytes(),
-        ws_per_message_deflate=bool(config.get_option("server.enableWebsocketCompression")),
-        ssl_certfile=cert, ssl_keyfile=key, use_colors=False, access_log=False,
-        timeout_graceful_shutdown=5))
-    for url in _urls(address, port, bool(cert)):
-        print(f"posviz: open {url}", flush=True)
-    gate = GuardedProtocol.gate
-    print(f"posviz: at most {gate.most} connections at once ({gate.per_address} from one "
-          f"address; open-file limit {open_files})", flush=True)
-    server.run()
-    sys.exit(0 if server.started else 1)

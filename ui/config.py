@@ -1,0 +1,22 @@
+"""The app's settings: every POSVIZ_* variable the app reads, read here, when asked (the rooms
+read theirs in rooms.config)."""
+
+from __future__ import annotations
+
+import os
+
+from rooms.config import setting
+
+LECTURER_PASSWORD = "POSVIZ_LECTURER_PASSWORD"  # asked by Start a room on a public server
+PUBLIC_URL = "POSVIZ_PUBLIC_URL"                # the address students open, when set
+
+
+def lecturer_password() -> str:
+    """The passphrase that starts a room, or "" when anyone may start one (as typed: spaces
+    count)."""
+    return os.environ.get(LECTURER_PASSWORD, "")
+
+
+def public_url() -> str:
+    """The address the class opens, or "" for the one the lecturer's browser used."""
+    return setting(PUBLIC_URL)
