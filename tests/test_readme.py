@@ -28,3 +28,16 @@ def test_readme_describes_every_page():
     readme = (ROOT / "README.md").read_text("utf-8")
     for path in (ROOT / "pages").glob("*.py"):
         assert text(f"{page_name(path)}.nav", "en") in readme, path.name
+
+
+def test_the_readme_is_a_front_door_and_its_documents_are_there():
+    """At most 250 lines; the rest is in docs/, every document linked from the README exists,
+    and every document in docs/ is linked from it."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert len(readme.splitlines()) <= 250
+    linked = set(re.findall(r"\]\((docs/[\w.-]+\.md)\)", readme))
+    assert linked == {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
+    for doc in (ROOT / "docs").glob("*.md"):
+        links = re.findall(r"\]\(([\w./-]+\.(?:md|png))(?:#[\w-]+)?\)", doc.read_text("utf-8"))
+        for target in links:
+            assert (doc.parent / target).resolve().exists(), (doc.name, target)
