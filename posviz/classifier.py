@@ -168,9 +168,9 @@ def torch_threads(n: int) -> Iterator[None]:
     """torch on n threads inside the block, back to its previous count after it.
 
     For a whole training: the classifiers are so small that a second thread barely shortens a
-    training and doubles the CPU it takes (`python -m tests.training_benchmark`). The count is
-    the process's, seen by its other threads too (measured: an op on another thread ran on one
-    core while it was set to 1), so one caller at a time may change it: the live experiment
+    training and doubles the CPU it takes (`python -m tests.benchmarks.training_benchmark`). The
+    count is the process's, seen by its other threads too (measured: an op on another thread ran on
+    one core while it was set to 1), so one caller at a time may change it: the live experiment
     trains one classifier at a time per server (ui.turns).
     """
     before = torch.get_num_threads()

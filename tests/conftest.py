@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import scheduling
+from tests.helpers import scheduling
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
@@ -15,7 +15,7 @@ os.environ.setdefault("POSVIZ_SECRET", "the test run's own secret")  # servers i
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups
 def pytest_collection_modifyitems(config, items) -> None:
-    """Mark each test's group (tests/scheduling.py)."""
+    """Mark each test's group (tests/helpers/scheduling.py)."""
     scheduling.mark_groups(items)
 
 
@@ -78,7 +78,7 @@ def rooms_url(tmp_path_factory) -> str:
 def server(chromium_path, rooms_url) -> str:
     """A freshly started posviz server on 127.0.0.1 (its rooms in rooms_url); yields its base
     URL."""
-    from tests.load_fixtures import serving  # imported late: it reads ROOT from this module
+    from tests.helpers.load_fixtures import serving  # imported late: it reads ROOT from this module
 
     with serving(env={"POSVIZ_ROOM_STORE": rooms_url}) as (_, url):
         yield url
@@ -88,7 +88,7 @@ def server(chromium_path, rooms_url) -> str:
 def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
-    from tests.load_fixtures import Watched
+    from tests.helpers.load_fixtures import Watched
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path, args=[
@@ -109,7 +109,7 @@ def artifacts() -> Path:
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory) -> str:
     """A real redis-server started for this test run on 127.0.0.1; yields its URL."""
-    from tests.load_fixtures import redis_serving
+    from tests.helpers.load_fixtures import redis_serving
 
     with redis_serving(tmp_path_factory.mktemp("redis")) as url:
         yield url
@@ -118,7 +118,7 @@ def redis_url(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def loop():
     """An event loop on a thread of its own for a module's room clients (tests/room_fixtures)."""
-    from tests.room_fixtures import Loop
+    from tests.helpers.room_fixtures import Loop
 
     running = Loop()
     yield running

@@ -1,12 +1,12 @@
 """Turns: one job at a time for many readers, first come, first served.
 
 The live experiment trains on the server's shared cores, and two trainings side by side end
-later than the same two one after the other, for more CPU (`python -m tests.training_benchmark`).
-So a server process keeps one line: a reader joins it, waits until nobody is ahead, does the job
-and leaves. Leaving happens on the way out of `joined` whatever ends the job: its end, an error,
-or an exception raised inside the waiting thread by whoever runs it (Streamlit stops or reruns
-a script that way when its reader moves a control or closes the tab), so a reader who has gone
-holds no place.
+later than the same two one after the other, for more CPU
+(`python -m tests.benchmarks.training_benchmark`). So a server process keeps one line: a reader
+joins it, waits until nobody is ahead, does the job and leaves. Leaving happens on the way out
+of `joined` whatever ends the job: its end, an error, or an exception raised inside the waiting
+thread by whoever runs it (Streamlit stops or reruns a script that way when its reader moves a
+control or closes the tab), so a reader who has gone holds no place.
 
 Waiting is in short steps (`wait` with a timeout), so that the caller can show its place as it
 changes and can be interrupted between steps.

@@ -1,4 +1,4 @@
-// Copies KaTeX and markdown-it's own browser builds into static/, and axe-core's into tests/ (the
+// Copies KaTeX and markdown-it's own browser builds into static/, and axe-core's into tests/browser/ (the
 // accessibility test injects it; it is not served to users), each under a one-line banner.
 // KaTeX's CSS gets its fonts inlined (woff2 only, as data: URLs), so it needs no other file and no
 // network. Plain Node, nothing but the pinned packages: `npm install && npm run build`.
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const staticDir = join(here, '..', '..', 'static');
-const testsDir = join(here, '..', '..', 'tests');
+const testsDir = join(here, '..', '..', 'tests', 'browser');
 const require = createRequire(import.meta.url);
 const pinned = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8')).devDependencies;
 
@@ -30,7 +30,7 @@ function write(file, text, dir = staticDir) {
   // The .map files are not copied, so their comments go too.
   const body = text.replace(/\n?\/\/# sourceMappingURL=\S+\s*$/, '').trimEnd() + '\n';
   writeFileSync(join(dir, file), body);
-  console.log(`${dir === testsDir ? 'tests' : 'static'}/${file}: ${Buffer.byteLength(body)} bytes`);
+  console.log(`${dir === testsDir ? 'tests/browser' : 'static'}/${file}: ${Buffer.byteLength(body)} bytes`);
 }
 
 const katex = pkg('katex');

@@ -1,0 +1,71 @@
+"""The translation catalog: complete in both languages, and every key the code uses exists."""
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from ui.i18n import ASSETS, LANGS, catalog, text
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")),
+           *sorted((ROOT / "ui").glob("*.py"))]
+
+
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_key_has_every_language_and_no_other():
+    for key, entry in catalog().items():
+        assert set(entry) == set(LANGS), key
+        assert all(isinstance(v, str) and v.strip() for v in entry.values()), key
+
+
+def test_placeholders_agree_between_languages():
+    for key, entry in catalog().items():
+        assert fields(entry["en"]) == fields(entry["zh"]), key
+
+
+def test_chinese_text_is_chinese():
+    """An English phrase needs Chinese in its zh slot (a lone name such as ALiBi may repeat)."""
+    for key, entry in catalog().items():
+        if len(re.findall(r"[A-Za-z]{3,}", entry["en"])) >= 3:
+            assert re.search(r"[\u4e00-\u9fff]", entry["zh"]), f"{key} is not translated"
+
+
+def test_every_literal_key_in_the_code_exists():
+    keys = catalog()
+    for path in SOURCES:
+        for key in re.findall(r"""\b(?:t|text)\(\s*["']([a-z_]+\.[a-z_.]+)["']""",
+                              path.read_text("utf-8")):
+            assert key in keys, f"{path.name} uses missing key {key}"
+
+
+def test_every_page_has_nav_title_and_blurb():
+    for path in (ROOT / "pages").glob("*.py"):
+        name = re.sub(r"^\d+_", "", path.stem)
+        for key in ("nav", "title", "blurb"):
+            for lang in LANGS:
+                assert text(f"{name}.{key}", lang)
+
+
+def test_every_long_text_exists_in_both_languages():
+    names = {lang: {p.name for p in (ASSETS / "text" / lang).glob("*.md")} for lang in LANGS}
+    assert names["en"] and names["en"] == names["zh"]
+
+
+def test_chinese_paragraphs_are_single_lines():
+    """A line break inside a Chinese paragraph would be drawn as a stray space."""
+    block_start = re.compile(r"^(\s*[-*] |\s*\d+\. |#|\||\$\$)")
+    for path in (ASSETS / "text" / "zh").glob("*.md"):
+        lines = path.read_text("utf-8").splitlines()
+        for before, line in zip(lines, lines[1:], strict=False):
+            if before.strip() and line.strip() and not block_start.match(line):
+                pytest.fail(f"{path.name}: a paragraph continues on a new line: {line[:30]!r}")
+
+
+def test_missing_key_fails_loudly():
+    with pytest.raises(KeyError):
+        text("home.no_such_key", "en")

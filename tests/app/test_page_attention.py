@@ -1,0 +1,187 @@
+"""The attention page: what the position switch and the causal mask do to the headline number."""
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.helpers.figure_data import chart_specs
+
+PAGE = "../../pages/5_attention.py"
+
+
+def headline(at: AppTest) -> float:
+    """The largest output difference the page reports (its first metric)."""
+    return float(at.metric[0].value)
+
+
+@pytest.fixture
+def bidirectional() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.toggle(key="attention_causal").set_value(False).run()
+    assert not at.exception
+    return at
+
+
+def test_position_switch_collapses_the_bidirectional_difference_to_rounding(bidirectional):
+    at = bidirectional
+    assert headline(at) > 0.1
+    at.toggle(key="pos").set_value(False).run()
+    assert not at.exception
+    assert headline(at) < 1e-9
+    at.toggle(key="pos").set_value(True).run()
+    assert headline(at) > 0.1
+
+
+@pytest.mark.parametrize("scheme", ["sinusoidal", "rope"])
+def test_every_position_scheme_but_symmetric_alibi_separates_the_orders(bidirectional, scheme):
+    at = bidirectional
+    at.radio(key="attention_scheme").set_value(scheme).run()
+    assert headline(at) > 0.1
+
+
+def messages(at: AppTest) -> str:
+    """Every info, success, warning and error box on the page, as one text."""
+    return " ".join(box.value for kind in ("info", "success", "warning", "error")
+                    for box in getattr(at, kind))
+
+
+def test_symmetric_alibi_message_appears_for_a_reversal_only(bidirectional):
+    at = bidirectional
+    at.radio(key="attention_scheme").set_value("alibi").run()
+    assert headline(at) < 1e-9
+    assert "Symmetric ALiBi cannot tell a sentence from its reversal" in messages(at)
+    at.radio(key="attention_order").set_value("shuffle").run()
+    assert headline(at) > 1e-3
+    assert "Symmetric ALiBi" not in messages(at)
+    assert "The two orders give different outputs" in messages(at)
+    at.radio(key="attention_order").set_value("reverse").run()
+    at.toggle(key="attention_keep_last").set_value(True).run()
+    assert headline(at) > 1e-3 and "Symmetric ALiBi" not in messages(at)
+
+
+def test_bidirectional_alibi_is_labelled_as_the_symmetric_variant(bidirectional):
+    at = bidirectional
+    at.radio(key="attention_scheme").set_value("alibi").run()
+    assert "ALiBi, symmetric" in chart_specs(at)[0]["layout"]["title"]["text"]
+    assert "The paper's ALiBi is causal" in " ".join(c.value for c in at.caption)
+    at.toggle(key="attention_causal").set_value(True).run()
+    assert "symmetric" not in chart_specs(at)[0]["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("typed", ["0 1 2 3", "０ １ ２ ３"])
+def test_an_order_that_moves_nothing_says_so_instead_of_comparing(typed):
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.radio(key="attention_order").set_value("typed").run()
+    at.text_input(key="attention_typed").set_value(typed).run()
+    assert not at.exception
+    assert "Nothing moved" in messages(at)
+    assert not at.metric and len(chart_specs(at)) == 2  # no twin maps, no numbers
+    assert "different outputs" not in messages(at)
+
+
+def test_keep_last_is_off_for_two_tokens_where_it_would_move_nothing():
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.toggle(key="attention_keep_last").set_value(True).run()
+    at.text_input(key="text").set_value("刚想").run()
+    assert at.toggle(key="attention_keep_last").disabled
+    assert "Nothing moved" not in messages(at)
+    assert headline(at) > 0.1
+
+
+@pytest.mark.parametrize(("lang", "typed", "says"), [
+    ("zh", "0 0 1 2", "位置 0 出现了两次，位置 3 却没有出现"),
+    ("zh", "0 1 2", "你的顺序列出了 3 个位置"),
+    ("zh", "a b", "请用整数写出位置 0 到 3"),
+    ("en", "4 2 1 0", "There is no position 4"),
+])
+def test_a_wrong_typed_order_is_explained_in_the_ui_language(lang, typed, says):
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.radio(key="lang").set_value(lang).run()
+    at.radio(key="attention_order").set_value("typed").run()
+    at.text_input(key="attention_typed").set_value(typed).run()
+    assert not at.exception
+    assert [says in box.value for box in at.error] == [True]
+
+
+def test_numbers_are_decimals_unless_tiny_everywhere_on_the_page():
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.toggle(key="pos").set_value(False).run()
+    at.toggle(key="attention_keep_last").set_value(True).run()
+    at.slider(key="attention_layers").set_value(1).run()  # last token unchanged: rounding only
+    shown = [m.value for m in at.metric] + at.table[0].value.iloc[:, 1:].stack().tolist()
+    for number in shown:
+        assert re.fullmatch(r"\d+\.\d{3}|\d\.\de[-+]\d\d|0", number), number
+        assert ("e" in number) == (0 < float(number) < 1e-3)
+    last = at.table[0].value.iloc[0, 2]
+    assert f"({last})" in messages(at) and "e-" in last
+
+
+def test_position_off_draws_the_maps_without_position():
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.toggle(key="pos").set_value(False).run()
+    title = chart_specs(at)[0]["layout"]["title"]["text"]
+    assert "no position" in title
+
+
+def test_causal_mask_without_position_leaks_order_from_the_second_layer():
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.toggle(key="pos").set_value(False).run()
+    at.toggle(key="attention_keep_last").set_value(True).run()
+    at.slider(key="attention_layers").set_value(2).run()
+    last = [float(v) for v in at.table[0].value.iloc[:, 2]]  # the last token, per layer
+    assert last[0] < 1e-9 < 0.01 < last[1]
+    assert headline(at) > 0.01
+
+
+def test_a_typed_order_that_is_not_a_permutation_gives_a_message_not_a_traceback():
+    at = AppTest.from_file(PAGE, default_timeout=30).run()
+    at.radio(key="attention_order").set_value("typed").run()
+    at.text_input(key="attention_typed").set_value("0 0 1 2").run()
+    assert not at.exception
+    assert at.error
+    at.text_input(key="attention_typed").set_value("1，0，2，3").run()
+    assert not at.exception and headline(at) > 0.1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_default_view_explains_why_no_position_differs_under_the_causal_mask(lang):
+    """At the page's defaults (causal mask on) "no position" shows a large difference beside
+    the schemes: the page says the mask carries order, with the no-mask number beside it."""
+    from posviz.permutation import readable, reversal
+    from ui.cached.attention import check
+    from ui.i18n import text
+
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.query_params["lang"] = lang
+    at.run()
+    tokens, order = tuple("刚想到了"), tuple(reversal(4).tolist())
+    masked, unmasked = (check(tokens, order, 2, 4, "none", causal).gap for causal in (True, False))
+    assert masked > 0.1 and unmasked < 1e-9
+    said = text("attention.mask_carries_order", lang, none=readable(masked),
+                off=readable(unmasked))
+    assert said in [info.value for info in at.info]
+    at.toggle(key="attention_causal").set_value(False).run()
+    assert not [i for i in at.info if i.value.startswith(said[:20])]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("sentence", ["我我我", "a b a"])
+def test_a_reordering_that_reads_the_same_says_nothing_moved(lang, sentence):
+    """我我我 or "a b a" reversed is the same sentence again: the page reports no difference
+    (no 1.43 from position, no "a causal mask is not order-blind"), only that nothing moved."""
+    from posviz.permutation import reads_the_same, reversal
+    from ui.i18n import text
+
+    assert reads_the_same(sentence.split() if " " in sentence else list(sentence), reversal(3))
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.query_params.update({"lang": lang, "text": sentence})
+    at.run()
+    for position, causal in ((True, True), (False, True), (True, False)):
+        at.toggle(key="pos").set_value(position)
+        at.toggle(key="attention_causal").set_value(causal).run()
+        assert not at.exception
+        assert text("attention.reads_same", lang) in messages(at)
+        assert not at.metric and len(chart_specs(at)) == 2  # no twin maps, no numbers
+    at.text_input(key="text").set_value("a b c").run()
+    assert text("attention.reads_same", lang) not in messages(at) and headline(at) > 0.1

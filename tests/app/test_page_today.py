@@ -1,0 +1,99 @@
+"""The page on today's models: every scheme drawn with the published values, the numbers its
+texts quote computed, and every value of its table sourced."""
+
+import json
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from posviz import modern
+from posviz.embedding import token_embeddings
+from posviz.permutation import readable, reversal
+from tests.helpers.figure_data import chart_blocks
+from tests.helpers.lesson import lesson, reveal
+from ui.documents import blocks
+from ui.i18n import text
+
+PAGE = "../../pages/7_today.py"
+
+
+def page(lang: str = "en", sentence: str = "刚想到了") -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=60)
+    at.query_params.update({"lang": lang, "text": sentence})
+    at.run()
+    assert not at.exception
+    return at
+
+
+def charts(sentence: str = "刚想到了", lang: str = "en") -> dict[str, dict]:
+    """The page's charts by name, those in its columns too."""
+    return {block["name"]: json.loads(block["figure"])
+            for block in chart_blocks(blocks("today", f"text={sentence}", lang))}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("sentence", ["刚想到了", "x", "the cat sat on the mat"])
+def test_the_page_draws_every_scheme_in_both_languages(lang, sentence):
+    at = page(lang, sentence)
+    assert at.title[0].value == text("today.title", lang)
+    assert float(at.metric[0].value) < 1e-12  # complex product = rotation matrix
+    assert {"today_partial", "today_mla", "today_irope", "today_temperature", "today_llama",
+            "today_grid_h", "today_grid_w", "today_gemma"} <= set(charts(sentence, lang))
+
+
+def test_the_mla_text_quotes_deepseek_v3s_cache():
+    said = next(m.value for m in page().markdown if "576" in m.value)
+    assert "512 + 64 = 576" in said and "128 × (128 + 64 + 128) = 40,960" in said
+    bars = charts()["today_mla"]["data"][0]
+    assert bars["text"] == ["40,960", "20,480", "576"]
+
+
+def test_llama_31s_bands_are_counted_from_its_published_scaling():
+    said = next(m.value for m in page().markdown if "Llama 3.1 was trained" in m.value)
+    assert "29 keep their speed, 6 blend, 29 slow down" in said
+    curves = {t["name"] for t in charts()["today_llama"]["data"]}
+    assert curves == {text(f"today.method_{m}", "en") for m in
+                      ("original", "pi", "ntk", "yarn", "llama3")}
+
+
+def test_mrope_numbers_the_sentence_around_an_image():
+    table = next(b for b in blocks("today", "text=刚想到了", "en") if b["t"] == "table"
+                 and text("today.mrope_col.t", "en") in b["head"])
+    cells = [str(c) for row in table["rows"] for c in row]
+    ids = modern.mrope_positions(1, (1, 2, 3), 3)
+    assert table["rows"][0] == ["刚", "0", "0", "0"] and table["rows"][-1] == ["了", "6", "6", "6"]
+    assert text("today.patch", "en", r=1, c=2) in cells
+    # 刚 at 0; the 2 x 3 patches from 1 (widths 1..3); 想到了 from the largest plus one
+    assert ids[:, 0].tolist() == [0, 0, 0] and ids[:, -3:].tolist() == [[4, 5, 6]] * 3
+    assert charts()["today_grid_w"]["data"][-1]["x"] == ["0", "1", "2"]
+
+
+def test_the_models_table_shows_the_published_values():
+    table = page().table[0].value
+    rows = {row.iloc[0]: row.tolist()[1:] for _, row in table.iterrows()}
+    assert len(rows) == 12
+    assert rows["Llama 3.1 8B"][1:] == ["500,000", "128", "131,072", "llama3 ×8"]
+    assert rows["DeepSeek-V3"][1:] == ["10,000", "64", "163,840", "yarn ×40"]
+    assert rows["Phi-2"][2] == "32" and rows["GPT-NeoX 20B"][2] == "24"
+    assert rows["Gemma 3 27B"][1] == "10,000 / 1,000,000"
+    assert rows["Mistral 7B v0.1"][4] == text("today.none", "en")
+
+
+def test_the_lessons_last_scene_quotes_a_layer_without_position_above_rope():
+    x = token_embeddings(list("刚想到了"), 64)
+    mixed = modern.layered_gap(x, reversal(4), ("rope", "none"), 4)
+    bag = modern.layered_gap(x, reversal(4), ("none", "none"), 4)
+    letter, said = reveal(lesson("10"), 10)
+    assert letter == "B" and readable(mixed) in said and readable(bag) in said
+    assert np.isfinite(mixed) and mixed > 0.1 > 1e-12 > bag
+    assert reveal(lesson("10", sentence="我我我"), 10) == (
+        "A", text("lesson.today.answer_same", "en"))
+
+
+def test_the_sentence_gets_its_positions_read_back_without_any_encoding():
+    table = next(b for b in blocks("today", "text=刚想到了", "en") if b["t"] == "table"
+                 and text("today.count_col.read", "en") in b["head"])
+    assert [row[0] for row in table["rows"]] == list("刚想到了")
+    assert [row[1] for row in table["rows"]] == ["1", "2", "3", "4"]
+    assert [row[3] for row in table["rows"]] == ["1.000000", "2.000000", "3.000000", "4.000000"]

@@ -1,0 +1,409 @@
+"""Rooms in the app's pages (AppTest, one session at a time): start, join, lead, follow, vote,
+reveal, ask, close; and every hostile input as a room code, a lecturer link and a question."""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rooms import shared_store, signing, throttle
+from rooms.export import answers_csv
+from tests.conftest import ROOT
+from tests.helpers.figure_data import chart_specs
+from tests.helpers.hostile import CATEGORIES
+from ui.i18n import text
+
+# Every group of the hostile corpus at its two ends. The whole corpus goes through the store and the
+# room's routes (tests/rooms/test_rooms.py, tests/rooms/test_rooms_http.py); a page adds no code
+# path of its own per input, and each page run here takes a tenth of a second.
+SAMPLE = [text for group in CATEGORIES.values() for text in dict.fromkeys((group[0], group[-1]))]
+
+HOME, LESSON, ROPE = (str(ROOT / p) for p in ("app.py", "pages/0_lesson.py", "pages/3_rope.py"))
+
+
+@pytest.fixture(autouse=True)
+def store(tmp_path, monkeypatch):
+    """A fresh SQLite store for every test (the app reads POSVIZ_ROOM_STORE)."""
+    monkeypatch.setenv("POSVIZ_ROOM_STORE", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    shared_store.cache_clear()
+    yield shared_store()
+    shared_store.cache_clear()
+
+
+def opened(page: str = HOME, **query: str) -> AppTest:
+    at = AppTest.from_file(page, default_timeout=60)
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def shown(at: AppTest) -> str:
+    """Every text the run drew (markdown, captions, messages, html, code)."""
+    parts = [e.value for kind in ("markdown", "caption", "warning", "info", "success", "error",
+                                  "code") for e in getattr(at, kind)]
+    parts += [e.proto.body for e in at.get("html")]
+    return "\n".join(str(p) for p in parts)
+
+
+def lecturer(store, page: str = HOME, **query: str) -> tuple[AppTest, str, str]:
+    """A session opened from a one-time lecturer link of a new room."""
+    code, key = store.create()
+    return opened(page, room=code, lead=store.lead_link(code, key), **query), code, key
+
+
+def test_starting_a_room_makes_this_session_its_lecturer(store):
+    at = opened()
+    at.button(key="room_start").click().run()
+    assert not at.exception
+    code = at.session_state["kept_room"]
+    assert store.room(code) is not None and at.query_params["room"] == code
+    assert f"{code[:3]} {code[3:]}" in shown(at)          # the join code, read aloud in two
+    assert any(f"?room={code}" in c.value for c in at.code)  # the student link
+    assert at.get("imgs") or at.get("image")                 # its QR code
+
+
+def test_the_lecturer_link_drives_the_room_and_leaves_the_address_bar(store):
+    at, code, key = lecturer(store, LESSON, scene="4")
+    assert "lead" not in at.query_params
+    assert at.session_state["room_key"] == key
+    assert at.button(key="reveal_scene-order")  # a lecturer reveals; no vote buttons
+    assert not [b for b in at.button if b.key and b.key.startswith("vote_")]
+
+
+def test_a_lecturer_link_leads_one_session_once(store):
+    code, key = store.create()
+    token = store.lead_link(code, key)
+    first = opened(LESSON, room=code, lead=token, scene="4")
+    again = opened(LESSON, room=code, lead=token, scene="4")  # from the history, after Leave
+    assert first.session_state["room_key"] == key and not again.session_state["room_key"]
+    assert "has been used already" in shown(again) and again.toggle(key="follow")
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("lead", "wrong-token-of-decent-length"), ("lead", ""), ("lead", "x" * 500),
+    *(("lead", sample) for sample in SAMPLE), ("key", "the-room-key")])
+def test_a_wrong_link_gives_a_follower_never_control(store, name, value):
+    code, key = store.create()
+    at = opened(LESSON, room=code, scene="4", **{name: key if value == "the-room-key" else value})
+    assert name not in at.query_params
+    assert not at.session_state["room_key"]
+    assert at.toggle(key="follow")  # the student's switch
+    assert not [b for b in at.button if b.key and b.key.startswith("reveal_")]
+
+
+def test_joining_by_the_typed_code(store):
+    code, _ = store.create()
+    at = opened()
+    at.text_input(key="room_join_home").input(f" {code[:3]}-{code[3:]} ")
+    at.button(key="room_join_home_go").click().run()
+    assert not at.exception and at.session_state["kept_room"] == code
+    assert at.toggle(key="follow").value
+
+
+@pytest.mark.parametrize(("typed", "message"), [
+    ("12345", "six digits"), ("abcdef", "six digits"), ("000000", "no open room")])
+def test_a_code_that_leads_nowhere_says_why_and_keeps_what_was_typed(store, typed, message):
+    at = opened()
+    at.text_input(key="room_join_home").input(typed)
+    at.button(key="room_join_home_go").click().run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert message in shown(at)
+    assert at.text_input(key="room_join_home").value == typed
+
+
+@pytest.mark.parametrize("raw", SAMPLE)
+def test_hostile_room_codes_in_a_link_get_a_message_not_a_traceback(store, raw):
+    at = opened(room=raw)
+    assert not at.session_state["kept_room"]
+    assert "six digits" in shown(at) or "no open room" in shown(at) or raw.strip() == ""
+
+
+def test_a_student_without_a_voter_id_answers_on_the_rooms_screen(store):
+    """A tab that came by a link to the app has no voter id for the room (only the room's
+    screen issues one, in an HttpOnly cookie): its question offers the room's screen, where
+    it answers, instead of buttons that could not count."""
+    code, key = store.create()
+    lecturer_view = opened(LESSON, room=code, lead=store.lead_link(code, key), scene="4")
+    assert lecturer_view.button(key="reveal_scene-order")
+    student = opened(LESSON, room=code, scene="4")
+    assert not [b for b in student.button if b.key and b.key.startswith("vote_")]
+    screen = next(b for b in student.get("link_button")
+                  if b.proto.label == text("room.answer_on_screen", "en"))
+    assert screen.proto.url == f"http://localhost:8501/_posviz/follow/{code}?lang=en"
+
+
+def test_the_reveal_reaches_the_student_with_the_distribution_and_the_answer(store):
+    code, key = store.create()
+    teacher = opened(LESSON, room=code, lead=store.lead_link(code, key), scene="4")
+    student = opened(LESSON, room=code, scene="4")
+    store.vote(code, "scene-order", store.new_voter(code, True), 0)
+    teacher.button(key="reveal_scene-order").click().run()
+    assert store.poll(code, "scene-order").revealed and store.poll(code, "scene-order").correct == 1
+    student.run()
+    assert "How the room answered (answers: 1)" in "\n".join(
+        json.dumps(spec) for spec in chart_specs(student))
+    assert student.success[0].value.startswith("**B.**")
+    assert not [b for b in student.button if b.key and b.key.startswith("vote_")]
+
+
+def test_a_student_ahead_of_the_lecturer_asks_on_their_own(store):
+    code, _ = store.create()
+    student = opened(LESSON, room=code, scene="5")  # the lecturer never opened scene 5
+    assert student.toggle(key="lesson_reveal_sinusoidal")
+
+
+def test_the_lecturers_question_reaches_every_page_and_goes_away(store):
+    at, code, _ = lecturer(store)
+    at.text_area(key="room_ask_question").input("Which **encoding** extrapolates?")
+    at.text_area(key="room_ask_options").input("RoPE\n\nALiBi\n<b>learned</b>")
+    at.selectbox(key="room_ask_correct").select("B")
+    at.button(key="room_ask").click().run()
+    assert not at.exception
+    room = store.room(code)
+    assert room.live == "q1"
+    assert store.poll(code, "q1").options == ("RoPE", "ALiBi", "<b>learned</b>")
+    student = opened(ROPE, room=code)
+    html = "\n".join(e.proto.body for e in student.get("html"))
+    assert "&#60;&#98;&#62;" in html  # typed markup stays text
+    assert "**encoding**" not in "\n".join(m.value for m in student.markdown)
+    store.vote(code, "q1", store.new_voter(code, True), 1)  # a student on the room's screen
+    at.button(key="reveal_q1").click().run()
+    student.run()
+    assert "How the room answered (answers: 1)" in "\n".join(
+        json.dumps(spec) for spec in chart_specs(student))
+    at.button(key="room_put_away").click().run()
+    assert store.room(code).live == ""
+
+
+@pytest.mark.parametrize("question", SAMPLE)
+def test_hostile_questions_are_asked_as_text_or_refused_with_a_message(store, question):
+    at, code, _ = lecturer(store)
+    at.text_area(key="room_ask_question").input(question[:300])
+    at.text_area(key="room_ask_options").input(f"{question[:100]}\nno")
+    at.button(key="room_ask").click().run()
+    assert not at.exception
+    poll = store.poll(code, "q1")
+    if poll is None:
+        assert at.warning  # refused, and said why
+    else:
+        markdown = "\n".join(m.value for m in at.markdown)
+        assert poll.question not in markdown or poll.question.isalnum()
+
+
+def test_closing_the_room_ends_it_for_everyone(store):
+    at, code, _ = lecturer(store)
+    student = opened(room=code)
+    at.button(key="room_close").click().run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert store.room(code).closed
+    student.run()
+    assert "is closed" in shown(student) and not student.session_state["kept_room"]
+
+
+def test_the_answers_download_as_csv_with_typed_formulas_defused(store):
+    code, _ = store.create()
+    poll = store.ask(code, "=cmd|' /C calc'!A0", ["+1", "-2", "@3"])
+    voters = (store.voter(code, store.new_voter(code, True)) for _ in iter(int, 1))
+    plain = next(v for v in voters if v.id[0].isalnum())
+    dash = next(v for v in voters if v.id[0] == "-")  # ids may start so
+    store.vote(code, poll.id, plain.token, 2, network="net")
+    store.vote(code, poll.id, dash.token, 1, network="-net")
+    table = answers_csv(store, code)
+    assert table.startswith("\ufeffroom,question_id,question,voter,answer,answer_text")
+    assert f"{code},q1,'=cmd|' /C calc'!A0,{plain.id},C,'@3,," in table
+    assert f"{code},q1,'=cmd|' /C calc'!A0,'{dash.id},B,'-2,," in table
+    assert plain.token not in table and dash.token not in table  # ids, never credentials
+    assert table.rstrip().endswith(",'-net")
+
+
+def test_a_lecturer_whose_view_is_too_long_for_the_room_is_told(store):
+    at, code, _ = lecturer(store, text="word " * 2000)
+    assert "longer than 8192 characters" in shown(at)
+    assert at.text_input(key="text").value == "word " * 2000  # kept, all of it
+
+
+def element_data(at: AppTest) -> dict | None:
+    """The data the run gave the room element (static/room.js), or None."""
+    for drawn in at.get("bidi_component"):
+        if drawn.proto.component_name == "posviz_room":
+            return json.loads(drawn.proto.json)
+    return None
+
+
+def test_the_key_goes_to_the_browser_once_and_leave_has_the_server_delete_it(store):
+    """The key reaches the page only to be handed to the server (which sets its HttpOnly
+    cookie); Leave has the browser ask the server to delete that cookie, and coming back to the
+    room, this session is no lecturer of it."""
+    at, code, key = lecturer(store)
+    assert element_data(at).items() >= {"lead": True, "grant": key}.items()
+    at.run()
+    assert element_data(at)["grant"] == key  # until the tab says it handed it over
+    at.session_state["room_granted"] = code  # what the tab's trigger makes its callback do
+    at.run()
+    assert "grant" not in element_data(at) and key not in json.dumps(element_data(at))
+    at.button(key="room_leave").click().run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert element_data(at) == {"forget": code, "page": ""}
+    at.text_input(key="room_join_home").input(code)
+    at.button(key="room_join_home_go").click().run()
+    assert at.session_state["kept_room"] == code and not at.session_state["room_key"]
+
+
+def test_the_lecturer_link_is_shown_once_behind_a_warning_and_opens_this_view(store):
+    at, code, key = lecturer(store, LESSON, scene="4")
+    at.button(key="room_show_key").click().run()
+    link = next(c.value for c in at.code if "lead=" in c.value)
+    assert "Whoever opens this link first leads the room with you" in shown(at)
+    assert link.startswith("http://localhost:8501/lesson?") and "scene=4" in link
+    assert f"room={code}" in link and "lang=" not in link and key not in link
+    at.run()
+    assert "lead=" not in shown(at)
+    token = dict(parse_qsl(urlsplit(link).query))["lead"]
+    assert store.redeem(code, token) == key  # the link leads, once
+
+
+def test_one_address_starts_a_few_rooms_then_is_told_to_wait(store):
+    started = []
+    for _ in range(6):
+        at = opened()
+        at.button(key="room_start").click().run()
+        started.append(at.session_state["kept_room"])
+    assert all(started[:5]) and not started[5]
+    assert "Too many rooms started from your network" in shown(at)
+    assert len(store.rooms()) == 5
+
+
+def test_a_passphrase_guards_start_a_room(store, monkeypatch):
+    monkeypatch.setenv("POSVIZ_LECTURER_PASSWORD", "correct horse")
+    at = opened()
+    at.text_input(key="room_passphrase").input("wrong horse")
+    at.button(key="room_start").click().run()
+    assert not at.session_state["kept_room"] and "not this server's lecturer passphrase" in \
+        shown(at)
+    at.text_input(key="room_passphrase").input("correct horse")
+    at.button(key="room_start").click().run()
+    assert store.room(at.session_state["kept_room"]) is not None
+
+
+def test_twenty_wrong_codes_and_even_the_right_one_waits(store):
+    """The guessing burst through the join box: after 20 wrong codes from one address, the
+    real code is refused too, with a message saying how long to wait."""
+    code, _ = store.create()
+    at = opened()
+    for n in range(21):
+        at.text_input(key="room_join_home").input(f"{100_000 + n:06d}")
+        at.button(key="room_join_home_go").click().run()
+    at.text_input(key="room_join_home").input(code)
+    at.button(key="room_join_home_go").click().run()
+    assert not at.session_state["kept_room"]
+    assert "Too many wrong room codes from your network" in shown(at)
+
+
+def test_the_qr_codes_ticket_joins_while_the_address_is_refused_for_wrong_codes(store,
+                                                                               monkeypatch):
+    """A script floods the class's address with wrong codes: a student typing the right code
+    waits, one scanning the QR code (its link carries the room's ticket) joins at once."""
+    monkeypatch.setattr(store, "clock", lambda: 1_800_000_000.0)  # no refill, however slow
+    code, _ = store.create()
+    at = opened()
+    refused = text("room.note.too_many", "en").split("{")[0]
+    for n in range(throttle.WRONG.burst + 1):
+        at.text_input(key="room_join_home").input(f"{100_000 + n:06d}")
+        at.button(key="room_join_home_go").click().run()
+    assert refused in shown(at)
+    assert not opened(room=code).session_state["kept_room"]
+    scanned = opened(room=code, t=signing.ticket(store.secret, code, time.time()))
+    assert scanned.session_state["kept_room"] == code and "t" not in scanned.query_params
+    forged = opened(room=code, t=signing.ticket(b"another server", code, time.time()))
+    assert not forged.session_state["kept_room"]
+
+
+def test_a_lecturer_whose_room_the_server_lost_is_told_to_start_a_new_one(store):
+    at, code, _ = lecturer(store, LESSON, scene="2")
+    store.path.unlink()
+    at.run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert f"Your room {code[:3]} {code[3:]} is no longer on this server" in shown(at)
+    assert at.button(key="room_start")
+
+
+def test_a_room_the_server_lost_is_named_as_such(store):
+    """A student in a room whose store lost it (a deleted file) is told the server lost it,
+    not to check the digits."""
+    code, _ = store.create()
+    at = opened(LESSON, room=code, scene="2")
+    assert at.session_state["kept_room"] == code
+    store.path.unlink()
+    at.run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert "which you were in, is no longer on this server" in shown(at)
+    assert "Check the digits" not in shown(at)
+
+
+def test_a_store_that_fails_gives_a_message_and_the_lesson_goes_on(store, monkeypatch):
+    """Rooms unreachable (a Redis that is not there): the room parts of the page say so in the
+    reader's language, the lesson itself is drawn, and the tab stays in its room to come back."""
+    code, key = store.create()
+    for lang, words in (("en", "Lecture rooms are unavailable right now"),
+                        ("zh", "课堂房间暂时无法使用")):
+        monkeypatch.setenv("POSVIZ_ROOM_STORE", f"sqlite:///{store.path}")
+        shared_store.cache_clear()
+        at = opened(LESSON, room=code, lead=store.lead_link(code, key), scene="2", lang=lang)
+        monkeypatch.setenv("POSVIZ_ROOM_STORE", "redis://127.0.0.1:9/0")  # nothing listens
+        shared_store.cache_clear()
+        at.run()
+        assert not at.exception and words in shown(at)
+        assert at.get("plotly_chart") or at.get("bidi_component")  # the scene's figure
+        assert at.session_state["kept_room"] == code
+        assert element_data(at) == {"down": code, "page": "lesson"}
+        assert not [b for b in at.button if b.key == "room_start"]
+
+
+@pytest.mark.parametrize("typed", SAMPLE)
+def test_every_hostile_passphrase_is_refused_with_a_message(store, monkeypatch, typed):
+    monkeypatch.setenv("POSVIZ_LECTURER_PASSWORD", "correct horse")
+    at = opened()
+    at.text_input(key="room_passphrase").input(typed)
+    at.button(key="room_start").click().run()
+    assert not at.exception and not at.session_state["kept_room"]
+    assert "not this server's lecturer passphrase" in shown(at)
+
+
+def test_the_split_of_answers_stays_off_the_projector_until_the_lecturer_shows_it(store):
+    """Before the reveal the lecturer's screen (the hall's) counts answers without their split,
+    unless the lecturer switches it on."""
+    at, code, _ = lecturer(store, LESSON, scene="4")
+    store.vote(code, "scene-order", store.new_voter(code, True), 1)
+    at.run()
+    assert "Answers: 1" in shown(at)
+    assert not any("Answers so far" in str(spec) for spec in chart_specs(at))
+    at.toggle(key="counts_scene-order").set_value(True).run()
+    assert any("Answers so far" in str(spec) for spec in chart_specs(at))
+
+
+def test_the_lecturer_sees_a_network_answering_past_its_screens_and_sets_it_aside(store):
+    """Answers from one network whose browsers never followed the room (a script with a
+    ticket): the lecturer's count says so, with the numbers, and one click takes them away."""
+    at, code, _ = lecturer(store, LESSON, scene="4")
+    hall = [store.new_voter(code, True) for _ in range(3)]
+    store.seen(code, dict.fromkeys(hall, "campus"))
+    for voter in hall:
+        store.vote(code, "scene-order", voter, 1, network="campus", following=True)
+    for _ in range(12):
+        store.vote(code, "scene-order", store.new_voter(code, True), 0, network="campus")
+    at.run()
+    said = text("room.suspect", "en", answers=15, screens=3, unfollowed=12)
+    assert said in shown(at)
+    at.button(key="aside_scene-order_campus").click().run()
+    assert not at.exception and store.counts(code, "scene-order") == [0, 3]
+    assert "12 answers were set aside." in shown(at) and said not in shown(at)
+    for _ in range(6):  # a network where no screen follows at all
+        store.vote(code, "scene-order", store.new_voter(code, True), 0, network="lab")
+    at.run()
+    assert text("room.suspect_none", "en", answers=6, unfollowed=6) in shown(at)
+    assert "only 0 screens" not in shown(at)

@@ -1,0 +1,185 @@
+"""The running app in headless Chromium, driven the way a lecturer uses it."""
+
+import os
+import re
+import shutil
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import PAGES, ROOT
+from tests.helpers.load_fixtures import (
+    CHART_BOXES,
+    SENTENCE_BOX,
+    assert_healthy,
+    charts_drawn,
+    nav_click,
+    rerun,
+    settle,
+)
+from ui import page_name
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+FIRST = "the cat saw the dog"
+TYPED = "了到想刚 <b>x</b>"
+
+
+def shows(page, typed: str, position: bool, where: str) -> None:
+    """The sidebar shows this sentence and switch (waiting a little for a redraw)."""
+    box = page.locator(SENTENCE_BOX)
+    switch = page.locator("[data-testid=stSidebar] input[type=checkbox]").first
+    expect(box, f"sentence on {where}").to_have_value(typed, timeout=10_000)
+    (expect(switch, f"switch on {where}").to_be_checked if position else
+     expect(switch, f"switch on {where}").not_to_be_checked)(timeout=10_000)
+
+
+def test_sentence_and_language_survive_every_route(server, browser, artifacts):
+    """Deep link, typing, every nav link, a reload and the language switch keep the state."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    lesson = page_name(ROOT / PAGES[0])
+
+    page.goto(f"{server}/{lesson}?text={quote(FIRST)}")
+    settle(page)
+    assert_healthy(page, "deep link")
+    shows(page, FIRST, True, "deep link")
+    assert page.get_by_text(text(f"{lesson}.title", "en")).count() >= 1
+
+    box = page.locator(SENTENCE_BOX)
+    box.fill(TYPED)
+    with rerun(page):
+        box.press("Enter")
+    shows(page, TYPED, True, "typing")
+    assert page.locator("b", has_text="x").count() == 0, "typed markup must stay text"
+    with rerun(page):
+        page.locator("[data-testid=stSidebar] [data-testid=stCheckbox]").first.click()
+    shows(page, TYPED, False, "the switch")
+
+    for name in ["home", *(page_name(ROOT / p) for p in PAGES)]:
+        nav_click(page, text(f"{name}.nav", "en"))
+        charts_drawn(page)
+        assert_healthy(page, name)
+        shows(page, TYPED, False, name)
+        page.screenshot(path=artifacts / f"{name}-en.png", full_page=True)
+
+    page.reload()
+    settle(page)
+    assert_healthy(page, "reload")
+    shows(page, TYPED, False, "reload")
+
+    with rerun(page):
+        page.locator("[data-testid=stSidebar] label", has_text="简体中文").click()
+    assert page.get_by_text(text("common.sentence", "zh"), exact=True).count() >= 1
+    nav_click(page, text("home.nav", "zh"))
+    assert_healthy(page, "home in Chinese")
+    shows(page, TYPED, False, "home in Chinese")
+    assert page.get_by_text(text("home.lessons", "zh"), exact=True).count() >= 1
+    for name in (page_name(ROOT / p) for p in PAGES):
+        nav_click(page, text(f"{name}.nav", "zh"))
+        charts_drawn(page)
+        assert_healthy(page, f"{name} in Chinese")
+        shows(page, TYPED, False, f"{name} in Chinese")
+        page.screenshot(path=artifacts / f"{name}-zh.png", full_page=True)
+    page.close()
+
+
+def test_home_screenshot_for_the_readme(server, browser, artifacts):
+    """The README picture: home with the default sentence (refreshed with POSVIZ_SCREENSHOT=1)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    page.goto(server)
+    settle(page)
+    assert_healthy(page, "home")
+    assert re.search("刚", page.locator("[data-testid=stMain]").inner_text())
+    page.screenshot(path=artifacts / "home.png")
+    if os.environ.get("POSVIZ_SCREENSHOT") == "1":
+        shutil.copy(artifacts / "home.png", ROOT / "assets" / "screenshot.png")
+    page.close()
+
+
+def test_a_prepared_link_restores_the_view_and_keeps_it_on_the_next_page(server, browser):
+    """A link with ?text=&lang=zh&pos=false opens exactly that view, on every page, and the
+    first click in the sidebar (a fresh session) keeps it."""
+    names = [page_name(ROOT / p) for p in PAGES]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    for name, following in zip(names, [*names[1:], "home"], strict=True):
+        page.goto(f"{server}/{name}?text={quote('了到想刚')}&lang=zh&pos=false")
+        settle(page)
+        for where in (name, following):
+            assert_healthy(page, f"{where} from a link to {name}")
+            expect(page.locator("h1").first).to_have_text(text(f"{where}.title", "zh"))
+            shows(page, "了到想刚", False, f"{where} from a link to {name}")
+            assert "lang=zh" in page.url
+            if where == name:
+                nav_click(page, text(f"{following}.nav", "zh"))
+    page.close()
+
+
+def test_every_page_draws_its_charts_with_nothing_from_the_internet(server, browser):
+    """Each lesson draws all its charts with posviz's own plotly.js build, reports no script
+    error, and asks nothing of any host but the posviz server (a lecture hall may be offline)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    outside, errors = [], []
+    page.on("request", lambda r: r.url.split(":")[0] in ("data", "blob")
+            or r.url.startswith(server) or outside.append(r.url))
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    for name in (page_name(ROOT / p) for p in PAGES):
+        page.goto(f"{server}/{name}")
+        settle(page)
+        assert charts_drawn(page) >= 1, f"{name} drew no chart"
+        assert_healthy(page, name)
+    assert page.evaluate("window.Plotly.version") == "4.1.1"
+    assert not errors, errors
+    assert not outside, outside
+    page.close()
+
+
+def test_a_chart_out_of_sight_draws_when_scrolled_to_and_redraws_then(server, browser):
+    """Charts below the window wait until the reader scrolls near them, both on opening the
+    page and after a rerun; what is in sight is drawn at once."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{server}/alibi")
+    settle(page)
+    below = page.locator(".posviz-chart[data-name=form_paper]")  # token labels on its axes
+    expect(page.locator(".posviz-chart").first.locator(".main-svg").first).to_be_attached()
+    assert below.locator(".main-svg").count() == 0, "a chart far below drew without a reader"
+    charts_drawn(page)
+    assert below.locator(".main-svg").count() >= 1
+
+    page.evaluate("window.scrollTo(0, 0); document.querySelector('[data-testid=stMain]')"
+                  ".scrollTo(0, 0)")
+    box = page.locator(SENTENCE_BOX)
+    box.fill("later sentence here")
+    with rerun(page):
+        box.press("Enter")
+    assert "later" not in below.text_content(), "an out-of-sight chart redrew without a reader"
+    below.scroll_into_view_if_needed()
+    expect(below).to_contain_text("later", timeout=10_000)
+    page.close()
+
+
+def test_a_chart_waiting_to_draw_already_takes_its_drawn_height(server, browser):
+    """Nothing on a page moves when a chart comes near the window and draws: the place it keeps
+    has the height it is drawn at (on a phone: the tool bar above it, a title wrapped to the
+    screen). A button under a chart that moved as it drew would take a tap meant for another."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=2)
+    page = context.new_page()
+    page.goto(f"{server}/attention?text={quote('刚想到了 and a longer sentence')}")
+    settle(page)
+    page.wait_for_function("""() => {
+        const boxes = [...document.querySelectorAll('CHART_BOXES')];
+        return boxes.length > 2 && boxes.every((box) => box.querySelector('.posviz-chart'));
+    }""".replace("CHART_BOXES", CHART_BOXES), timeout=30_000)  # each chart's module loaded
+    kept = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '.posviz-chart')].filter((c) => c.posvizPending).map((c) => [c.dataset.name,
+        c.getBoundingClientRect().height]))""")
+    assert len(kept) >= 3, f"expected charts below the window still waiting, got {kept}"
+    charts_drawn(page)
+    drawn = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll(
+        '.posviz-chart')].map((c) => [c.dataset.name, c.getBoundingClientRect().height]))""")
+    moved = {name: (height, drawn[name]) for name, height in kept.items()
+             if abs(drawn[name] - height) > 1}
+    assert not moved, f"charts whose height changed as they drew (kept, drawn): {moved}"
+    context.close()

@@ -1,0 +1,139 @@
+"""The guided lesson in headless Chromium: a lecturer clicks through every scene and back."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers.load_fixtures import (
+    SENTENCE_BOX,
+    assert_healthy,
+    charts_drawn,
+    rerun,
+    settle,
+    tab_to,
+)
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+SCENES = ["meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
+          "today"]
+AT_TOP = "document.querySelector('[data-testid=stMain]').scrollTop === 0"
+
+
+def shows_scene(page, n: int, lang: str) -> None:
+    """Scene n is on the page, its charts drawn, with no exception."""
+    expect(page.locator("[data-testid=stMain] h2").first).to_have_text(
+        f"{n}. {text(f'lesson.{SCENES[n - 1]}.head', lang)}", timeout=30_000)
+    settle(page)
+    assert charts_drawn(page) >= 1, f"scene {n} drew no chart"
+    assert_healthy(page, f"scene {n} in {lang}")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_next_and_previous_step_through_every_scene(server, browser, lang):
+    """From a link to scene 1, the next button reaches every scene in order (each in the URL)
+    and the previous button comes back; a revealed answer is hidden again on return."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/lesson?scene=1&lang={lang}")
+    shows_scene(page, 1, lang)
+    page.locator("[data-testid=stMain] [data-testid=stCheckbox]").first.click()
+    expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
+    for n in range(2, len(SCENES) + 1):
+        page.locator(".st-key-lesson_next button").click()  # scrolled down to, at the foot
+        shows_scene(page, n, lang)
+        assert f"scene={n}" in page.url
+        page.wait_for_function(AT_TOP)  # the new scene opens at its top
+    assert page.locator(".st-key-lesson_next").count() == 0
+    for n in range(len(SCENES) - 1, 0, -1):
+        page.locator(".st-key-lesson_prev button").click()
+        shows_scene(page, n, lang)
+        page.wait_for_function(AT_TOP)
+    expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
+    page.close()
+
+
+def test_a_link_to_a_scene_opens_it_and_its_full_lesson_link_keeps_the_sentence(server, browser):
+    """?scene=6 opens RoPE on a fresh page; the link to the full lesson carries the sentence."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/lesson?scene=6&text=dog%20bites%20man&lang=zh")
+    shows_scene(page, 6, "zh")
+    page.locator("[data-testid=stMain] [data-testid=stPageLink] a").click()
+    settle(page)
+    expect(page.locator("h1").first).to_have_text(text("rope.title", "zh"))
+    expect(page.locator(SENTENCE_BOX)).to_have_value(
+        "dog bites man")
+    assert_healthy(page, "the full RoPE lesson")
+    page.close()
+
+
+def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
+    """Page Down (what a presentation clicker sends) and the arrow keys move between scenes
+    while focus is on the page, and after a reveal (focus on its switch); typed into the
+    sentence box, an arrow only moves the caret."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/lesson?scene=1")
+    shows_scene(page, 1, "en")
+    expect(page.get_by_text("a presentation clicker works too")).to_be_visible()
+    for key, scene in (("PageDown", 2), ("ArrowRight", 3), ("PageUp", 2), ("ArrowLeft", 1)):
+        page.locator("[data-testid=stMain] h2").first.click()  # focus on the page itself
+        with rerun(page):
+            page.keyboard.press(key)
+        shows_scene(page, scene, "en")
+    page.locator(".st-key-lesson_reveal_meaning label").click()  # reveal: focus on the switch
+    page.wait_for_selector("[data-testid=stMain] [data-testid=stAlertContentSuccess]")
+    with rerun(page):
+        page.keyboard.press("PageDown")  # the clicker goes on after a reveal
+    shows_scene(page, 2, "en")
+    with rerun(page):
+        page.keyboard.press("PageUp")
+    shows_scene(page, 1, "en")
+    page.locator(SENTENCE_BOX).click()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("PageDown")
+    settle(page)
+    assert "scene=1" in page.url
+    page.close()
+
+
+def test_a_whole_lesson_by_keyboard_alone(server, browser):
+    """Tab to each scene's reveal and press Space, then Tab to Next and press Enter: every scene
+    and every answer, with the focus outlined wherever it is."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/lesson?scene=1")
+    for n, name in enumerate(SCENES, start=1):
+        shows_scene(page, n, "en")
+        tab_to(page, f".st-key-lesson_reveal_{name}")
+        with rerun(page):
+            page.keyboard.press("Space")
+        expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
+        # and said to a screen reader, by the tab's one live region
+        expect(page.locator("#posviz-announce[aria-live=polite]")).to_have_text(
+            re.compile(r"^[A-F]\. \S"))
+        if n < len(SCENES):
+            tab_to(page, ".st-key-lesson_next")
+            with rerun(page):
+                page.keyboard.press("Enter")
+    page.close()
+
+
+def test_a_charts_data_table_holds_its_numbers_with_their_labels(server, browser):
+    """Scene 2's map of positions: its table names each row and column by its position (plotly
+    sends numeric labels as typed arrays); scene 6's arrows: their points, not a legend's empty
+    entries; both under the chart's own name."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/lesson?scene=2")
+    shows_scene(page, 2, "en")
+    page.locator(".posviz-data summary").first.click()
+    table = page.locator(".posviz-data table").first
+    expect(table.locator("tbody th").nth(10)).to_have_text("10")
+    assert table.locator("thead th").all_inner_texts()[1:4] == ["0", "1", "2"]
+    page.goto(f"{server}/lesson?scene=6")
+    shows_scene(page, 6, "en")
+    page.locator(".posviz-data summary").first.click()
+    rows = page.locator(".posviz-data table").first.locator("tbody tr")
+    expect(rows.first).to_be_visible()
+    cells = [row.locator("td").all_inner_texts() for row in rows.all()]
+    assert len(cells) >= 4 and any(float(y) != 0 for _, y in cells), cells
+    page.close()

@@ -1,0 +1,353 @@
+"""Every page on the three screens a room uses, in headless Chromium: a desk, a projector in
+presentation mode and a phone, in English with a long sentence and in Chinese with 刚想到了
+(the phone in the dark theme for Chinese), every scene of the guided lesson included.
+
+Every chart is scrolled into view and checked from its drawn SVG (tests/helpers/drawn.py): no label
+overlaps another, none is cut off, none is smaller than the screen's minimum. No page may show
+an exception or make the whole page scroll sideways, the browser may log no script error, and
+the server nothing at WARNING or above. Screenshots of every page stay in
+test-artifacts/screens/.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.conftest import PAGES, ROOT
+from tests.helpers.drawn import problems
+from tests.helpers.load_fixtures import (
+    CHART_BOXES,
+    FINISHED,
+    TITLED_JS,
+    page_url,
+    rerun,
+    route_name,
+    serving,
+    still,
+)
+from tests.helpers.screens import DARK_JS, SCREENS, Screen
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+LONG = ("the quick brown fox jumps over the lazy dog while the old cat watches it from a warm "
+        "sunny window seat")
+SENTENCES = {"en": LONG, "zh": "刚想到了"}
+LESSON = "pages/0_lesson.py"
+SCENES = 10
+SHOTS = ROOT / "test-artifacts" / "screens"
+
+
+DARK = {("phone", "zh")}  # the dark theme, where students' phones often are
+
+# A deep link such as /attention makes Streamlit's frontend look for its server one folder up
+# first: it asks /attention/_stcore/health and /attention/_stcore/host-config, gets 404s (the
+# server keeps those two paths from falling back to the app's page on purpose), then finds
+# /_stcore/health. Streamlit's own behaviour, with no setting to avoid it: server.baseUrlPath
+# does not help (the frontend still tries the page's own path first), and the frontend skips
+# the guess only when the page that loads it says where the server is (window.__streamlit),
+# a page Streamlit writes itself (https://github.com/streamlit/streamlit/issues/7074, open;
+# the guessing came with https://github.com/streamlit/streamlit/pull/4574).
+BASE_URL_PROBE = re.compile(r"^https?://[^/]+/[^/]+/_stcore/(health|host-config)$")
+
+# True once the script has finished, every element is in place (no loading skeleton, nothing
+# left over from the run before), and every chart on the page is drawn at the width it has now
+# (a chart draws when it comes near the window, and redraws when its width changes): scrolls
+# to the first chart that is not.
+SETTLED_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  if (!document.querySelector('FINISHED') || !main
+      || main.querySelector('[data-testid=stSkeleton], [data-stale=true]')
+      || [...document.querySelectorAll('CHART_BOXES')].some((b) => !b.querySelector(
+        '.posviz-chart'))) return false;
+  const waiting = [...main.querySelectorAll('.posviz-chart')]
+    .filter((c) => c.offsetParent !== null && (c.posvizPending || !c.posvizConfig
+                   || !c.classList.contains('js-plotly-plot') || c.posvizWidth !== c.clientWidth));
+  if (waiting.length) waiting[0].scrollIntoView({ block: 'center' });
+  return !waiting.length;
+}""".replace("FINISHED", FINISHED).replace("CHART_BOXES", CHART_BOXES)
+
+PLOTS = "[data-testid=stMain] .js-plotly-plot .draglayer"  # every chart's plot areas
+
+# The page's formulas that KaTeX could not read, and those wider than their line (a phone
+# would hide their end: a formula is set smaller until it fits).
+FORMULAS_JS = """() => {
+  const formulas = [...document.querySelectorAll('[data-testid=stMain] .katex')];
+  const broken = document.querySelectorAll('[data-testid=stMain] .katex-error').length;
+  const cut = formulas.map((f) => f.closest('[data-testid=stMarkdownContainer]'))
+    .filter((box) => box && box.scrollWidth > box.clientWidth + 1).length;
+  return [broken, cut];
+}"""
+
+# Charts wider than their column by more than a few pixels (they scroll sideways: static/chart.js's
+# SLIGHT) that do not say so, and chart titles
+# with a line broken inside an equation ("d =" at a line's end, "= 16" at the next one's start).
+CHART_TEXT_JS = r"""() => {
+  const charts = [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
+    .filter((c) => c.offsetParent !== null && c.clientWidth > c.parentElement.clientWidth + 24);
+  const silent = charts.filter((c) => {
+    const cue = c.parentElement.querySelector('.posviz-scroll-cue');
+    return !cue || !cue.offsetHeight || !cue.textContent.trim();
+  }).length;
+  const broken = [...document.querySelectorAll('[data-testid=stMain] .gtitle')]
+    .flatMap((t) => [...t.querySelectorAll('tspan.line')].map((l) => l.textContent))
+    .filter((line) => /\s=$|^=\s/.test(line.trim()));
+  return [silent, broken];
+}"""
+
+# The lesson's new scene: the window at the top of the page, and (with chart) the scene's first
+# chart drawn with its top above the window's bottom (on a projector: no scrolling to see it).
+SCENE_SHOWN_JS = """([chart]) => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const first = main.querySelector('.posviz-chart.js-plotly-plot');
+  return main.scrollTop === 0
+    && (!chart || (!!first && first.getBoundingClientRect().top < innerHeight));
+}"""
+
+# Every drawn chart in the page as wide as its column (or as its legible minimum, scrolling in
+# a narrower column), within 3 px: a chart follows its column when the column changes.
+FITTED_JS = """() => {
+  const charts = [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
+    .filter((c) => c.offsetParent !== null && c.classList.contains('js-plotly-plot')
+            && !c.posvizPending);
+  return charts.length > 0 && charts.every((c) => {
+    const svg = c.querySelector('.main-svg');
+    const want = Math.max(c.parentElement.clientWidth, parseFloat(c.style.minWidth) || 0);
+    return svg && Math.abs(svg.getBoundingClientRect().width - want) <= 3;
+  });
+}"""
+
+# Each drawn chart's width, its column's and its least, for a failure's message.
+WIDTHS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
+  .filter((c) => c.offsetParent !== null).map((c) => [c.dataset.name,
+    c.querySelector('.main-svg')?.getBoundingClientRect().width, c.parentElement.clientWidth,
+    c.style.minWidth, !!c.posvizPending])"""
+
+# Whatever makes the whole page wider than the screen (a wide matrix must scroll in itself).
+SIDEWAYS_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  return Math.max(main.scrollWidth - main.clientWidth,
+                  document.documentElement.scrollWidth - innerWidth);
+}"""
+
+
+@pytest.fixture(scope="module")
+def logged(chromium_path, tmp_path_factory):
+    """A server of the sweep's own (so that a warning Streamlit logs once per process is not
+    spent by another test), its log kept beside the screenshots, its rooms in a store of its
+    own."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    log = SHOTS / "server.log"
+    rooms = tmp_path_factory.mktemp("sweep-rooms") / "rooms.sqlite3"
+    with serving(env={"POSVIZ_ROOM_STORE": f"sqlite:///{rooms}"}, log=log) as (_, url):
+        yield url, log
+
+
+def loud(lines: list[str]) -> list[str]:
+    """Lines of a server log at WARNING or above: records of those levels (with whatever
+    follows them: a stack, a traceback), Python warnings, and anything else that is not a
+    record at INFO or DEBUG or the startup banner."""
+    quiet = re.compile(r"^(INFO|DEBUG) |^\s*$|^\s*You can now view your Streamlit app|^\s*URL: ")
+    return [line for line in lines if not quiet.search(line)]
+
+
+class Sweep:
+    """One browser tab on one screen in one language, and everything wrong it has seen."""
+
+    def __init__(self, page, base: str, screen: Screen, lang: str, dark: bool,
+                 folder: Path) -> None:
+        self.page, self.base, self.screen, self.lang = page, base, screen, lang
+        self.dark, self.folder = dark, folder
+        self.found: list[str] = []
+        page.on("pageerror", lambda err: self.found.append(f"script error: {err}"))
+        page.on("console", self._console)
+
+    def _console(self, message) -> None:
+        url = message.location.get("url", "")
+        if message.type == "error" and not ("404" in message.text and BASE_URL_PROBE.search(url)):
+            self.found.append(f"console error: {message.text} ({url})")
+
+    def open(self, route: str | None, **query: str) -> None:
+        name = route_name(route)
+        self.page.goto(page_url(self.base, route, {"text": SENTENCES[self.lang],
+                                                   "lang": self.lang, **self.screen.query,
+                                                   **query}))
+        self.page.wait_for_function(TITLED_JS, arg=[text(f"{name}.title", self.lang)],
+                                    timeout=60_000)
+
+    def check(self, where: str) -> None:
+        """Draw every chart in view of the reader, check them all, keep a screenshot."""
+        page = self.page
+        page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
+        still(page, PLOTS)  # the last chart's own redraws (margins that grow)
+        said = f"{self.screen.name}, {self.lang}, {where}"
+        if page.locator("[data-testid=stException]").count():
+            self.found.append(f"{said}: the page shows an exception")
+        if where != "home" and not page.locator("[data-testid=stMain] .js-plotly-plot").count():
+            self.found.append(f"{said}: no chart drawn")
+        if page.evaluate(DARK_JS) != self.dark:
+            self.found.append(f"{said}: not in the {'dark' if self.dark else 'light'} theme")
+        self.found += [f"{said}: {problem}" for problem in problems(page, self.screen.min_font)]
+        broken, cut = page.evaluate(FORMULAS_JS)
+        if broken or cut:
+            self.found.append(f"{said}: {broken} formulas KaTeX cannot read, {cut} cut off")
+        silent, split = page.evaluate(CHART_TEXT_JS)
+        if silent or split:
+            self.found.append(f"{said}: {silent} charts scroll sideways without a cue, titles "
+                              f"broken inside an equation: {split}")
+        if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
+            self.found.append(f"{said}: the page scrolls sideways by {wider} px")
+        self.screenshot(where)
+
+    def screenshot(self, where: str) -> None:
+        """The whole page, its height in one picture (the window grows to it for a moment)."""
+        page, screen = self.page, self.screen
+        for _ in range(3):  # the page may grow as the window does (bottom padding)
+            tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+            if tall <= page.viewport_size["height"]:
+                break
+            page.set_viewport_size({"width": screen.width, "height": tall})
+            still(page, f"[data-testid=stMain] > div, {PLOTS}")
+        page.screenshot(path=self.folder / f"{screen.name}-{self.lang}-{where}.jpg", quality=70)
+        page.set_viewport_size({"width": screen.width, "height": screen.height})
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("screen", SCREENS, ids=[s.name for s in SCREENS])
+def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, screen, lang):
+    """Each page (each scene of the lesson) with every chart drawn: nothing overlaps, nothing is
+    cut off, no text too small, no exception, no script error, and a quiet server."""
+    base, log = logged
+    logged_before = log.read_text("utf-8", errors="replace").count("\n")
+    dark = (screen.name, lang) in DARK
+    context = screen.context(browser, dark)
+    sweep = Sweep(context.new_page(), base, screen, lang, dark, SHOTS)
+    projector = screen.name == "projector"
+    for route in [None, *PAGES]:
+        if route == LESSON:
+            sweep.open(route, scene="1")
+            for scene in range(1, SCENES + 1):
+                if scene > 1:
+                    sweep.page.locator(".st-key-lesson_next button").click()
+                    heading = f"{scene}. "
+                    sweep.page.locator("[data-testid=stMain] h2", has_text=heading).first.wait_for()
+                try:
+                    sweep.page.wait_for_function(SCENE_SHOWN_JS, arg=[projector], timeout=20_000,
+                                                 polling=100)
+                except PlaywrightTimeout:
+                    sweep.found.append(f"{screen.name}, {lang}, scene {scene}: not at the top"
+                                       + " with a chart drawn in the window" * projector)
+                sweep.check(f"lesson-{scene}")
+        else:
+            sweep.open(route)
+            sweep.check(route_name(route))
+    if screen.phone:  # the sidebar, opened as a student does
+        sweep.page.locator("[data-testid=stExpandSidebarButton]").click()
+        sweep.page.locator("[data-testid=stSidebar]").wait_for()
+        still(sweep.page, "[data-testid=stSidebar]")  # slid all the way in
+        sidebar = sweep.page.locator("[data-testid=stSidebarContent]")
+        if sidebar.evaluate("(bar) => bar.scrollWidth - bar.clientWidth") > 1:
+            sweep.found.append(f"phone, {lang}: the sidebar scrolls sideways")
+        sweep.screenshot("sidebar")
+    context.close()
+    said = loud(log.read_text("utf-8", errors="replace").splitlines()[logged_before:])
+    assert not sweep.found and not said, "\n".join(sweep.found + [f"server: {s}" for s in said])
+
+
+def test_the_quiet_log_filter_lets_nothing_loud_through():
+    """What the server may print, and what fails the sweep."""
+    assert not loud(["INFO streamlit.web.server: Uvicorn server started on 127.0.0.1:8501", "",
+                     "  You can now view your Streamlit app in your browser.",
+                     "  URL: http://127.0.0.1:8501"])
+    assert loud([
+        'WARNING streamlit.elements.lib.policies: The widget with key "scene" was created with '
+        "a default value but also had its value set via the Session State API.",
+        "ERROR streamlit.runtime.scriptrunner: Uncaught app exception",
+        "Traceback (most recent call last):",
+        "/x/y.py:3: DeprecationWarning: gone soon", "a line of unknown origin"]) == [
+        'WARNING streamlit.elements.lib.policies: The widget with key "scene" was created with '
+        "a default value but also had its value set via the Session State API.",
+        "ERROR streamlit.runtime.scriptrunner: Uncaught app exception",
+        "Traceback (most recent call last):",
+        "/x/y.py:3: DeprecationWarning: gone soon", "a line of unknown origin"]
+
+
+def test_the_base_url_probe_is_only_the_deep_link_guess():
+    assert BASE_URL_PROBE.search("http://127.0.0.1:8501/attention/_stcore/health")
+    assert BASE_URL_PROBE.search("http://127.0.0.1:8501/alibi/_stcore/host-config")
+    assert not BASE_URL_PROBE.search("http://127.0.0.1:8501/_stcore/health")
+    assert not BASE_URL_PROBE.search("http://127.0.0.1:8501/app/static/plotly-posviz.min.js")
+
+
+
+def test_charts_follow_their_column_when_it_changes(logged, browser):
+    """A sidebar collapsed, then a narrower window; in another tab presentation mode switched
+    on (it tucks the sidebar away): every chart is drawn again at its column's new width."""
+    base, _ = logged
+
+    def opened():
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.goto(page_url(base, "pages/1_embedding.py", {"text": "刚想到了"}))
+        page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
+        fitted(page, "opening")
+        return page
+
+    def fitted(page, after: str) -> None:
+        try:
+            page.wait_for_function(FITTED_JS, timeout=30_000, polling=100)
+        except PlaywrightTimeout:
+            widths = page.evaluate(WIDTHS_JS)
+            raise AssertionError(f"after {after}, charts not at their columns' widths: "
+                                 f"{widths}") from None
+
+    page = opened()
+    page.hover("[data-testid=stSidebar]")
+    page.locator("[data-testid=stSidebarCollapseButton] button").click()
+    page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(state="attached")
+    fitted(page, "collapsing the sidebar")
+    page.set_viewport_size({"width": 900, "height": 1000})
+    fitted(page, "a narrower window")
+    page.close()
+    page = opened()
+    page.get_by_text(text("common.present", "en"), exact=True).click()
+    page.wait_for_function("() => getComputedStyle(document.documentElement).fontSize === '22px'")
+    page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(state="attached")
+    fitted(page, "presentation mode")
+    page.close()
+
+
+def test_the_home_page_opens_on_the_sentence_with_a_small_join_field(logged, browser):
+    """On a phone the join field asks for the number pad; on a projector (presentation mode,
+    the sidebar tucked away) the home page still offers Start a room, and the room's join panel
+    fits its screen; the sentence's picture is drawn on the first screen."""
+    base, _ = logged
+    context = SCREENS[2].context(browser, dark=False)
+    phone = context.new_page()
+    phone.goto(page_url(base, None))
+    field = phone.locator(".st-key-room_join_home input")
+    field.wait_for()
+    phone.wait_for_function("(f) => f.inputMode === 'numeric'", arg=field.element_handle())
+    context.close()
+    projector = browser.new_page(viewport={"width": 1280, "height": 720})
+    projector.goto(page_url(base, None, {"present": "true"}))
+    start = projector.locator("[data-testid=stMain]").get_by_role(
+        "button", name=text("room.start", "en"))
+    start.wait_for()
+    assert start.is_visible() and start.bounding_box()["y"] < 720
+    projector.wait_for_function(SCENE_SHOWN_JS, arg=[True], timeout=20_000, polling=100)
+    field = projector.locator(".st-key-room_join_home input").bounding_box()
+    assert field["width"] < 320
+    with rerun(projector):  # the join panel: the code, the word and the whole QR code in view
+        start.click()
+    qr = projector.locator(".st-key-posviz_presence img")
+    projector.wait_for_function("(i) => i.complete && i.naturalWidth", arg=qr.element_handle())
+    word = projector.locator(".st-key-posviz_presence").get_by_text("The word for this room")
+    for shown in (qr, word, projector.locator(".posviz-room-code")):
+        box = shown.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+    assert 250 <= qr.bounding_box()["height"] == qr.bounding_box()["width"]  # square, large
+    projector.close()

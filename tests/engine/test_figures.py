@@ -1,0 +1,89 @@
+"""Figure builders of the embedding and sinusoidal lessons, checked on their data."""
+
+import numpy as np
+import pytest
+
+from posviz.embedding import token_embeddings
+from posviz.figures.common import SQUARE_TICKS, plain, token_heatmap
+from posviz.figures.embedding import aligned_heatmaps
+from posviz.figures.sinusoidal import offset_curve, pe_heatmap, vector_pair, waves
+from posviz.sinusoidal import dot_by_offset, sinusoidal, sinusoidal_sampled
+from posviz.tokens import token_labels, tokenize
+from tests.helpers.figure_data import array, figure_json
+
+TOKENS = tokenize("the cat saw the <b>dog</b>")
+
+
+def test_token_heatmap_keeps_values_and_one_row_per_token_in_order():
+    z = np.arange(len(TOKENS) ** 2, dtype=float).reshape(len(TOKENS), -1)
+    labels = token_labels(TOKENS)
+    trace = figure_json(token_heatmap(z, labels, labels, title="t", x_title="x",
+                                      y_title="y"))["data"][0]
+    np.testing.assert_array_equal(array(trace["z"]), z)
+    assert trace["y"] == [plain(label) for label in labels]
+    assert len(set(trace["y"])) == len(TOKENS)
+    assert "<b>" not in "".join(trace["y"]), "markup in tokens is escaped"
+
+
+def test_token_heatmap_leaves_the_labels_shown_to_the_room_plotly_has():
+    """Every row is a category; plotly labels as many as the drawn size has room for (the
+    screen sweep checks in a browser that none of them overlap)."""
+    labels = token_labels([f"w{i}" for i in range(64)])
+    fig = figure_json(token_heatmap(np.zeros((64, 64)), labels, labels, title="", x_title="",
+                                    y_title=""))
+    for key in ("xaxis", "yaxis"):
+        assert fig["layout"][key]["type"] == "category" and "tickvals" not in fig["layout"][key]
+    assert fig["data"][0]["x"] == labels and fig["data"][0]["y"] == labels
+
+
+def test_aligned_heatmaps_show_e_p_and_their_sum():
+    e = token_embeddings(TOKENS, 8)
+    p = sinusoidal(len(TOKENS), 8)
+    fig = figure_json(aligned_heatmaps([e, p, e + p], ["E", "P", "E+P"], token_labels(TOKENS),
+                                       title="", x_title="", y_title="", marked_rows=[0, 3]))
+    for trace, expected in zip(fig["data"], [e, p, e + p], strict=True):
+        np.testing.assert_allclose(array(trace["z"]), expected, atol=1e-6)
+    rows = fig["data"][0]["y"]
+    assert rows[0].startswith("◆ 0 the") and rows[3].startswith("◆ 3 the")
+    assert not rows[1].startswith("◆")
+
+
+def test_pe_heatmap_at_the_largest_size_stays_small():
+    values, rows, channels, _ = sinusoidal_sampled(4096, 1024)
+    fig = pe_heatmap(values, rows, channels, title="", x_title="", y_title="",
+                     sentence_len=4, sentence_label="s")
+    trace = figure_json(fig)["data"][0]
+    np.testing.assert_allclose(array(trace["z"]), values, atol=1e-6)
+    np.testing.assert_array_equal(array(trace["x"]), channels)
+    assert len(fig.to_json()) < 1_500_000
+
+
+def test_waves_draw_the_chosen_channels():
+    pe = sinusoidal(100, 16)
+    fig = figure_json(waves(pe, [0, 5], base=10_000.0, layout_name="interleaved", title="",
+                            x_title="", y_title="", name_format="{channel} {fn} {pair}"))
+    assert [t["name"] for t in fig["data"]] == ["0 sin 0", "5 cos 2"]
+    np.testing.assert_allclose(array(fig["data"][1]["y"]), pe[:, 5], atol=1e-6)
+
+
+def test_offset_curve_and_vector_pair_carry_their_inputs():
+    k = np.arange(-5, 6)
+    fig = figure_json(offset_curve(k, dot_by_offset(k, 8), {"p=0": dot_by_offset(k, 8)},
+                                   title="", x_title="", y_title="", formula_name="f"))
+    assert len(fig["data"]) == 2
+    np.testing.assert_allclose(array(fig["data"][0]["y"]), dot_by_offset(k, 8))
+    a, b = np.linspace(-1, 1, 6), np.linspace(1, -1, 6)
+    fig = figure_json(vector_pair(a, b, names=("a", "b"), title="", x_title="", y_title=""))
+    np.testing.assert_allclose(array(fig["data"][1]["y"]), b, atol=1e-6)
+
+
+@pytest.mark.parametrize(("n", "step"), [(4, 1), (16, 1), (17, 2), (40, 5), (64, 5), (128, 10)])
+def test_a_square_map_of_positions_labels_both_axes_at_one_step(n, step):
+    labels = [str(p) for p in range(n)]
+    fig = token_heatmap(np.eye(n), labels, labels, title="t", x_title="x", y_title="y")
+    x, y = fig.layout.xaxis.tickvals, fig.layout.yaxis.tickvals
+    assert x == y and (x is None if step == 1 else list(x) == labels[::step])
+    assert x is None or len(x) <= SQUARE_TICKS
+    wide = token_heatmap(np.ones((n, 3)), labels, ["a", "b", "c"], title="t", x_title="x",
+                         y_title="y")
+    assert wide.layout.xaxis.tickvals is None and wide.layout.yaxis.tickvals is None

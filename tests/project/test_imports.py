@@ -1,0 +1,44 @@
+"""Three packages, one direction: the app (app.py, pages/, ui/) on top of the engine (posviz/)
+and the rooms (rooms/), which know neither the app nor each other; posviz never needs
+streamlit."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import PAGES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_import_contracts_hold():
+    """import-linter checks the contracts pyproject.toml states ([tool.importlinter])."""
+    done = subprocess.run([Path(sys.executable).with_name("lint-imports")], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "0 broken" in done.stdout, done.stdout + done.stderr
+
+
+def test_importing_posviz_does_not_import_streamlit():
+    modules = [p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+               for p in sorted((ROOT / "posviz").rglob("*.py")) if p.stem != "__init__"]
+    code = ("import sys, importlib, posviz\n"
+            f"for m in {modules!r}: importlib.import_module(m)\n"
+            "assert 'streamlit' not in sys.modules, 'posviz imported streamlit'\n")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+def test_no_posviz_source_mentions_streamlit():
+    for path in (ROOT / "posviz").rglob("*.py"):
+        assert "import streamlit" not in path.read_text("utf-8"), path
+
+
+def test_only_the_trained_models_page_imports_torch():
+    """torch takes seconds to import: app start-up and every other page stay without it."""
+    others = [p for p in PAGES if "models" not in p]
+    code = ("import sys\nfrom streamlit.testing.v1 import AppTest\nimport posviz\n"
+            "assert 'torch' not in sys.modules, 'import posviz pulled in torch'\n"
+            f"for page in ['app.py', *{others!r}]:\n"
+            "    at = AppTest.from_file(page, default_timeout=120).run()\n"
+            "    assert not at.exception, page\n"
+            "    assert 'torch' not in sys.modules, page + ' imported torch'\n")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
