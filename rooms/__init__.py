@@ -753,7 +753,7 @@ class RoomStore(ABC):
 
 
 DEFAULT_STORE = "sqlite:///data/rooms.sqlite3"
-ROOT = Path(__file__).resolve().parents[2]  # relative SQLite paths start at the project folder
+ROOT = Path(__file__).resolve().parents[1]  # relative SQLite paths start at the project folder
 
 
 def open_store(url: str | None = None, root: Path | None = None, **options) -> RoomStore:

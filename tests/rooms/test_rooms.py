@@ -12,6 +12,7 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import rooms
 from rooms import (
     CLOSED_SECONDS,
     CODE_VOTES,
@@ -29,6 +30,7 @@ from rooms import (
     shared_query,
     spaced,
 )
+from tests.conftest import ROOT
 from tests.helpers.hostile import HOSTILE
 from tests.helpers.load_fixtures import free_port, redis_serving
 
@@ -661,3 +663,13 @@ def test_a_stopped_redis_is_down_and_its_rooms_are_back_when_it_restarts(tmp_pat
     with redis_serving(tmp_path, port):
         store.health()
         assert store.room(code) is not None  # kept in its append-only file
+
+
+def test_the_default_store_and_secret_live_in_the_project_folder(tmp_path, monkeypatch):
+    """Relative SQLite paths and data/secret start at the project folder, wherever the server
+    was started from."""
+    monkeypatch.delenv("POSVIZ_ROOM_STORE", raising=False)
+    monkeypatch.setenv("POSVIZ_SECRET", "a secret of this test's own")  # data/secret untouched
+    monkeypatch.chdir(tmp_path)
+    assert rooms.ROOT == ROOT
+    assert open_store(clock=Clock()).path == ROOT / "data" / "rooms.sqlite3"
