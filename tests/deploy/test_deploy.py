@@ -166,13 +166,15 @@ def test_one_address_holds_a_halls_connections_at_most(up):
     assert hard > PER_SOURCE + 500, f"this test needs {PER_SOURCE + 500} open files"
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     host, port = urlsplit(up.url).hostname, urlsplit(up.url).port
-    held = []
+    held, refused = [], 0
     try:
         for _ in range(PER_SOURCE + 50):
-            sock = socket.create_connection((host, port), timeout=10,
-                                            source_address=(FLOODER, 0))
-            held.append(sock)
-        refused = 0
+            try:
+                held.append(socket.create_connection((host, port), timeout=10,
+                                                     source_address=(FLOODER, 0)))
+            except (ConnectionResetError, ConnectionRefusedError):  # refused before accept
+                refused += 1  # (a busy machine: the listening queue overflows at once)
+        assert len(held) >= PER_SOURCE // 2, len(held)
         for sock in held[-100:]:  # past the bound: closed by the proxy at once
             sock.settimeout(2)
             try:
