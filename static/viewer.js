@@ -319,7 +319,12 @@ function drawBlock(block) {
       return node;
     }
     case "question": return question(block, polls[block.poll] || null, block.answer);
-    default: return el("div");
+    default: {  // a kind this screen does not know (ui/blocks.py declares them): said, never blank
+      console.error(`posviz: a block of unknown kind ${JSON.stringify(block.t)}`);
+      const node = el("div", "posviz-note warning posviz-unknown");
+      node.textContent = say("unknown_block", { kind: String(block.t) });
+      return node;
+    }
   }
 }
 
@@ -334,7 +339,7 @@ function drawCharts(scope) {
     if (host.querySelector(".posviz-chart")) return;
     drawChart({ figure: host.dataset.figure, name: host.dataset.name, labels: strings,
                 summary: host.dataset.summary,
-                modebar: host.dataset.toolbar !== "false", bundle: window.posvizBundle }, host);
+                modebar: host.dataset.toolbar !== "false" }, host);
   });
   fitFormulas(scope, ".posviz-formula-part");
 }

@@ -26,7 +26,6 @@ from ui.chart import chart, figure_json, figure_summary
 from ui.markup import entities, text_table
 from ui.state import coded_radio
 
-NOTES = ("info", "warning", "error", "success")
 FORMULA_CSS = """<style>
 [data-testid=stMarkdownContainer]:has(> p > .katex:only-child) {overflow-x: auto}
 [data-testid=stMarkdownContainer]:has(> p > .katex:only-child) .katex .base {margin: .3em 0}

@@ -26,6 +26,7 @@ from rooms import spaced
 from rooms.http import Screens
 from rooms.kept import Kept
 from ui import shared
+from ui.blocks import walk
 from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
 from ui.i18n import LANGS, lang_tag, text
@@ -52,7 +53,7 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
                "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
                "poll_closed", "not_open", "no_room", "now_showing", "asked", "need_word",
                "word_label", "word_submit", "word_wrong", "too_many", "room_full", "set_aside",
-               "busy")
+               "busy", "unknown_block")
 
 
 def pages() -> dict[str, str]:
@@ -130,14 +131,7 @@ _DOCUMENTS: Kept[tuple, tuple[str, tuple[str, ...]]] = Kept(
 
 def asked(made: list[dict]) -> list[str]:
     """The polls a document's questions ask."""
-    found = []
-    for block in made:
-        if block["t"] == "question":
-            found.append(block["poll"])
-        for inner in (block.get("blocks"), block.get("answer"), *block.get("columns", ())):
-            if inner:
-                found += asked(inner)
-    return found
+    return [block["poll"] for block in walk(made) if block["t"] == "question"]
 
 
 def scene_query(query: str, scene: int) -> str:

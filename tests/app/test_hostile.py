@@ -11,6 +11,7 @@ from posviz.tokens import MAX_TOKENS, tokenize
 from tests.helpers.controls import ROUTES, opened
 from tests.helpers.hostile import CATEGORIES, HOSTILE
 from ui import documents
+from ui.blocks import walk
 from ui.i18n import text
 
 IN_CHINESE = [t for group in CATEGORIES.values() for t in group[:3]]
@@ -37,16 +38,13 @@ def check(where: str, typed: str, lang: str, shown: dict[str, list[str]],
 def from_document(blocks: list[dict]) -> dict[str, list[str]]:
     """A document's notes by kind, and every text the screens render as Markdown."""
     out: dict[str, list[str]] = {"info": [], "warning": [], "rendered": []}
-    for block in blocks:
+    for block in walk(blocks):
         if block["t"] == "note" and block["kind"] in out:
             out[block["kind"]].append(block["text"])
         if block["t"] in MARKDOWN_BLOCKS:
             out["rendered"].append(block["text"])
         if block["t"] == "question":
             out["rendered"] += [block["lead"], block["text"]]
-        for inner in (block.get("blocks"), block.get("answer"), *block.get("columns", ())):
-            for key, values in from_document(inner or []).items():
-                out[key] += values
     return out
 
 

@@ -25,6 +25,7 @@ from tests.conftest import ROOT
 from tests.helpers.load_fixtures import nav_click, rerun, settle, tab_to
 from tests.helpers.room_fixtures import ticket
 from ui import documents
+from ui.blocks import walk
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -65,18 +66,9 @@ def app_page(page) -> tuple[list[str], list[str]]:
 def document(query: str, lang: str) -> tuple[list[str], list[str]]:
     """The headings, and the charts by name, of the lesson's document for a view in lang (the
     same as the app's page in that language: tests/documents/test_documents.py)."""
-    headings, charts = [], []
-
-    def walk(blocks: list[dict]) -> None:
-        for block in blocks:
-            if block["t"] == "heading":
-                headings.append(block["text"])
-            elif block["t"] == "chart":
-                charts.append(block["name"])
-            for inner in (block.get("blocks"), block.get("answer"), *block.get("columns", ())):
-                walk(inner or [])
-    walk(documents.blocks("lesson", query, lang, frozenset()))
-    return headings, charts
+    made = list(walk(documents.blocks("lesson", query, lang, frozenset())))
+    return ([b["text"] for b in made if b["t"] == "heading"],
+            [b["name"] for b in made if b["t"] == "chart"])
 
 
 def student_link(lecturer) -> str:

@@ -25,6 +25,7 @@ from tests.helpers.controls import ROUTES, at_extreme, numeric_controls, opened
 from tests.helpers.figure_data import chart_specs
 from tests.helpers.hostile import CATEGORIES
 from ui import documents
+from ui.blocks import walk
 from ui.i18n import text
 
 KINDS = ("title", "header", "subheader", "caption", "markdown", "info", "warning", "error",
@@ -46,7 +47,7 @@ def expected(blocks: list[dict]) -> dict[str, list]:
     """What Streamlit draws for a document, element kind by kind, in the page's order."""
     out: dict[str, list] = defaultdict(list)
     levels = {1: "title", 2: "header", 3: "subheader"}
-    for block in blocks:
+    for block in walk(blocks):
         kind = block["t"]
         if kind == "heading":
             out[levels[block["level"]]].append(block["text"])
@@ -63,9 +64,6 @@ def expected(blocks: list[dict]) -> dict[str, list]:
             out["chart"].append(json.loads(block["figure"]))
         elif kind == "question":
             out["markdown"].append(f"**{block['lead']}** {block['text']}")
-        for inner in (block.get("blocks"), block.get("answer"), *block.get("columns", ())):
-            for key, values in expected(inner or []).items():
-                out[key] += values
     return out
 
 

@@ -5,6 +5,8 @@ import json
 
 import numpy as np
 
+from ui.blocks import walk
+
 
 def array(value) -> np.ndarray:
     """A trace field as a numpy array, whether plain lists or {"dtype", "bdata", "shape"}."""
@@ -49,11 +51,4 @@ def grey_layers(traces) -> list:
 
 def chart_blocks(blocks: list[dict]) -> list[dict]:
     """Every chart block of a document, those in its columns, boxes and answers too, in order."""
-    found = []
-    for block in blocks:
-        if block["t"] == "chart":
-            found.append(block)
-        for key in ("blocks", "columns", "answer"):
-            for inner in block.get(key) or ():
-                found += chart_blocks(inner if isinstance(inner, list) else [inner])
-    return found
+    return [block for block in walk(blocks) if block["t"] == "chart"]
