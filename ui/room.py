@@ -162,6 +162,7 @@ def _key_for(code: str) -> tuple[str | None, bool]:
                 return key, False
             _wrong()
             _note("lead_used", code=spaced(code))
+            st.session_state.kept_follow = False  # stays on this page to read why
     return None, False
 
 
@@ -311,6 +312,23 @@ def join_box(where, lang: str, field: str = "room_join", inline: bool = False) -
                                  args=(field,))
 
 
+def _rooms_led() -> list[str]:
+    """The open rooms whose key this browser's cookies hold (none once it left them)."""
+    prefix, forgot = key_cookie(""), st.session_state.get("room_forgot", set())
+    store = shared_store()
+    try:
+        return [code for name, key in st.context.cookies.to_dict().items()
+                if name.startswith(prefix) and (code := normal_code(name[len(prefix):]))
+                and code not in forgot and store.holds_key(code, key)
+                and (room := store.room(code)) is not None and not room.closed][:3]
+    except StoreDown:
+        return []
+
+
+def _back(code: str) -> None:
+    st.session_state.kept_room = code
+
+
 def start_box(where, s, suffix: str = "") -> None:
     """Start a room (home page and sidebar): the button, and the passphrase's field when the
     server asks for one (keys end in suffix, so that both places can be on one page)."""
@@ -378,6 +396,10 @@ def section(s, m: Member | None, page: str) -> None:
                          width="stretch")
         return
     if m is None:
+        for code in _rooms_led():  # a new tab of a lecturer's browser: back to the room
+            box.markdown(s.t("room.you_lead", code=spaced(code)))
+            box.button(s.t("room.back_to_room", code=spaced(code)), key=f"room_back_{code}",
+                       on_click=_back, args=(code,), type="primary", width="stretch")
         start_box(box, s)
         join_box(box, s.lang, "room_join_side")
         return
@@ -499,7 +521,8 @@ def _ask(code: str) -> None:
     correct = st.session_state.room_ask_correct
     shared_store().ask(code, st.session_state.room_ask_question, options,
                        LETTERS.index(correct) if correct else None)
-    st.session_state.update(room_ask_question="", room_ask_options="", room_ask_correct="")
+    st.session_state.update(room_ask_question="", room_ask_options="", room_ask_correct="",
+                            kept_room_show_join=False)  # the question on the first screen
 
 
 # ---- the join code on the page ----------------------------------------------------------
@@ -521,8 +544,10 @@ def join_panel(s, m: Member | None) -> None:
     code_col, qr_col = panel.columns([3, 2] if not s.present else [2, 3],
                                      vertical_alignment="center")  # a projector: a large QR
     code_col.markdown(s.t("room.join_title"))
-    code_col.html(f'<div class="posviz-room-code">{spaced(m.code)}</div>'
-                  '<style>.posviz-room-code {font-size: clamp(2.5rem, 7vw, 5rem); '
+    code_col.html(f'<div class="posviz-room-code-box"><div class="posviz-room-code">'
+                  f'{spaced(m.code)}</div></div>'
+                  '<style>.posviz-room-code-box {container-type: inline-size}'
+                  '.posviz-room-code {font-size: min(5rem, 17cqi); '  # fits its column
                   'font-weight: 700; white-space: nowrap; '
                   'letter-spacing: .08em; line-height: 1.1; font-variant-numeric: tabular-nums}'
                   '</style>')
@@ -543,11 +568,14 @@ def _presence(code: str, lang: str) -> None:
     _every(JOIN_SECONDS, "tick_presence")
     word = signing.word(shared_store().secret, code, time.time())
     held = st.container(key="posviz_presence")  # the QR code fits the screen's height, and
-    held.markdown(text("room.word", lang, word=word,  # the word stays in view above it
-                       minutes=TICKET_SECONDS // 60))
+    held.html(f'<p class="posviz-room-word"><span>{text("room.word_head", lang)}</span> '
+              f'<b lang="en">{word}</b></p>')  # the word stays in view, large, above it
+    held.caption(text("room.word", lang, minutes=TICKET_SECONDS // 60))
     held.image(_qr_png(student_link(code, ticket=True)), width="stretch",
                caption=text("room.qr_caption", lang), output_format="PNG")  # JPEG would blur
-    held.html("<style>.st-key-posviz_presence img {max-height: max(14rem, 100vh - 20rem); "
+    held.html("<style>.posviz-room-word {margin: 0; font-size: 1.4rem; text-align: center} "
+              ".posviz-room-word b {font-size: 2.6rem; letter-spacing: .12em} "
+              ".st-key-posviz_presence img {max-height: max(14rem, 100vh - 24rem); "
               "width: auto !important; max-width: 100%; aspect-ratio: 1; object-fit: contain; "
               "margin: 0 auto; display: block}</style>")
 
@@ -627,6 +655,8 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
         chart(poll_bars(counts, list(letters), s.t("room.results", n=sum(counts)),
                         s.t("room.answers_axis"), correct=poll.correct), f"poll_{poll.id}",
               where=where, toolbar=False)
+        if poll.correct is not None:  # in words, not by the bar's colour alone
+            where.markdown(s.t("room.right_answer", right=letters[poll.correct]))
         if mine is not None and poll.correct is not None:
             where.caption(s.t("room.right" if mine == poll.correct else "room.wrong",
                               mine=letters[mine], right=letters[poll.correct]))

@@ -81,7 +81,8 @@ def test_a_lecturer_link_leads_one_session_once(store):
     first = opened(LESSON, room=code, lead=token, scene="4")
     again = opened(LESSON, room=code, lead=token, scene="4")  # from the history, after Leave
     assert first.session_state["room_key"] == key and not again.session_state["room_key"]
-    assert "has been used already" in shown(again) and again.toggle(key="follow")
+    assert "has been used already" in shown(again)  # read on the page, not followed away
+    assert again.toggle(key="follow").value is False
 
 
 @pytest.mark.parametrize(("name", "value"), [
@@ -159,11 +160,13 @@ def test_a_student_ahead_of_the_lecturer_asks_on_their_own(store):
 
 def test_the_lecturers_question_reaches_every_page_and_goes_away(store):
     at, code, _ = lecturer(store)
+    at.toggle(key="room_show_join").set_value(True).run()  # the join panel on the projector
     at.text_area(key="room_ask_question").input("Which **encoding** extrapolates?")
     at.text_area(key="room_ask_options").input("RoPE\n\nALiBi\n<b>learned</b>")
     at.selectbox(key="room_ask_correct").select("B")
     at.button(key="room_ask").click().run()
     assert not at.exception
+    assert not at.toggle(key="room_show_join").value  # the question takes the first screen
     room = store.room(code)
     assert room.live == "q1"
     assert store.poll(code, "q1").options == ("RoPE", "ALiBi", "<b>learned</b>")
@@ -176,6 +179,7 @@ def test_the_lecturers_question_reaches_every_page_and_goes_away(store):
     student.run()
     assert "How the room answered (answers: 1)" in "\n".join(
         json.dumps(spec) for spec in chart_specs(student))
+    assert "The right answer: **B**" in shown(at)  # in words, not by a colour alone
     at.button(key="room_put_away").click().run()
     assert store.room(code).live == ""
 

@@ -262,7 +262,8 @@ def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, 
     """A one-time lecturer link is answered with the same page without its token (moved into
     an HttpOnly cookie, which the page uses up): no address the tab ever showed or put in its
     history, and nothing in the page's script, holds the key or the token once used; after
-    Leave, the next person at this computer is no lecturer, not even from the history."""
+    Leave, the next person at this computer is no lecturer, not even from the history. A new tab
+    of the lecturer's browser offers the way back to the room it leads."""
     store = open_store(rooms_url)
     code, key = store.create()
     token = store.lead_link(code, key)
@@ -282,6 +283,13 @@ def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, 
         script_sees = page.evaluate("() => document.cookie + JSON.stringify("
                                     "window.posvizRoom && window.posvizRoom.data)")
         assert key not in script_sees and token not in script_sees
+        other = page.context.new_page()  # a new tab of this browser, with no room in its link
+        other.goto(f"{server}/")
+        back = other.get_by_role("button", name=f"Back to room {code[:3]} {code[3:]}")
+        expect(back).to_be_visible(timeout=20_000)
+        back.click()
+        expect(other.get_by_text(f"You lead room {code[:3]} {code[3:]}")).to_be_visible()
+        other.close()
         page.get_by_role("button", name="Leave the room").click()
         with rerun(page):
             page.get_by_role("button", name="Leave, the room goes on").click()
@@ -290,8 +298,10 @@ def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, 
         page.reload()  # the next person at this computer
         settle(page)
         expect(leading).to_have_count(0)
-        page.goto(link)  # ... opens the link from the browser's history: a student, who
-        page.wait_for_url(f"**/_posviz/follow/{code}**")  # follows on the room's screen
+        page.goto(link)  # ... opens the link from the browser's history: a student, told why
+        settle(page)
+        expect(page.get_by_text("That lecturer link has been used already")).to_be_visible()
+        expect(leading).to_have_count(0)
         assert store.redeem(code, token) is None
     finally:
         page.context.close()

@@ -345,7 +345,7 @@ def test_the_home_page_opens_on_the_sentence_with_a_small_join_field(logged, bro
         start.click()
     qr = projector.locator(".st-key-posviz_presence img")
     projector.wait_for_function("(i) => i.complete && i.naturalWidth", arg=qr.element_handle())
-    word = projector.locator(".st-key-posviz_presence").get_by_text("The word for this room")
+    word = projector.locator(".posviz-room-word")
     for shown in (qr, word, projector.locator(".posviz-room-code")):
         box = shown.bounding_box()
         assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
