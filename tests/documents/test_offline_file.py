@@ -128,6 +128,18 @@ def test_no_typed_text_ends_a_script_element_of_a_file(field):
     assert "<!--" not in made
 
 
+def opened_watched(browser, saved) -> tuple[object, list[str], list[str]]:
+    """A file opened offline, with the requests it tried and its script errors kept, and an
+    alert() (what an injected script calls) marking window.posvizRan."""
+    requests: list[str] = []
+    page = offline(browser, requests)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script("window.alert = () => { window.posvizRan = true; };")
+    page.goto(saved.as_uri())
+    return page, requests, errors
+
+
 @pytest.mark.parametrize("field", FIELDS)
 def test_markup_typed_into_any_field_stays_text_in_a_file(browser, tmp_path, field):
     """The markup of the hostile corpus and its case and encoding variants, typed into each
@@ -135,12 +147,7 @@ def test_markup_typed_into_any_field_stays_text_in_a_file(browser, tmp_path, fie
     saved = tmp_path / f"{field}.html"
     saved.write_text(documents.offline_html(field, _documents(field, MARKUP), "en"),
                      encoding="utf-8")
-    requests: list[str] = []
-    page = offline(browser, requests)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.add_init_script("window.alert = () => { window.posvizRan = true; };")
-    page.goto(saved.as_uri())
+    page, requests, errors = opened_watched(browser, saved)
     sections = page.locator("section.posviz-document")
     expect(sections).to_have_count(len(MARKUP))
     if field != "text":  # the typed order is shown as the setting's value
@@ -162,12 +169,7 @@ def test_every_hostile_text_goes_through_a_file_as_text(browser, tmp_path):
         {"text": typed}), "en")} for i, typed in enumerate(HOSTILE)]
     saved = tmp_path / "hostile.html"
     saved.write_text(documents.offline_html("hostile", made, "en"), encoding="utf-8")
-    requests: list[str] = []
-    page = offline(browser, requests)
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.add_init_script("window.alert = () => { window.posvizRan = true; };")
-    page.goto(saved.as_uri())
+    page, requests, errors = opened_watched(browser, saved)
     sections = page.locator("section.posviz-document")
     expect(sections).to_have_count(len(HOSTILE))
     for i, typed in enumerate(HOSTILE):
