@@ -151,7 +151,8 @@ def _key_for(code: str) -> tuple[str | None, bool]:
     for held in (st.session_state.get("room_key"), cookie):
         if held and store.holds_key(code, held):
             return held, held == cookie
-    offered = st.query_params.pop("lead", None) or st.context.cookies.get(lead_cookie(code))
+    kept = st.context.cookies.get(lead_cookie(code))  # put there by KeyLinks
+    offered = st.query_params.pop("lead", None) or (kept if isinstance(kept, str) else None)
     tried = st.session_state.setdefault("room_leads_tried", set())
     if offered and offered not in tried:  # a lecturer link is tried once a session
         tried.add(offered)
