@@ -14,7 +14,8 @@ import argparse
 import sys
 from datetime import UTC, datetime
 
-from rooms import StoreDown, normal_code, open_store, spaced
+from rooms.records import StoreDown, normal_code, spaced
+from rooms.store import open_store
 
 
 def _when(seconds: float) -> str:

@@ -6,7 +6,8 @@ import csv
 import io
 from datetime import UTC, datetime
 
-from rooms import LETTERS, RoomStore, StoreDown
+from rooms.records import LETTERS, StoreDown
+from rooms.store import RoomStore
 
 HEADER = ["room", "question_id", "question", "voter", "answer", "answer_text", "right_answer",
           "answered_at_utc", "network"]

@@ -71,24 +71,22 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from rooms import (
+from rooms import config, signing
+from rooms.config import setting
+from rooms.kept import Kept
+from rooms.records import (
     JOINED_COOKIE,
     VOTER_COOKIE,
     Poll,
     Room,
     RoomError,
-    RoomStore,
     StoreDown,
-    config,
     key_cookie,
     lead_cookie,
     normal_code,
-    shared_store,
-    signing,
 )
-from rooms.config import setting
-from rooms.kept import Kept
 from rooms.signing import Voter
+from rooms.store import RoomStore, shared_store
 from rooms.throttle import (
     FOLLOWS,
     MINTS,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import redis
 
-from rooms import (
+from rooms.records import (
     LEADS,
     LECTURER_IDLE,
     PRESENT_SECONDS,
@@ -29,10 +29,9 @@ from rooms import (
     Rate,
     Room,
     RoomError,
-    RoomStore,
-    guarded,
     lecturer_gone,
 )
+from rooms.store import RoomStore, guarded
 
 PREFIX = "posviz:"
 ROOMS = PREFIX + "rooms"  # sorted set: code -> when the room ends

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rooms import (
+from rooms.records import (
     LEADS,
     LECTURER_IDLE,
     PRESENT_SECONDS,
@@ -31,9 +31,9 @@ from rooms import (
     Rate,
     Room,
     RoomError,
-    RoomStore,
     log,
 )
+from rooms.store import RoomStore
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (

@@ -21,8 +21,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rooms import Rate, config
+from rooms import config
 from rooms.config import setting
+from rooms.records import Rate
 
 MAX_ADDRESSES = 50_000  # buckets kept; the least recently seen is dropped beyond this
 

@@ -1,0 +1,191 @@
+"""The rooms' records and their checks: what a room, a poll, an answer and a rate are, the limits
+that bound them, the errors a room's request may meet, and the checks every value from a link,
+a form or the network passes before it is kept (codes, views, texts)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import socket
+import unicodedata
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode
+
+CODE_LENGTH = 6
+ROOM_SECONDS = 12 * 3600          # a room ends by itself this long after it was opened
+LECTURER_IDLE = 2 * 3600          # ... or once its lecturer has not been seen for this long
+CLOSED_SECONDS = 3600             # a closed room's answers are kept this long, then it goes
+LECTURER_TOUCH = 60.0             # how often a lecturer's presence is written down at most
+PRESENT_SECONDS = 15.0            # a follower counts as connected this long after its last check
+LOG_EVERY = 60.0                  # a store that stays down is logged once this often
+VOTER_COOKIE = "posviz_me"         # a browser's voter id, issued and signed by the server
+JOINED_COOKIE = "posviz_joined"    # the signed proof that a browser was in its last room
+LETTERS = "ABCDEF"                # a question's options, as they are lettered
+LEADS = 20                        # one-time lecturer links a room keeps unused (oldest go first)
+PERSONAL = ("lang", "present", "room", "key", "lead", "lead_refused", "follow", "t")
+"""Query parameters that belong to one reader, never to the view a room shares."""
+
+log = logging.getLogger("rooms")
+CODE_DIGITS = re.compile(f"[0-9]{{{CODE_LENGTH}}}")
+POLL_ID = re.compile(r"scene-[a-z]{1,20}|q\d{1,3}")
+PAGE_NAME = re.compile(r"[a-z0-9_]{0,40}")
+PARAM_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")
+
+
+class RoomError(ValueError):
+    """A request a room refuses; `reason` names it for the page's message, `wait` how many
+    seconds to wait before asking again, where waiting helps."""
+
+    def __init__(self, reason: str, detail: str = "", wait: float = 0.0) -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason, self.wait = reason, wait
+
+
+class StoreDown(RoomError):
+    """The store cannot be read or written now; detail says what failed."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("store_down", detail)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Caps that keep a flood of rooms, polls, voters or text bounded in memory and on disk."""
+
+    rooms: int = 200          # rooms open at once in one store (closed ones do not count)
+    polls: int = 40           # per room: the lesson's ten questions and the lecturer's own
+    voters: int = 1000        # per room, voters who voted without ever following the room: a
+    # voter whose screen follows (or followed) the room is never refused
+    present: int = 5000       # per room, followers counted as connected at once
+    question: int = 300       # characters of a question
+    option: int = 100         # characters of one option
+    options: tuple[int, int] = (2, 6)
+    view: int = 8192          # characters of a view's query string
+
+
+@dataclass(frozen=True)
+class Room:
+    code: str
+    version: int
+    page: str          # the lecturer's page as its URL path ("" for home)
+    query: str         # the lecturer's query string, personal parameters removed
+    live: str          # the poll every member sees on any page, "" for none
+    closed: bool       # closed by its lecturer, or ended: its lecturer gone LECTURER_IDLE
+    created: float
+    expires: float
+    lead_seen: float   # when its lecturer was last seen
+
+
+@dataclass(frozen=True)
+class Poll:
+    id: str
+    question: str
+    options: tuple[str, ...]
+    revealed: bool
+    correct: int | None  # the option revealed as right, None when none is
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One student's vote, as the room's CSV lists it."""
+
+    poll: str
+    question: str
+    voter: str
+    option: int
+    option_text: str
+    correct: int | None
+    at: float
+    network: str  # the network it came from, as a keyed digest (signing.network)
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """A network whose answers to a question outnumber the screens that follow the room from
+    it: `unfollowed` of its `answers` come from voters that never followed."""
+
+    network: str
+    answers: int
+    screens: int
+    unfollowed: int
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A limit per key (a network, a room's network): `burst` at once, then `per_minute`."""
+
+    name: str
+    burst: int
+    per_minute: float
+
+    def seconds(self, tokens: float) -> float:
+        """How long until one whole token is there again."""
+        return 0.0 if tokens >= 1 else (1 - tokens) * 60 / self.per_minute
+
+
+CODE_VOTES = Rate("votes", burst=30, per_minute=30)
+"""Votes that count from one network's voters who showed only the room's code, per room."""
+SUSPECT = 5  # unfollowed answers from one network before the lecturer is shown them
+
+def normal_code(raw: object) -> str | None:
+    """A room code as typed or linked (spaces, dashes, full-width digits allowed), or None."""
+    if not isinstance(raw, str) or len(raw) > 40:
+        return None
+    typed = re.sub(r"[\s\-_.·]", "", unicodedata.normalize("NFKC", raw))
+    digits = "".join(str(d) if (d := unicodedata.decimal(c, None)) is not None else c
+                     for c in typed)  # any script's digits: ٤٨٢ is 482
+    return digits if CODE_DIGITS.fullmatch(digits) else None
+
+
+def network_address() -> str | None:
+    """This machine's address on its network, as other machines reach it (no packet is sent),
+    or None when it has none but loopback."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("10.255.255.255", 1))  # picks the route; UDP connect sends nothing
+            address = probe.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") else address
+
+
+def lecturer_gone(lead_seen: float, now: float) -> bool:
+    """Whether a room's lecturer, last seen at lead_seen, has been gone long enough to end it."""
+    return now - lead_seen > LECTURER_IDLE
+
+
+def key_cookie(code: str) -> str:
+    """The cookie holding a lecturer's key to room code (HttpOnly, set by rooms.http)."""
+    return f"posviz_key_{code}"
+
+
+def lead_cookie(code: str) -> str:
+    """The cookie holding a one-time lecturer link's token for room code, from the link's
+    address until the app's page (which only a browser that runs it opens) uses it up."""
+    return f"posviz_lead_{code}"
+
+
+def spaced(code: str) -> str:
+    """A code as it is read aloud and shown: 482913 -> 482 913."""
+    return f"{code[:3]} {code[3:]}"
+
+
+def shared_query(query: str, limit: int = Limits.view) -> str:
+    """A query string with the personal parameters removed, checked and bounded."""
+    if not isinstance(query, str) or len(query) > limit:
+        raise RoomError("view_too_long", f"at most {limit} characters")
+    pairs = parse_qsl(query.lstrip("?"), keep_blank_values=True)
+    if any(not PARAM_NAME.fullmatch(name) for name, _ in pairs):
+        raise RoomError("bad_view", "unexpected parameter name")
+    return urlencode([(name, value) for name, value in pairs if name not in PERSONAL])
+
+
+def clean_text(raw: object, limit: int, what: str) -> str:
+    if not isinstance(raw, str):
+        raise RoomError(f"bad_{what}")
+    text = " ".join(raw.split())  # one line: no layout tricks in a shared text
+    if not text:
+        raise RoomError(f"empty_{what}")
+    if len(text) > limit:
+        raise RoomError(f"long_{what}", f"at most {limit} characters")
+    return text
