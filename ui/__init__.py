@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
-from ui import documents
+from ui import documents, membership
 from ui import room as room
 from ui.chart import module as chart_module
 from ui.chart import tools
@@ -120,7 +120,7 @@ def page(name: str) -> Settings:
     lang = coded_radio(st.sidebar, "Language · 语言", list(LANGS), key="lang",
                        format_func=LANGS.get, horizontal=True)
     presenting = remembered("present", False, flag)
-    member = room.membership()
+    member = membership.membership()
     st.set_page_config(page_title=f"{text(f'{name}.nav', lang)} · posviz", layout="wide",
                        page_icon=str(ROOT / "assets" / "icon.png"),
                        initial_sidebar_state="collapsed" if st.session_state.present else "auto")
@@ -149,7 +149,7 @@ def page(name: str) -> Settings:
     st.html(PAGE_CSS + FORMULA_CSS + (PRESENTATION_CSS if present else ""))
     room.join_panel(s, member)
     room.student_bar(s, member, path)
-    for note in room.notes(lang):
+    for note in membership.notes(lang):
         st.warning(note)
     room.live_question(s, member)
     return s

@@ -1,24 +1,10 @@
-"""A lecture room in the app: start or join one, follow the lecturer, answer questions live.
+"""A lecture room in the app: start or join one, lead it or follow the lecturer, answer questions
+live, and show the projector its join panel.
 
-The room itself lives in rooms (SQLite or Redis, shared by every server process); this
-module draws it. Who a session is in its room is settled at the top of every page:
-
-- the room code comes from the link (`?room=482913`), the home page's join box, or the session;
-- a lecturer is whoever holds the room's key, which this tab hands over once to the server to
-  set in its HttpOnly cookie: the key of the room it started, or the one a one-time lecturer
-  link (`?lead=TOKEN`) gave it (rooms.http.KeyLinks moves the token from the address
-  into a cookie, and the page uses it up: a link leads one browser, and no address, history
-  entry or projector ever shows a key); a reload or a server restart keeps the lecturer in
-  charge; Leave and Close delete it;
-- a student's anonymous voter id for the room is issued and signed by the server's room screen
-  (rooms.http), in an HttpOnly cookie (one vote per browser, not per tab); a tab without
-  one answers on the room's screen;
-- following is a switch of the student's own (`?follow=false` when off): on, the tab goes to
-  the room's screen; off, the student explores the app.
-
-Starting rooms and trying codes are rate-limited per client network, in the store every server
-process shares (rooms.throttle), and a store that fails gives a message in the reader's
-language while the lesson goes on.
+Who the session is in its room is settled by ui.membership at the top of every page; the room
+itself lives in the rooms package (SQLite or Redis, shared by every server process). Following
+is a switch of the student's own (`?follow=false` when off): on, the tab goes to the room's
+screen; off, the student explores the app.
 
 The room element (static/room.js) does the rest in the browser: a student's tab that follows
 goes to the room's screen (/_posviz/follow/<code>, static/viewer.js), which shows the lecturer's
@@ -28,28 +14,20 @@ publishes its view once a run has finished and the address has settled.
 
 from __future__ import annotations
 
-import functools
 import hmac
 import io
 import ipaddress
 import time
-from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 import segno
 import streamlit as st
 
 from rooms import (
-    JOINED_COOKIE,
     LETTERS,
-    VOTER_COOKIE,
-    Limits,
     Poll,
-    Room,
     RoomError,
     StoreDown,
-    key_cookie,
-    lead_cookie,
     network_address,
     normal_code,
     shared_query,
@@ -60,13 +38,26 @@ from rooms import (
 from rooms.export import answers_csv
 from rooms.http import watch
 from rooms.signing import TICKET_SECONDS, Voter
-from rooms.throttle import STARTS, WRONG, client_address
+from rooms.throttle import STARTS
 from ui import config
 from ui.chart import chart, module
 from ui.i18n import text
 from ui.markup import entities
+from ui.membership import (
+    LIMIT_VALUES,
+    Member,
+    back_to,
+    blocked,
+    client_network,
+    count_wrong,
+    gone_note,
+    leave,
+    note,
+    refusing,
+    rooms_led,
+)
 from ui.poll_bars import poll_bars
-from ui.state import flag, history_navigation, remembered, to_url
+from ui.state import flag, remembered, to_url
 
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
 JOIN_SECONDS = 10.0  # how often the projector's QR code and word are drawn again
@@ -83,173 +74,7 @@ def _every(seconds: float, key: str) -> None:
     _TICK(data={"every": seconds}, key=key, on_tick_change=lambda: None, width="content")
 
 
-@dataclass(frozen=True)
-class Member:
-    """This session in its room, as settled at the top of the run."""
-
-    code: str
-    lecturer: bool
-    voter: Voter | None  # this browser's voter id for the room (from its HttpOnly cookie)
-    room: Room
-    key_kept: bool = False  # the browser's HttpOnly cookie holds the lecturer's key already
-
-
-def _note(key: str, **values: object) -> None:
-    """A message for the top of this run's page (or the next run's, from a callback)."""
-    st.session_state.setdefault("room_notes", []).append((key, values))
-
-
-LIMIT_VALUES = {name: getattr(Limits(), name) for name in (
-    "rooms", "polls", "voters", "question", "option", "view")} | dict(zip(
-        ("low", "high"), Limits().options, strict=True))
-"""The room limits, for the messages that name them."""
-
-
-def _refused(refused: RoomError) -> None:
-    """A message saying why the room refused what a button asked."""
-    _note("no_room_left" if refused.reason == "no_room" else refused.reason, **LIMIT_VALUES)
-
-
-def notes(lang: str) -> list[str]:
-    """The room messages waiting to be shown, in lang; each is shown once (and once a run)."""
-    return list(dict.fromkeys(text(f"room.note.{key}", lang, **values)
-                              for key, values in st.session_state.pop("room_notes", [])))
-
-
-def _network() -> str:
-    """This session's client network, as the rooms keep it (the rate limits' key)."""
-    return shared_store().network(client_address(
-        st.context.ip_address, st.context.headers.get("X-Forwarded-For")))
-
-
-def _wrong() -> None:
-    """Count a wrong code (key, passphrase) against this session's network."""
-    shared_store().spend(WRONG, _network(), force=True)
-
-
-def _blocked(note: str = "too_many") -> bool:
-    """Whether this client tried too many wrong codes (or passphrases) lately: then it may try
-    none for now, and note says so."""
-    wait = shared_store().wait(WRONG, _network())
-    if wait:
-        _note(note, seconds=int(wait) + 1)
-    return bool(wait)
-
-
-def _key_for(code: str) -> tuple[str | None, bool]:
-    """The key this session holds for the room (from the session, the cookie, or a one-time
-    lecturer link it uses up now), and whether the browser's cookie holds it already."""
-    store = shared_store()
-    cookie = st.context.cookies.get(key_cookie(code))
-    if code in st.session_state.get("room_forgot", ()):
-        cookie = None  # deleted on Leave; this session's copy of the cookies is older
-    if st.query_params.pop("key", None) is not None:  # a key in the address leads nothing
-        _wrong()  # (KeyLinks takes one out before a browser's page loads, and counts it)
-        _note("key_wrong", code=spaced(code))
-    if st.query_params.pop("lead_refused", None) is not None:  # KeyLinks took a key out
-        _note("key_wrong", code=spaced(code))
-    for held in (st.session_state.get("room_key"), cookie):
-        if held and store.holds_key(code, held):
-            return held, held == cookie
-    kept = st.context.cookies.get(lead_cookie(code))  # put there by KeyLinks
-    offered = st.query_params.pop("lead", None) or (kept if isinstance(kept, str) else None)
-    tried = st.session_state.setdefault("room_leads_tried", set())
-    if offered and offered not in tried:  # a lecturer link is tried once a session
-        tried.add(offered)
-        if not _blocked():
-            key = store.redeem(code, offered)
-            if key is not None:
-                st.session_state.get("room_forgot", set()).discard(code)
-                return key, False
-            _wrong()
-            _note("lead_used", code=spaced(code))
-            st.session_state.kept_follow = False  # stays on this page to read why
-    return None, False
-
-
-def _gone(code: str) -> None:
-    """The note for a room that is not there: gone (ended, or lost by the server) if this
-    browser was in it before it would have ended, else not found."""
-    proof = st.context.cookies.get(JOINED_COOKIE)
-    lost = (st.session_state.get("room_seen") == code
-            or signing.was_in(shared_store().secret, proof, code, time.time()))
-    led = lost and st.session_state.get("room_key")
-    _note("lost_lead" if led else "lost" if lost else "no_room", code=spaced(code))
-
-
-def membership() -> Member | None:
-    """Who this session is in its room, or None outside any (with a note when a room was asked
-    for and cannot be entered, or the rooms cannot be reached)."""
-    st.session_state.rooms_down = False
-    try:
-        return _membership()
-    except StoreDown:
-        st.session_state.rooms_down = True
-        _note("store_down")
-        return None
-
-
-def _membership() -> Member | None:
-    ticket = st.query_params.pop("t", None)  # the QR code's: no guess, whatever the limits
-    if "kept_room" not in st.session_state or history_navigation():
-        raw = st.query_params.get("room")
-        code = normal_code(raw)
-        if raw is not None and code is None:
-            _note("bad_code")
-        if code and signing.ticketed(shared_store().secret, ticket, code, time.time()):
-            st.session_state.room_seen = code
-        elif code and code != st.session_state.get("kept_room") and _blocked():
-            code = None
-        st.session_state.kept_room = code or ""
-    code = st.session_state.kept_room
-    room = shared_store().room(code) if code else None
-    if code and room is None:
-        if st.session_state.get("room_seen") != code:
-            _wrong()
-        _gone(code)
-        leave()
-        return None
-    if room is None:
-        to_url("room", "", "", "")
-        return None
-    if room.closed:
-        _note("closed", code=spaced(code))
-        leave()
-        return None
-    to_url("room", code, "", code)
-    st.session_state.room_seen = code
-    key, kept = _key_for(code)
-    st.session_state.room_key = key
-    if key is not None:
-        shared_store().lecturer_here(code)
-    voter = shared_store().voter(code, st.context.cookies.get(VOTER_COOKIE))
-    return Member(code, key is not None, voter, room, kept)
-
-
-def leave() -> None:
-    """Leave the room this session is in (the room itself goes on); a lecturer's browser
-    forgets the key (on a shared computer the next person is no lecturer)."""
-    code = st.session_state.get("kept_room")
-    if code and st.session_state.pop("room_key", None):
-        st.session_state.room_forget = code
-        st.session_state.setdefault("room_forgot", set()).add(code)
-    st.session_state.kept_room = ""
-    st.query_params.pop("room", None)
-    st.query_params.pop("follow", None)
-
-
 # ---- starting, joining, leaving -------------------------------------------------------------
-
-
-def _refusing(callback):
-    """A button's callback whose refusals (a room's, or a failed store's) become a message."""
-    @functools.wraps(callback)
-    def call(*args) -> None:
-        try:
-            callback(*args)
-        except RoomError as refused:
-            _refused(refused)
-    return call
 
 
 def passphrase() -> str:
@@ -257,20 +82,20 @@ def passphrase() -> str:
     return config.lecturer_password()
 
 
-@_refusing
+@refusing
 def _start(field: str) -> None:
-    store, network = shared_store(), _network()
+    store, network = shared_store(), client_network()
     if wait := store.wait(STARTS, network):
-        _note("too_many_starts", seconds=int(wait) + 1)
+        note("too_many_starts", seconds=int(wait) + 1)
         return
     if passphrase():
         typed = st.session_state.pop(field, "") or ""
-        if _blocked("too_many_passphrases"):
+        if blocked("too_many_passphrases"):
             return
         if not hmac.compare_digest(typed.encode("utf-8", "surrogatepass"),
                                    passphrase().encode("utf-8", "surrogatepass")):
-            _wrong()
-            _note("passphrase_wrong")
+            count_wrong()
+            note("passphrase_wrong")
             return
     store.spend(STARTS, network, force=True)
     code, key = store.create()
@@ -278,26 +103,26 @@ def _start(field: str) -> None:
     st.session_state.update(kept_room=code, room_key=key, kept_room_show_join=True)
 
 
-@_refusing
+@refusing
 def _join(field: str) -> None:
     typed = st.session_state.get(field, "")
     code = normal_code(typed)
     if code is None:
-        _note("bad_code")
-    elif _blocked():
+        note("bad_code")
+    elif blocked():
         pass
     elif shared_store().room(code) is None:
-        _wrong()
-        _gone(code)
+        count_wrong()
+        gone_note(code)
     else:
         st.session_state.update(kept_room=code, kept_follow=True)
         st.session_state[field] = ""
 
 
-@_refusing
+@refusing
 def _close(code: str) -> None:
     shared_store().close(code)
-    _note("closed", code=spaced(code))
+    note("closed", code=spaced(code))
     leave()
 
 
@@ -311,23 +136,6 @@ def join_box(where, lang: str, field: str = "room_join", inline: bool = False) -
                         placeholder="482 913", help=text("room.join_help", lang))
     button_at.form_submit_button(text("room.join", lang), key=f"{field}_go", on_click=_join,
                                  args=(field,))
-
-
-def _rooms_led() -> list[str]:
-    """The open rooms whose key this browser's cookies hold (none once it left them)."""
-    prefix, forgot = key_cookie(""), st.session_state.get("room_forgot", set())
-    store = shared_store()
-    try:
-        return [code for name, key in st.context.cookies.to_dict().items()
-                if name.startswith(prefix) and (code := normal_code(name[len(prefix):]))
-                and code not in forgot and store.holds_key(code, key)
-                and (room := store.room(code)) is not None and not room.closed][:3]
-    except StoreDown:
-        return []
-
-
-def _back(code: str) -> None:
-    st.session_state.kept_room = code
 
 
 def start_box(where, s, suffix: str = "") -> None:
@@ -397,10 +205,10 @@ def section(s, m: Member | None, page: str) -> None:
                          width="stretch")
         return
     if m is None:
-        for code in _rooms_led():  # a new tab of a lecturer's browser: back to the room
+        for code in rooms_led():  # a new tab of a lecturer's browser: back to the room
             box.markdown(s.t("room.you_lead", code=spaced(code)))
             box.button(s.t("room.back_to_room", code=spaced(code)), key=f"room_back_{code}",
-                       on_click=_back, args=(code,), type="primary", width="stretch")
+                       on_click=back_to, args=(code,), type="primary", width="stretch")
         start_box(box, s)
         join_box(box, s.lang, "room_join_side")
         return
@@ -516,7 +324,7 @@ def _ask_form(s, m: Member) -> None:
                               type="primary")
 
 
-@_refusing
+@refusing
 def _ask(code: str) -> None:
     options = [line for line in st.session_state.room_ask_options.splitlines() if line.strip()]
     correct = st.session_state.room_ask_correct
@@ -594,23 +402,23 @@ def options_list(where, labels: list[str]) -> None:
                ".posviz-options li {margin: .25rem 0}</style>")
 
 
-@_refusing
+@refusing
 def _vote(code: str, poll_id: str, voter: Voter, option: int) -> None:
-    shared_store().vote(code, poll_id, voter.token, option, _network(),
+    shared_store().vote(code, poll_id, voter.token, option, client_network(),
                         watch().following(code, voter))
 
 
-@_refusing
+@refusing
 def _set_aside(code: str, network: str) -> None:
-    _note("answers_set_aside", n=shared_store().set_aside(code, network))
+    note("answers_set_aside", n=shared_store().set_aside(code, network))
 
 
-@_refusing
+@refusing
 def _reveal(code: str, poll_id: str, correct: int | None) -> None:
     shared_store().reveal(code, poll_id, correct)
 
 
-@_refusing
+@refusing
 def _put_away(code: str) -> None:
     shared_store().put_away(code)
 

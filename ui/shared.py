@@ -16,7 +16,7 @@ from ui.i18n import prose, text
 from ui.state import flag
 
 if TYPE_CHECKING:
-    from ui import room
+    from ui.membership import Member
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
@@ -32,7 +32,7 @@ class Settings:
     n_typed: int  # tokens in the text before it was cut to MAX_TOKENS
     position: bool
     present: bool  # presentation mode: large text, tucked-away sidebar
-    room: room.Member | None = None  # the lecture room this session is in
+    room: Member | None = None  # the lecture room this session is in
 
     def t(self, key: str, **values: object) -> str:
         """The UI text for key in the current language."""

@@ -1,0 +1,227 @@
+"""Who a session is in its lecture room, settled at the top of every page (ui.room draws it).
+
+- the room code comes from the link (`?room=482913`), the home page's join box, or the session;
+- a lecturer is whoever holds the room's key, which the tab hands over once to the server to
+  set in its HttpOnly cookie: the key of the room it started, or the one a one-time lecturer
+  link (`?lead=TOKEN`) gave it (rooms.http.KeyLinks moves the token from the address into a
+  cookie, and the page uses it up: a link leads one browser, and no address, history entry or
+  projector ever shows a key); a reload or a server restart keeps the lecturer in charge;
+  Leave and Close delete it;
+- a student's anonymous voter id for the room is issued and signed by the server's room screen
+  (rooms.http), in an HttpOnly cookie (one vote per browser, not per tab); a tab without one
+  answers on the room's screen.
+
+Wrong codes and links count against the session's network in the store every server process
+shares (rooms.throttle), and a store that fails gives a message in the reader's language while
+the lesson goes on. Messages for the top of the page are collected here (`note`, `notes`).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+
+import streamlit as st
+
+from rooms import (
+    JOINED_COOKIE,
+    VOTER_COOKIE,
+    Limits,
+    Room,
+    RoomError,
+    StoreDown,
+    key_cookie,
+    lead_cookie,
+    normal_code,
+    shared_store,
+    signing,
+    spaced,
+)
+from rooms.signing import Voter
+from rooms.throttle import WRONG, client_address
+from ui.i18n import text
+from ui.state import history_navigation, to_url
+
+
+@dataclass(frozen=True)
+class Member:
+    """This session in its room, as settled at the top of the run."""
+
+    code: str
+    lecturer: bool
+    voter: Voter | None  # this browser's voter id for the room (from its HttpOnly cookie)
+    room: Room
+    key_kept: bool = False  # the browser's HttpOnly cookie holds the lecturer's key already
+
+
+def note(key: str, **values: object) -> None:
+    """A message for the top of this run's page (or the next run's, from a callback)."""
+    st.session_state.setdefault("room_notes", []).append((key, values))
+
+
+LIMIT_VALUES = {name: getattr(Limits(), name) for name in (
+    "rooms", "polls", "voters", "question", "option", "view")} | dict(zip(
+        ("low", "high"), Limits().options, strict=True))
+"""The room limits, for the messages that name them."""
+
+
+def refused_note(refused: RoomError) -> None:
+    """A message saying why the room refused what a button asked."""
+    note("no_room_left" if refused.reason == "no_room" else refused.reason, **LIMIT_VALUES)
+
+
+def notes(lang: str) -> list[str]:
+    """The room messages waiting to be shown, in lang; each is shown once (and once a run)."""
+    return list(dict.fromkeys(text(f"room.note.{key}", lang, **values)
+                              for key, values in st.session_state.pop("room_notes", [])))
+
+
+def client_network() -> str:
+    """This session's client network, as the rooms keep it (the rate limits' key)."""
+    return shared_store().network(client_address(
+        st.context.ip_address, st.context.headers.get("X-Forwarded-For")))
+
+
+def count_wrong() -> None:
+    """Count a wrong code (key, passphrase) against this session's network."""
+    shared_store().spend(WRONG, client_network(), force=True)
+
+
+def blocked(note: str = "too_many") -> bool:
+    """Whether this client tried too many wrong codes (or passphrases) lately: then it may try
+    none for now, and note says so."""
+    wait = shared_store().wait(WRONG, client_network())
+    if wait:
+        note(note, seconds=int(wait) + 1)
+    return bool(wait)
+
+
+def key_for(code: str) -> tuple[str | None, bool]:
+    """The key this session holds for the room (from the session, the cookie, or a one-time
+    lecturer link it uses up now), and whether the browser's cookie holds it already."""
+    store = shared_store()
+    cookie = st.context.cookies.get(key_cookie(code))
+    if code in st.session_state.get("room_forgot", ()):
+        cookie = None  # deleted on Leave; this session's copy of the cookies is older
+    if st.query_params.pop("key", None) is not None:  # a key in the address leads nothing
+        count_wrong()  # (KeyLinks takes one out before a browser's page loads, and counts it)
+        note("key_wrong", code=spaced(code))
+    if st.query_params.pop("lead_refused", None) is not None:  # KeyLinks took a key out
+        note("key_wrong", code=spaced(code))
+    for held in (st.session_state.get("room_key"), cookie):
+        if held and store.holds_key(code, held):
+            return held, held == cookie
+    kept = st.context.cookies.get(lead_cookie(code))  # put there by KeyLinks
+    offered = st.query_params.pop("lead", None) or (kept if isinstance(kept, str) else None)
+    tried = st.session_state.setdefault("room_leads_tried", set())
+    if offered and offered not in tried:  # a lecturer link is tried once a session
+        tried.add(offered)
+        if not blocked():
+            key = store.redeem(code, offered)
+            if key is not None:
+                st.session_state.get("room_forgot", set()).discard(code)
+                return key, False
+            count_wrong()
+            note("lead_used", code=spaced(code))
+            st.session_state.kept_follow = False  # stays on this page to read why
+    return None, False
+
+
+def gone_note(code: str) -> None:
+    """The note for a room that is not there: gone (ended, or lost by the server) if this
+    browser was in it before it would have ended, else not found."""
+    proof = st.context.cookies.get(JOINED_COOKIE)
+    lost = (st.session_state.get("room_seen") == code
+            or signing.was_in(shared_store().secret, proof, code, time.time()))
+    led = lost and st.session_state.get("room_key")
+    note("lost_lead" if led else "lost" if lost else "no_room", code=spaced(code))
+
+
+def membership() -> Member | None:
+    """Who this session is in its room, or None outside any (with a note when a room was asked
+    for and cannot be entered, or the rooms cannot be reached)."""
+    st.session_state.rooms_down = False
+    try:
+        return _membership()
+    except StoreDown:
+        st.session_state.rooms_down = True
+        note("store_down")
+        return None
+
+
+def _membership() -> Member | None:
+    ticket = st.query_params.pop("t", None)  # the QR code's: no guess, whatever the limits
+    if "kept_room" not in st.session_state or history_navigation():
+        raw = st.query_params.get("room")
+        code = normal_code(raw)
+        if raw is not None and code is None:
+            note("bad_code")
+        if code and signing.ticketed(shared_store().secret, ticket, code, time.time()):
+            st.session_state.room_seen = code
+        elif code and code != st.session_state.get("kept_room") and blocked():
+            code = None
+        st.session_state.kept_room = code or ""
+    code = st.session_state.kept_room
+    room = shared_store().room(code) if code else None
+    if code and room is None:
+        if st.session_state.get("room_seen") != code:
+            count_wrong()
+        gone_note(code)
+        leave()
+        return None
+    if room is None:
+        to_url("room", "", "", "")
+        return None
+    if room.closed:
+        note("closed", code=spaced(code))
+        leave()
+        return None
+    to_url("room", code, "", code)
+    st.session_state.room_seen = code
+    key, kept = key_for(code)
+    st.session_state.room_key = key
+    if key is not None:
+        shared_store().lecturer_here(code)
+    voter = shared_store().voter(code, st.context.cookies.get(VOTER_COOKIE))
+    return Member(code, key is not None, voter, room, kept)
+
+
+def leave() -> None:
+    """Leave the room this session is in (the room itself goes on); a lecturer's browser
+    forgets the key (on a shared computer the next person is no lecturer)."""
+    code = st.session_state.get("kept_room")
+    if code and st.session_state.pop("room_key", None):
+        st.session_state.room_forget = code
+        st.session_state.setdefault("room_forgot", set()).add(code)
+    st.session_state.kept_room = ""
+    st.query_params.pop("room", None)
+    st.query_params.pop("follow", None)
+
+
+def refusing(callback):
+    """A button's callback whose refusals (a room's, or a failed store's) become a message."""
+    @functools.wraps(callback)
+    def call(*args) -> None:
+        try:
+            callback(*args)
+        except RoomError as refused:
+            refused_note(refused)
+    return call
+
+
+def rooms_led() -> list[str]:
+    """The open rooms whose key this browser's cookies hold (none once it left them)."""
+    prefix, forgot = key_cookie(""), st.session_state.get("room_forgot", set())
+    store = shared_store()
+    try:
+        return [code for name, key in st.context.cookies.to_dict().items()
+                if name.startswith(prefix) and (code := normal_code(name[len(prefix):]))
+                and code not in forgot and store.holds_key(code, key)
+                and (room := store.room(code)) is not None and not room.closed][:3]
+    except StoreDown:
+        return []
+
+
+def back_to(code: str) -> None:
+    st.session_state.kept_room = code
