@@ -88,12 +88,12 @@ def count_wrong() -> None:
     shared_store().spend(WRONG, client_network(), force=True)
 
 
-def blocked(note: str = "too_many") -> bool:
+def blocked(said: str = "too_many") -> bool:
     """Whether this client tried too many wrong codes (or passphrases) lately: then it may try
-    none for now, and note says so."""
+    none for now, and the note said says so."""
     wait = shared_store().wait(WRONG, client_network())
     if wait:
-        note(note, seconds=int(wait) + 1)
+        note(said, seconds=int(wait) + 1)
     return bool(wait)
 
 
