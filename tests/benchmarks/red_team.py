@@ -50,8 +50,8 @@ def free_port() -> int:
 def server(checkout: Path, store: str, open_files: int | None = None):
     """The checkout's server on 127.0.0.1 (started as its README starts it), and its log."""
     port = free_port()
-    new = (checkout / "posviz" / "rooms" / "server.py").exists()
-    start = ["serve.py"] if new else ["-m", "streamlit", "run", "serve.py"]
+    own = "__main__" in (checkout / "serve.py").read_text("utf-8")  # `python serve.py` runs it
+    start = ["serve.py"] if own else ["-m", "streamlit", "run", "serve.py"]
     log = Path(tempfile.mkdtemp()) / "server.log"
     limited = None if open_files is None else lambda: resource.setrlimit(
         resource.RLIMIT_NOFILE, (open_files, open_files))
