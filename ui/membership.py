@@ -66,6 +66,13 @@ LIMIT_VALUES = {name: getattr(Limits(), name) for name in (
 """The room limits, for the messages that name them."""
 
 
+def _cookie(name: str) -> str | None:
+    """The browser's cookie of that name, as text; None without one (or without a browser:
+    a page run by AppTest sees stand-in objects where cookies would be)."""
+    value = st.context.cookies.get(name)
+    return value if isinstance(value, str) else None
+
+
 def refused_note(refused: RoomError) -> None:
     """A message saying why the room refused what a button asked."""
     note("no_room_left" if refused.reason == "no_room" else refused.reason, **LIMIT_VALUES)
@@ -101,7 +108,7 @@ def key_for(code: str) -> tuple[str | None, bool]:
     """The key this session holds for the room (from the session, the cookie, or a one-time
     lecturer link it uses up now), and whether the browser's cookie holds it already."""
     store = shared_store()
-    cookie = st.context.cookies.get(key_cookie(code))
+    cookie = _cookie(key_cookie(code))
     if code in st.session_state.get("room_forgot", ()):
         cookie = None  # deleted on Leave; this session's copy of the cookies is older
     if st.query_params.pop("key", None) is not None:  # a key in the address leads nothing
@@ -112,8 +119,7 @@ def key_for(code: str) -> tuple[str | None, bool]:
     for held in (st.session_state.get("room_key"), cookie):
         if held and store.holds_key(code, held):
             return held, held == cookie
-    kept = st.context.cookies.get(lead_cookie(code))  # put there by KeyLinks
-    offered = st.query_params.pop("lead", None) or (kept if isinstance(kept, str) else None)
+    offered = st.query_params.pop("lead", None) or _cookie(lead_cookie(code))  # by KeyLinks
     tried = st.session_state.setdefault("room_leads_tried", set())
     if offered and offered not in tried:  # a lecturer link is tried once a session
         tried.add(offered)
@@ -131,7 +137,7 @@ def key_for(code: str) -> tuple[str | None, bool]:
 def gone_note(code: str) -> None:
     """The note for a room that is not there: gone (ended, or lost by the server) if this
     browser was in it before it would have ended, else not found."""
-    proof = st.context.cookies.get(JOINED_COOKIE)
+    proof = _cookie(JOINED_COOKIE)
     lost = (st.session_state.get("room_seen") == code
             or signing.was_in(shared_store().secret, proof, code, time.time()))
     led = lost and st.session_state.get("room_key")
@@ -183,7 +189,7 @@ def _membership() -> Member | None:
     st.session_state.room_key = key
     if key is not None:
         shared_store().lecturer_here(code)
-    voter = shared_store().voter(code, st.context.cookies.get(VOTER_COOKIE))
+    voter = shared_store().voter(code, _cookie(VOTER_COOKIE))
     return Member(code, key is not None, voter, room, kept)
 
 
