@@ -35,7 +35,7 @@ set smaller (static/chart.js), and at its smallest scrolls sideways in its line.
 CHIPS_CSS = """<style>.posviz-chip {display:inline-block; margin:0 .3em .3em 0;
     padding:.15em .5em; border:1px solid rgba(128,128,128,.5); border-radius:.4em;
     font-size:1.4rem}
-    .posviz-chip sub {opacity:.6; font-size:.7em}</style>"""
+    .posviz-chip sub {opacity:.75; font-size:.7em}</style>"""
 
 
 class Stop(Exception):
