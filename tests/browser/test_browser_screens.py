@@ -1,16 +1,23 @@
 """Every page on the three screens a room uses, in headless Chromium: a desk, a projector in
 presentation mode and a phone, in English with a long sentence and in Chinese with 刚想到了
-(the phone in the dark theme for Chinese), every scene of the guided lesson included.
+(the phone starts in the dark theme for Chinese), every scene of the guided lesson included.
 
 Every chart is scrolled into view and checked from its drawn SVG (tests/helpers/drawn.py): no label
 overlaps another, none is cut off, none is smaller than the screen's minimum. No page may show
 an exception or make the whole page scroll sideways, the browser may log no script error, and
 the server nothing at WARNING or above. Screenshots of every page stay in
 test-artifacts/screens/.
+
+On the desk and the phone each view is also audited for accessibility as it is drawn, in both
+themes (tests/helpers/axe.py): no WCAG 2.1 A or AA violation that axe-core finds, of any impact,
+the page's lang the reader's, and every chart named, described and with a data table. The audit
+turns the tab to the other theme, so the views are checked in the light and the dark theme by
+turns. Each audit's findings and timings are left in test-artifacts/a11y/.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -18,6 +25,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.conftest import PAGES, ROOT
+from tests.helpers.axe import Audits, report
 from tests.helpers.drawn import problems
 from tests.helpers.load_fixtures import (
     CHART_BOXES,
@@ -40,9 +48,10 @@ SENTENCES = {"en": LONG, "zh": "刚想到了"}
 LESSON = "pages/0_lesson.py"
 SCENES = 10
 SHOTS = ROOT / "test-artifacts" / "screens"
+AUDITS = ROOT / "test-artifacts" / "a11y"
 
-
-DARK = {("phone", "zh")}  # the dark theme, where students' phones often are
+DARK = {("phone", "zh")}  # starts in the dark theme, where students' phones often are
+AUDITED = ("desk", "phone")  # the screens whose views are audited for accessibility
 
 # A deep link such as /attention makes Streamlit's frontend look for its server one folder up
 # first: it asks /attention/_stcore/health and /attention/_stcore/host-config, gets 404s (the
@@ -163,6 +172,7 @@ class Sweep:
         self.page, self.base, self.screen, self.lang = page, base, screen, lang
         self.dark, self.folder = dark, folder
         self.found: list[str] = []
+        self.audits = Audits(page, screen, dark) if screen.name in AUDITED else None
         page.on("pageerror", lambda err: self.found.append(f"script error: {err}"))
         page.on("console", self._console)
 
@@ -180,7 +190,9 @@ class Sweep:
                                     timeout=60_000)
 
     def check(self, where: str) -> None:
-        """Draw every chart in view of the reader, check them all, keep a screenshot."""
+        """Draw every chart in view of the reader, check them all, keep a screenshot, audit the
+        view in both themes (on an audited screen), and bring the window back to the screen's
+        size."""
         page = self.page
         page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
         still(page, PLOTS)  # the last chart's own redraws (margins that grow)
@@ -202,9 +214,26 @@ class Sweep:
         if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
         self.screenshot(where)
+        if self.audits:
+            self.audits.both_themes(where, self.lang)
+            self.dark = self.audits.dark
+        page.set_viewport_size({"width": self.screen.width, "height": self.screen.height})
+
+    def audited(self) -> None:
+        """What the audits found, in the sweep's findings and in test-artifacts/a11y/."""
+        if not self.audits:
+            return
+        found, name = self.audits.found, f"{self.screen.name}-{self.lang}"
+        AUDITS.mkdir(parents=True, exist_ok=True)
+        (AUDITS / f"{name}.json").write_text(json.dumps(
+            {"audits": self.audits.timings, "violations": found}, ensure_ascii=False, indent=1),
+            "utf-8")
+        if found:
+            self.found.append(f"{name}: {len(found)} accessibility violations in "
+                              f"{len(self.audits.timings)} audits:\n{report(found)}")
 
     def screenshot(self, where: str) -> None:
-        """The whole page, its height in one picture (the window grows to it for a moment)."""
+        """The whole page, its height in one picture (the window grows to it)."""
         page, screen = self.page, self.screen
         for _ in range(3):  # the page may grow as the window does (bottom padding)
             tall = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
@@ -213,14 +242,14 @@ class Sweep:
             page.set_viewport_size({"width": screen.width, "height": tall})
             still(page, f"[data-testid=stMain] > div, {PLOTS}")
         page.screenshot(path=self.folder / f"{screen.name}-{self.lang}-{where}.jpg", quality=70)
-        page.set_viewport_size({"width": screen.width, "height": screen.height})
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("screen", SCREENS, ids=[s.name for s in SCREENS])
 def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, screen, lang):
     """Each page (each scene of the lesson) with every chart drawn: nothing overlaps, nothing is
-    cut off, no text too small, no exception, no script error, and a quiet server."""
+    cut off, no text too small, no exception, no script error, and a quiet server; on a desk
+    and a phone, no accessibility violation in either theme."""
     base, log = logged
     logged_before = log.read_text("utf-8", errors="replace").count("\n")
     dark = (screen.name, lang) in DARK
@@ -254,6 +283,7 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
             sweep.found.append(f"phone, {lang}: the sidebar scrolls sideways")
         sweep.screenshot("sidebar")
     context.close()
+    sweep.audited()
     said = loud(log.read_text("utf-8", errors="replace").splitlines()[logged_before:])
     assert not sweep.found and not said, "\n".join(sweep.found + [f"server: {s}" for s in said])
 

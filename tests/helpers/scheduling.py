@@ -11,7 +11,8 @@ Four kinds of test:
   on them (a follower's held request, a report interval), and so do the browser modules in
   `OWN_MODULES` (the screen sweep, the accessibility audit, a Redis stopped under a server):
   its tests are one unit, run in order on whichever worker is free, beside the servers' worker
-  (the servers' unit alone took as long as the rest of the suite);
+  (the servers' unit alone took as long as the rest of the suite); a test parametrized by
+  screen (the sweep's) goes in a unit of its module and screen, each about a minute;
 - every other test (unit, property and AppTest page tests): one unit each, on whichever worker
   is free, beside the servers' worker.
 
@@ -44,7 +45,8 @@ def group_of(item: pytest.Item) -> str | None:
     if item.path.name in ALONE_MODULES:
         return ALONE
     if item.path.name in OWN_MODULES:
-        return f"own-{item.path.stem}"
+        screen = getattr(item, "callspec", None) and item.callspec.params.get("screen")
+        return f"own-{item.path.stem}" + (f"-{screen.name}" if screen else "")
     if item.get_closest_marker("browser"):
         return SERVERS
     if item.get_closest_marker("server"):
