@@ -5,8 +5,9 @@ presentation mode and a phone, in English with a long sentence and in Chinese wi
 Every chart is scrolled into view and checked from its drawn SVG (tests/helpers/drawn.py): no label
 overlaps another, none is cut off, none is smaller than the screen's minimum. No page may show
 an exception or make the whole page scroll sideways, the browser may log no script error, and
-the server nothing at WARNING or above. Screenshots of every page stay in
-test-artifacts/screens/.
+the server nothing at WARNING or above. The charts are drawn by posviz's own plotly.js build, and
+no page asks anything of any host but the posviz server (a lecture hall may be offline).
+Screenshots of every page stay in test-artifacts/screens/.
 
 On the desk and the phone each view is also audited for accessibility as it is drawn, in both
 themes (tests/helpers/axe.py): no WCAG 2.1 A or AA violation that axe-core finds, of any impact,
@@ -50,6 +51,7 @@ SCENES = 10
 SHOTS = ROOT / "test-artifacts" / "screens"
 AUDITS = ROOT / "test-artifacts" / "a11y"
 
+PLOTLY_JS = "4.1.1"  # the version of posviz's own plotly.js build (static/plotly-posviz.min.js)
 DARK = {("phone", "zh")}  # starts in the dark theme, where students' phones often are
 AUDITED = ("desk", "phone")  # the screens whose views are audited for accessibility
 
@@ -175,6 +177,12 @@ class Sweep:
         self.audits = Audits(page, screen, dark) if screen.name in AUDITED else None
         page.on("pageerror", lambda err: self.found.append(f"script error: {err}"))
         page.on("console", self._console)
+        page.on("request", self._request)
+
+    def _request(self, request) -> None:
+        url = request.url
+        if url.split(":")[0] not in ("data", "blob") and not url.startswith(self.base):
+            self.found.append(f"asked a host other than the server: {url}")
 
     def _console(self, message) -> None:
         url = message.location.get("url", "")
@@ -199,8 +207,11 @@ class Sweep:
         said = f"{self.screen.name}, {self.lang}, {where}"
         if page.locator("[data-testid=stException]").count():
             self.found.append(f"{said}: the page shows an exception")
-        if where != "home" and not page.locator("[data-testid=stMain] .js-plotly-plot").count():
-            self.found.append(f"{said}: no chart drawn")
+        if where != "home":
+            if not page.locator("[data-testid=stMain] .js-plotly-plot").count():
+                self.found.append(f"{said}: no chart drawn")
+            if (plotly := page.evaluate("window.Plotly && window.Plotly.version")) != PLOTLY_JS:
+                self.found.append(f"{said}: plotly.js {plotly}, not posviz's own {PLOTLY_JS}")
         if page.evaluate(DARK_JS) != self.dark:
             self.found.append(f"{said}: not in the {'dark' if self.dark else 'light'} theme")
         self.found += [f"{said}: {problem}" for problem in problems(page, self.screen.min_font)]
