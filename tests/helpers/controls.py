@@ -34,16 +34,19 @@ class Control:
 
 
 def opened(route: str | None, text: str | None = None, lang: str = "en") -> AppTest:
-    """The app opened at home, then switched to route (a path in pages/), as a browser does.
+    """The app opened at home by a link that carries the sentence and the language (as a shared
+    link does: one run, where typing them would take two more), then switched to route (a path
+    in pages/), as a browser does.
 
     Errors keep their message here (the app's config hides it from a room's screen).
     """
     config.set_option("client.showErrorDetails", "full")
-    at = AppTest.from_file("../../app.py", default_timeout=TIMEOUT).run()
+    at = AppTest.from_file("../../app.py", default_timeout=TIMEOUT)
     if lang != "en":
-        at.radio(key="lang").set_value(lang).run()
+        at.query_params["lang"] = lang
     if text is not None:
-        at.text_input(key="text").set_value(text).run()
+        at.query_params["text"] = text
+    at.run()
     if route:
         at.switch_page(route).run()
     return at
