@@ -1,98 +1,58 @@
-// Draws one posviz figure with the small plotly.js bundle served from static/, and exports it.
-// The bundle loads once per browser tab; later figures, page switches and reruns reuse it, and
-// a rerun updates the chart in place (Plotly.react) instead of drawing it anew.
-// The same module draws the sidebar's tools (data.tools): copy a link to this view, and export
-// every chart on the page as one zip of PNG, SVG, CSV and .npy files.
-
-const BUNDLE = "app/static/plotly-posviz.min.js";
-
-// version: the bundle's content hash, so that a proxy may let browsers keep it for a year
-function plotly(version) {
-  if (!window.posvizPlotly) {
-    window.posvizPlotly = new Promise((resolve, reject) => {
-      const script = document.createElement("script");
-      script.src = new URL(`${BUNDLE}?v=${version}`, document.baseURI).href;
-      script.onload = () => resolve(window.Plotly);
-      script.onerror = () => reject(new Error(`posviz could not load ${BUNDLE}`));
-      document.head.appendChild(script);
-    });
-  }
-  return window.posvizPlotly;
-}
-
-// The page's own text colour and font, so a chart reads the same in light and dark themes.
-function themed(layout, host) {
-  const style = getComputedStyle(host);
-  const font = { ...layout.font, color: style.color, family: style.fontFamily };
-  const grid = { gridcolor: "rgba(128, 128, 128, 0.25)", linecolor: style.color };
-  const axes = Object.fromEntries(Object.keys(layout)
-    .filter((key) => /^[xy]axis\d*$/.test(key))
-    .map((key) => [key, { ...grid, ...layout[key] }]));
-  return { ...layout, ...axes, font, paper_bgcolor: "rgba(0,0,0,0)",
-           plot_bgcolor: "rgba(0,0,0,0)" };
-}
-
-// ---- the numbers behind a chart -------------------------------------------------------------
-
-const shown = (trace) => trace.hoverinfo !== "skip";  // grey layers under masked cells are not
-const plain = (text) => new DOMParser().parseFromString(String(text), "text/html")
-  .documentElement.textContent;  // labels are HTML-escaped for plotly; files get the text
-// A title as a screen reader hears it: its lines as one.
-const heard = (title) => plain(String(title).replace(/<br\s*\/?>/gi, " "));
-
-// An array as plotly's JSON sends it: a base64 typed array ({dtype, bdata, shape}) or a list.
-const TYPED = { f4: Float32Array, f8: Float64Array, i1: Int8Array, u1: Uint8Array,
-                i2: Int16Array, u2: Uint16Array, i4: Int32Array, u4: Uint32Array };
-
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 afb0a31f7f985781f18ae14ca1c1335b2784e7d068d8658a4d366411f6cdaf9e) by `npm run build`: edit those.
+// chart/numbers.js
+var shown = (trace) => trace.hoverinfo !== "skip";
+var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
+var heard = (title) => plain(String(title).replace(/<br\s*\/?>/gi, " "));
+var TYPED = {
+  f4: Float32Array,
+  f8: Float64Array,
+  i1: Int8Array,
+  u1: Uint8Array,
+  i2: Int16Array,
+  u2: Uint16Array,
+  i4: Int32Array,
+  u4: Uint32Array
+};
 function flat(v) {
-  if (v === undefined || v === null) return [];
-  if (v.bdata === undefined) return Array.from(v);
+  if (v === void 0 || v === null) return [];
+  if (v.bdata === void 0) return Array.from(v);
   const bytes = Uint8Array.from(atob(v.bdata), (c) => c.charCodeAt(0));
   return Array.from(new TYPED[v.dtype](bytes.buffer));
 }
-
-// A heatmap's values as rows of numbers (NaN for a masked cell), however plotly stores them.
 function matrix(trace) {
   const z = trace.z;
-  if (z.bdata !== undefined) {
+  if (z.bdata !== void 0) {
     const cols = Number(String(z.shape).split(",")[1]);
     const all = flat(z);
     return Array.from({ length: all.length / cols }, (_, r) => all.slice(r * cols, (r + 1) * cols));
   }
-  return Array.from(z, (row) => Array.from(row, (v) => (v === null ? NaN : Number(v))));
+  return Array.from(z, (row) => Array.from(row, (v) => v === null ? NaN : Number(v)));
 }
-
-// A line's points as numbers (NaN where it has none: a legend's entry alone has one null).
-const values = (trace) => flat(trace.y).map((v) => (v === null ? NaN : Number(v)));
-
-// The title of a subplot's panel: the annotation above its plot, as ui/summary.py reads it.
+var values = (trace) => flat(trace.y).map((v) => v === null ? NaN : Number(v));
 function panelTitle(gd, trace) {
   const layout = gd.layout || {};
   const xaxis = layout[`xaxis${(trace.xaxis || "x").slice(1)}`] || {};
   const yaxis = layout[`yaxis${(trace.yaxis || "y").slice(1)}`] || {};
   if (!xaxis.domain || !yaxis.domain) return "";
   const [x0, x1] = xaxis.domain;
-  const note = (layout.annotations || []).find((a) => a.xref === "paper" && a.yref === "paper"
-    && a.text && a.x >= x0 - 1e-6 && a.x <= x1 + 1e-6 && Math.abs(a.y - yaxis.domain[1]) < 0.02);
+  const note = (layout.annotations || []).find((a) => a.xref === "paper" && a.yref === "paper" && a.text && a.x >= x0 - 1e-6 && a.x <= x1 + 1e-6 && Math.abs(a.y - yaxis.domain[1]) < 0.02);
   return note ? heard(note.text) : "";
 }
-
-const quoted = (cell) => (/[",\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell);
-const csvLine = (cells) => cells.map((c) => quoted(String(c))).join(",");
-const number = (v) => (Number.isNaN(v) ? "" : String(v));
-
-// The numbers of a chart as tables, each a header and rows of cells (a number is NaN where a
-// cell is masked): one per matrix (row label, then one column per column label), or one of all
-// lines. The CSV files and the data table under the chart are both made from these.
+var quoted = (cell2) => /[",\n]/.test(cell2) ? `"${cell2.replaceAll('"', '""')}"` : cell2;
+var csvLine = (cells) => cells.map((c) => quoted(String(c))).join(",");
+var number = (v) => Number.isNaN(v) ? "" : String(v);
 function grids(gd) {
   const maps = gd.data.filter((t) => t.type === "heatmap" && shown(t));
   if (maps.length) {
     return maps.map((t) => {
       const z = matrix(t);
       const cols = t.x ? flat(t.x).map(plain) : z[0].map((_, c) => c);
-      const rows = t.y ? flat(t.y).map(plain) : z.map((_, r) => r);
-      return { name: panelTitle(gd, t) || plain(t.name ?? ""), head: ["", ...cols],
-               rows: z.map((row, r) => [rows[r], ...row]) };
+      const rows2 = t.y ? flat(t.y).map(plain) : z.map((_, r) => r);
+      return {
+        name: panelTitle(gd, t) || plain(t.name ?? ""),
+        head: ["", ...cols],
+        rows: z.map((row, r) => [rows2[r], ...row])
+      };
     });
   }
   const lines = gd.data.filter((t) => (t.type === "scatter" || t.type === "bar") && shown(t));
@@ -105,33 +65,24 @@ function grids(gd) {
   });
   return [{ name: "", head: ["trace", "x", "y"], rows }];
 }
-
-const cell = (v) => (typeof v === "number" ? number(v) : String(v));
-
-// One CSV per table of grids().
+var cell = (v) => typeof v === "number" ? number(v) : String(v);
 function tables(gd) {
   return grids(gd).map(({ head, rows }) => [csvLine(head), ...rows.map(
-    (row) => csvLine(row.map(cell)))].join("\n") + "\n");
+    (row) => csvLine(row.map(cell))
+  )].join("\n") + "\n");
 }
-
-// NumPy's .npy format (version 1.0): float32 little endian, C order; all matrices stacked when
-// they share a shape.
 function npy(matrices) {
-  const shape = matrices.length === 1
-    ? [matrices[0].length, matrices[0][0].length]
-    : [matrices.length, matrices[0].length, matrices[0][0].length];
-  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(", ")}${
-    shape.length === 1 ? "," : ""}), }`;
-  header += " ".repeat(63 - ((10 + header.length) % 64)) + "\n";
+  const shape = matrices.length === 1 ? [matrices[0].length, matrices[0][0].length] : [matrices.length, matrices[0].length, matrices[0][0].length];
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(", ")}${shape.length === 1 ? "," : ""}), }`;
+  header += " ".repeat(63 - (10 + header.length) % 64) + "\n";
   const data = new Float32Array(matrices.flat(2));
   const out = new Uint8Array(10 + header.length + data.byteLength);
-  out.set([0x93, ..."NUMPY"].map((c) => (typeof c === "string" ? c.charCodeAt(0) : c)), 0);
-  out.set([1, 0, header.length & 0xff, header.length >> 8], 6);
+  out.set([147, ..."NUMPY"].map((c) => typeof c === "string" ? c.charCodeAt(0) : c), 0);
+  out.set([1, 0, header.length & 255, header.length >> 8], 6);
   out.set(new TextEncoder().encode(header), 10);
   out.set(new Uint8Array(data.buffer), 10 + header.length);
   return out;
 }
-
 function arrays(gd) {
   const maps = gd.data.filter((t) => t.type === "heatmap" && shown(t)).map(matrix);
   if (!maps.length) return [];
@@ -139,124 +90,28 @@ function arrays(gd) {
   return same ? [npy(maps)] : maps.map((m) => npy([m]));
 }
 
-// ---- files ----------------------------------------------------------------------------------
-
-function save(name, bytes, type) {
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(new Blob([bytes], { type }));
-  link.download = name;
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-}
-
-const encode = (text) => new TextEncoder().encode(text);
-// The file of the i-th of n matrices (or stacks of them): named by its trace (E, P, E+P, ...)
-// when the figure names every matrix apart, else numbered.
-function numbered(gd, name, i, n, ext) {
-  if (n === 1) return `${name}.${ext}`;
-  const parts = gd.data.filter((t) => t.type === "heatmap" && shown(t)).map((t) => t.name);
-  const named = parts.length === n && parts.every(Boolean) && new Set(parts).size === n;
-  return `${name}-${named ? parts[i] : i + 1}.${ext}`;
-}
-
-async function image(gd, format) {
-  const url = await window.Plotly.toImage(gd, { format, scale: format === "png" ? 2 : 1 });
-  if (format === "svg") return encode(decodeURIComponent(url.slice(url.indexOf(",") + 1)));
-  return Uint8Array.from(atob(url.slice(url.indexOf(",") + 1)), (c) => c.charCodeAt(0));
-}
-
-// A zip archive without compression (PNG is compressed already): local headers, the central
-// directory, the end record; names in UTF-8.
-const CRC = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-function crc32(bytes) {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-// Little-endian fields [offset, value, bytes] into a new record of the given length.
-function record(length, fields) {
-  const view = new DataView(new ArrayBuffer(length));
-  fields.forEach(([at, value, size]) => (size === 2 ? view.setUint16(at, value, true)
-                                                    : view.setUint32(at, value, true)));
-  return new Uint8Array(view.buffer);
-}
-
-function zip(files) {
-  const parts = [], central = [];
-  let offset = 0;
-  for (const [name, data] of files) {
-    const path = encode(name), crc = crc32(data);
-    // version 2.0, UTF-8 names, stored, dated 1980-01-01
-    const common = [[0x0800, 2], [0, 2], [0, 2], [0x21, 2], [crc, 4], [data.length, 4],
-                    [data.length, 4], [path.length, 2], [0, 2]];
-    parts.push(record(30, [[0, 0x04034b50, 4], [4, 20, 2],
-                           ...common.map(([v, size], i) => [6 + offsetOf(common, i), v, size])]),
-               path, data);
-    central.push(record(46, [[0, 0x02014b50, 4], [4, 20, 2], [6, 20, 2],
-                             ...common.map(([v, size], i) => [8 + offsetOf(common, i), v, size]),
-                             [42, offset, 4]]), path);
-    offset += 30 + path.length + data.length;
-  }
-  const size = central.reduce((n, part) => n + part.length, 0);
-  const end = record(22, [[0, 0x06054b50, 4], [8, files.length, 2], [10, files.length, 2],
-                          [12, size, 4], [16, offset, 4]]);
-  return new Blob([...parts, ...central, end], { type: "application/zip" });
-}
-
-// Where the i-th of a run of consecutive fields starts, counted from the first.
-const offsetOf = (fields, i) => fields.slice(0, i).reduce((n, [, size]) => n + size, 0);
-
-async function chartFiles(gd) {
-  const name = gd.dataset.name;
-  const csvs = tables(gd), npys = arrays(gd);
-  return [
-    [`${name}.png`, await image(gd, "png")],
-    [`${name}.svg`, await image(gd, "svg")],
-    ...csvs.map((csv, i) => [numbered(gd, name, i, csvs.length, "csv"), encode(csv)]),
-    ...npys.map((bytes, i) => [numbered(gd, name, i, npys.length, "npy"), bytes]),
-  ];
-}
-
-// ---- fitting a figure to the width it is drawn at ------------------------------------------
-
-// A touch screen shows each chart's tool bar at all times (there is no hover to call it up):
-// the title then starts below a strip of this many pixels, which the bar has to itself.
-const TOUCH_BAR = 32;
-// Elsewhere the bar shows over the chart's top right corner while the pointer is on the chart
-// (plotly's nine buttons take 248 px by 28 px, 37 px from the top in presentation mode): a
-// title that reaches under it starts below a strip of its own.
-const HOVER_BAR = { width: 250, height: 38 };
-const SLIGHT = 24;  // pixels a chart may be wider than its column with no cue that it scrolls
-const TITLE_SIDE_ROOM = 24;  // pixels kept free on either side of a wrapped title
-const LINE_HEIGHT = 1.3;  // plotly's line spacing in multi-line text, in font sizes
-const CAP_SHIFT = 0.7;  // plotly's shift of a top-anchored text, in font sizes
-const touchScreen = () => window.matchMedia("(hover: none)").matches;  // as plotly decides
-
-const ruler = document.createElement("canvas").getContext("2d");
-const WIDE = "\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef";
-const OPENING = "(\\[{\u3008\u300a\u300c\u300e\u3010\u3014\u2018\u201c\uff08\uff3b\uff5b";
-const CLOSING = ")\\]},.:;!?\u3001\u3002\u3009\u300b\u300d\u300f\u3011\u3015\u2019\u201d"
-  + "\u2026\uff09\uff3d\uff5d\uff0c\uff0e\uff1a\uff1b\uff01\uff1f";
-const SPACE = "[^\\S\\u00a0]";  // a space a line may break at: any but a no-break space
-const PIECES = new RegExp(
-  `[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)[${CLOSING}]*${SPACE}*|${SPACE}+`, "g");
-const EQUATION = /(\S) = (?=\S)/g;  // "d = 16" stays on one line, in Chinese too
-
-// Text (plotly's markup: escaped characters, <br> between lines) broken into lines no wider
-// than room pixels in font: at spaces, and between any two CJK characters, never after an
-// opening bracket or before a closing one or a comma, nor inside an equation ("d = 16").
+// chart/fitting.js
+var TOUCH_BAR = 32;
+var HOVER_BAR = { width: 250, height: 38 };
+var SLIGHT = 24;
+var TITLE_SIDE_ROOM = 24;
+var LINE_HEIGHT = 1.3;
+var CAP_SHIFT = 0.7;
+var touchScreen = () => window.matchMedia("(hover: none)").matches;
+var ruler = document.createElement("canvas").getContext("2d");
+var WIDE = "\u2E80-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF";
+var OPENING = "(\\[{\u3008\u300A\u300C\u300E\u3010\u3014\u2018\u201C\uFF08\uFF3B\uFF5B";
+var CLOSING = ")\\]},.:;!?\u3001\u3002\u3009\u300B\u300D\u300F\u3011\u3015\u2019\u201D\u2026\uFF09\uFF3D\uFF5D\uFF0C\uFF0E\uFF1A\uFF1B\uFF01\uFF1F";
+var SPACE = "[^\\S\\u00a0]";
+var PIECES = new RegExp(
+  `[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)[${CLOSING}]*${SPACE}*|${SPACE}+`,
+  "g"
+);
+var EQUATION = /(\S) = (?=\S)/g;
 function wrapped(text, font, room) {
   ruler.font = font;
   const width = (line) => ruler.measureText(plain(line)).width;
-  const kept = String(text).replace(EQUATION, "$1\u00a0=\u00a0");
+  const kept = String(text).replace(EQUATION, "$1\xA0=\xA0");
   return kept.split(/<br\s*\/?>/i).flatMap((part) => {
     const lines = [""];
     for (const piece of part.match(PIECES) || []) {
@@ -267,219 +122,120 @@ function wrapped(text, font, room) {
     return lines.map((line) => line.trimEnd());
   });
 }
-
-// How many pixels a legend under the chart takes (layout.legend: a horizontal band on the
-// figure's frame), its entries laid out as plotly does: one row if all fit in the plot's
-// width, else columns as wide as the widest entry (a 40 px key and a 5 px gap beside each
-// name); rows of 1.3 lines plus 3 px, and 10 px of padding.
 function legendHeight(data, layout, width) {
-  const entries = data.filter((t) => (t.showlegend === undefined ? t.type !== "heatmap"
-                                                                 : t.showlegend) && t.name);
+  const entries = data.filter((t) => (t.showlegend === void 0 ? t.type !== "heatmap" : t.showlegend) && t.name);
   if (layout.showlegend === false || entries.length < (layout.showlegend ? 1 : 2)) return 0;
-  const size = (layout.legend.font && layout.legend.font.size) || layout.font.size;
+  const size = layout.legend.font && layout.legend.font.size || layout.font.size;
   ruler.font = `${size}px ${layout.font.family}`;
   const margin = layout.margin || {};
-  const room = width - (margin.l || 0) - (margin.r || 0) - 60;  // less the axes' labels
+  const room = width - (margin.l || 0) - (margin.r || 0) - 60;
   const widths = entries.map((t) => 45 + ruler.measureText(plain(t.name)).width);
-  const perRow = widths.reduce((a, b) => a + b, 0) < room ? entries.length
-    : Math.max(1, Math.floor(room / Math.max(...widths)));
+  const perRow = widths.reduce((a, b) => a + b, 0) < room ? entries.length : Math.max(1, Math.floor(room / Math.max(...widths)));
   return Math.ceil(Math.ceil(entries.length / perRow) * (size * LINE_HEIGHT + 3) + 10);
 }
-
-// Axis titles wrapped to the length of their axis (roughly: the plot is smaller than the
-// figure by its margins and labels), so that none runs past the chart's edge.
 function axisTitles(layout, width) {
   const margin = layout.margin || {};
-  const plot = { x: width - (margin.l || 0) - (margin.r || 0) - 60,
-                 y: (layout.height || 450) - (margin.t || 0) - (margin.b || 0) - 60 };
-  const size = Math.round(1.2 * layout.font.size);  // plotly's default for an axis title
-  return Object.fromEntries(Object.keys(layout)
-    .filter((key) => /^[xy]axis\d*$/.test(key) && layout[key].title && layout[key].title.text)
-    .map((key) => {
-      const axis = layout[key];
-      const [from, to] = axis.domain || [0, 1];
-      const font = `${(axis.title.font && axis.title.font.size) || size}px ${layout.font.family}`;
-      const lines = wrapped(axis.title.text, font, Math.max(plot[key[0]] * (to - from), 60));
-      return [key, { ...axis, title: { ...axis.title, text: lines.join("<br>") } }];
-    }));
+  const plot = {
+    x: width - (margin.l || 0) - (margin.r || 0) - 60,
+    y: (layout.height || 450) - (margin.t || 0) - (margin.b || 0) - 60
+  };
+  const size = Math.round(1.2 * layout.font.size);
+  return Object.fromEntries(Object.keys(layout).filter((key) => /^[xy]axis\d*$/.test(key) && layout[key].title && layout[key].title.text).map((key) => {
+    const axis = layout[key];
+    const [from, to] = axis.domain || [0, 1];
+    const font = `${axis.title.font && axis.title.font.size || size}px ${layout.font.family}`;
+    const lines = wrapped(axis.title.text, font, Math.max(plot[key[0]] * (to - from), 60));
+    return [key, { ...axis, title: { ...axis.title, text: lines.join("<br>") } }];
+  }));
 }
-
-// A chart's title wrapped to what is in view: its lines, their font size, and the pixels its
-// lines past the first take.
 function titleLines(layout, width, view) {
   const title = layout.title || {};
-  const size = (title.font && title.font.size) || Math.round(1.4 * layout.font.size);
+  const size = title.font && title.font.size || Math.round(1.4 * layout.font.size);
   const font = `${size}px ${layout.font.family}`;
-  const lines = title.text ? wrapped(title.text, font, Math.min(width, view) - 2 * TITLE_SIDE_ROOM)
-    : [];
+  const lines = title.text ? wrapped(title.text, font, Math.min(width, view) - 2 * TITLE_SIDE_ROOM) : [];
   ruler.font = font;
   const widest = Math.max(0, ...lines.map((line) => ruler.measureText(plain(line)).width));
-  return { lines, size, widest,
-           extra: Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT) };
+  return {
+    lines,
+    size,
+    widest,
+    extra: Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT)
+  };
 }
-
-// The pixels kept above a chart's title for its tool bar: always on a touch screen, elsewhere
-// when the title reaches under the bar.
 function barStrip(width, view, toolbar, { widest }) {
   if (!toolbar) return 0;
   if (touchScreen()) return TOUCH_BAR;
   const reach = width > view + 1 ? TITLE_SIDE_ROOM + widest : (width + widest) / 2;
-  return reach > width - HOVER_BAR.width ? HOVER_BAR.height : 0;  // reach: the title's end
+  return reach > width - HOVER_BAR.width ? HOVER_BAR.height : 0;
 }
-
-// The layout for a chart drawn width pixels wide in a column view pixels wide (the width set,
-// so that an update in place follows a column that has since changed): the title wrapped to
-// what is in view (wrappedTitle, from titleLines), with its extra lines and the tool bar's
-// strip (barStrip; together at least titleRoom pixels) added above the plot, and a legend's
-// rows added below it, so that neither squeezes the plot; axis titles wrapped to their axes. A chart wider than its column (it scrolls sideways) starts its title at its
-// left edge, where the reader sees it.
 function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
   const title = layout.title || {};
-  const below = layout.legend && layout.legend.yref === "container" ? legendHeight(data, layout,
-                                                                                   width) : 0;
+  const below = layout.legend && layout.legend.yref === "container" ? legendHeight(
+    data,
+    layout,
+    width
+  ) : 0;
   const { lines, size, extra } = wrappedTitle;
   const side = width > view + 1 ? { x: 0, xref: "container", xanchor: "left" } : {};
   const bar = barStrip(width, view, toolbar, wrappedTitle);
   const above = Math.max(extra + bar, titleRoom);
-  // plotly sets a title's first line a cap height lower when it has one line than when it has
-  // several (plotly.js 4.1.1, titles without automargin): the same place for both
   const lower = lines.length > 1 ? Math.round(CAP_SHIFT * size) : 0;
   const pad = title.pad || {};
   const margin = layout.margin || {};
-  return { ...layout, ...axisTitles(layout, width),
-           title: { ...title, ...side, text: lines.join("<br>"),
-                    pad: { ...pad, t: (pad.t || 0) + bar + lower, l: TITLE_SIDE_ROOM } },
-           ...(below ? { legend: { ...layout.legend, maxheight: 1 } } : {}),  // never scrolls
-           margin: { ...margin, t: (margin.t === undefined ? 100 : margin.t) + above },
-           width, height: (layout.height || 450) + above + below };
+  return {
+    ...layout,
+    ...axisTitles(layout, width),
+    title: {
+      ...title,
+      ...side,
+      text: lines.join("<br>"),
+      pad: { ...pad, t: (pad.t || 0) + bar + lower, l: TITLE_SIDE_ROOM }
+    },
+    ...below ? { legend: { ...layout.legend, maxheight: 1 } } : {},
+    // never scrolls
+    margin: { ...margin, t: (margin.t === void 0 ? 100 : margin.t) + above },
+    width,
+    height: (layout.height || 450) + above + below
+  };
 }
 
-// ---- the two components ---------------------------------------------------------------------
-
-const ICON = (path) => ({ width: 24, height: 24, path });
-// Filled shapes (plotly fills an icon's path, nonzero rule): a frame is an outline drawn
-// clockwise with its inside counter-clockwise, so that the inside stays empty.
-const FRAME = "M3 3h18v18H3zM5 5v14h14V5z";
-const ICONS = {
-  svg: ICON(`${FRAME}M6 17l4-6 3 4 2-3 3 5zM15.5 6.5a1.5 1.5 0 1 0 .01 0z`),  // a picture
-  csv: ICON(`${FRAME}M5 9h14v1.6H5zM5 13.4h14V15H5zM10.2 5h1.6v14h-1.6z`),  // a table
-  npy: ICON("M3 5h5v2H5v10h3v2H3zM21 5h-5v2h3v10h-3v2h5zM8.5 11h2v2h-2zM13.5 11h2v2h-2z"),  // [··]
-};
-
-// Charts draw when they come near the view (one screen above or below it): a page opens with
-// the charts in sight drawn first, and a tab nobody scrolls never pays for the rest. A rerun's
-// update to a chart out of sight waits the same way; export draws whatever is still waiting.
-let watcher;
-
-function whenNear(div, draw) {
-  div.posvizPending = draw;
-  if (!watcher) {
-    watcher = new IntersectionObserver((entries) => entries.forEach(({ target, isIntersecting }) => {
-      if (isIntersecting) drawPending(target);
-    }), { rootMargin: "100% 0px" });
+// chart/loader.js
+var BUNDLE = "app/static/plotly-posviz.min.js";
+function plotly(version) {
+  if (!window.posvizPlotly) {
+    window.posvizPlotly = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = new URL(`${BUNDLE}?v=${version}`, document.baseURI).href;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => reject(new Error(`posviz could not load ${BUNDLE}`));
+      document.head.appendChild(script);
+    });
   }
-  watcher.unobserve(div);  // observing anew reports the chart's position at once
-  watcher.observe(div);
+  return window.posvizPlotly;
+}
+function themed(layout, host) {
+  const style = getComputedStyle(host);
+  const font = { ...layout.font, color: style.color, family: style.fontFamily };
+  const grid = { gridcolor: "rgba(128, 128, 128, 0.25)", linecolor: style.color };
+  const axes = Object.fromEntries(Object.keys(layout).filter((key) => /^[xy]axis\d*$/.test(key)).map((key) => [key, { ...grid, ...layout[key] }]));
+  return {
+    ...layout,
+    ...axes,
+    font,
+    paper_bgcolor: "rgba(0,0,0,0)",
+    plot_bgcolor: "rgba(0,0,0,0)"
+  };
 }
 
-function drawPending(div) {
-  const draw = div.posvizPending;
-  div.posvizPending = null;
-  return draw ? draw() : Promise.resolve();
-}
-
-// The drawn charts beside this one: in the other columns of its row of columns, each the same
-// n-th chart of its column (not those stacked under it, as columns are on a phone).
-const COLUMN = '[data-testid="stColumn"]';
-const ROW = '[data-testid="stHorizontalBlock"]';
-const chartsOf = (column) => [...column.querySelectorAll(".posviz-chart")]
-  .filter((chart) => chart.closest(COLUMN) === column);
-
-function rowMates(div) {
-  const column = div.closest(COLUMN);
-  const row = column && column.closest(ROW);
-  if (!row) return [];
-  const nth = chartsOf(column).indexOf(div);
-  const left = div.getBoundingClientRect().left;
-  return [...row.querySelectorAll(COLUMN)]
-    .filter((other) => other !== column && other.closest(ROW) === row)
-    .map((other) => chartsOf(other)[nth])
-    .filter((other) => other && other.posvizTitle !== undefined
-            && Math.abs(other.getBoundingClientRect().left - left) > 1);
-}
-
-// A figure of panels side by side may carry the layout of the same panels stacked
-// (meta.narrow, legible in a narrower column: a phone's): drawn with it in a column narrower
-// than the side-by-side layout needs.
-function forColumn(layout, view) {
-  const meta = layout.meta || {};
-  return meta.narrow && view < meta.min_width ? { ...layout, ...meta.narrow } : layout;
-}
-
-// The layout the chart's figure is drawn with at the width it now has, and its height, which
-// the chart's element takes at once: a chart keeps its place at its drawn height before it is
-// drawn, so that nothing under it moves when it draws (a tap on a button below would land
-// elsewhere). Charts side by side keep the room of the longest title above their plots, so
-// that the plots line up when only one title wraps. Returns the layout and those row mates.
-function sized(div) {
-  const { figure, host, toolbar } = div.posvizSource;
-  const base = forColumn(figure.layout, host.clientWidth);
-  div.style.minWidth = `${base.meta.min_width || 0}px`;  // narrower, it would be illegible
-  div.posvizWidth = div.clientWidth;
-  div.posvizView = host.clientWidth;
-  // the cue says a chart scrolls sideways, unless by a few pixels only (three charts of 320 px
-  // side by side on a desk's 940)
-  const wide = div.posvizWidth > div.posvizView + SLIGHT;
-  host.classList.toggle("posviz-wide", wide);
-  if (wide) host.tabIndex = 0;  // the keyboard scrolls it sideways too
-  else host.removeAttribute("tabindex");
-  const layout = themed(base, host);
-  const title = titleLines(layout, div.posvizWidth, div.posvizView);
-  div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
-  const mates = rowMates(div);
-  div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
-  const drawn = fitted(figure.data, layout, div.posvizWidth, div.posvizView, toolbar, title,
-                       div.posvizTitleRoom);
-  div.style.height = `${drawn.height}px`;
-  return { drawn, mates };
-}
-
-// Size the chart and draw it (or update it in place) unless it waits to come near the view;
-// a row mate whose title room that changed is sized, and drawn, again (once: its mates are
-// this chart's).
-function render(div, asMate = false) {
-  const { drawn, mates } = sized(div);
-  const drawable = div.posvizConfig && !div.posvizPending;  // drawn before, or being drawn
-  const done = drawable ? window.Plotly.react(div, div.posvizSource.figure.data, drawn,
-                                              div.posvizConfig).then(() => hideDrawing(div))
-    : Promise.resolve();
-  if (!asMate) {
-    mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom)
-      .forEach((other) => render(other, true));
-  }
-  return done;
-}
-
-// ---- for a reader who cannot see the chart ---------------------------------------------------
-// The chart's box is a figure named by its title and described by its summary (sentences made
-// from its numbers on the server: ui/summary.py); the drawing itself (plotly's SVG, a jumble of
-// tick labels read aloud) is hidden from screen readers, its toolbar's buttons are not. Its
-// numbers, the same as its CSV file's, are tables behind a "Data table" disclosure, built when
-// it is opened, with the CSV download beside them for the keyboard. Every button is at least
-// 24 by 24 px (WCAG 2.2's target size; plotly draws its toolbar's 22 px high); the toolbar,
-// shown on hover, shows too while one of its buttons has the keyboard's focus, outlined.
-
+// chart/reader.js
 function hideDrawing(div) {
   div.querySelectorAll("svg.main-svg").forEach((svg) => svg.setAttribute("aria-hidden", "true"));
 }
-
-const TABLE_ROWS = 100;  // rows of each table shown; the CSV file has them all
-const DIGITS = 4;  // significant digits of a number shown; the CSV file has them all
-const shortly = (v) => (typeof v === "number" && Number.isFinite(v)
-  ? String(Number(v.toPrecision(DIGITS))) : cell(v));
-let described = 0;
-
-const DESCRIBED_CSS = `
+var TABLE_ROWS = 100;
+var DIGITS = 4;
+var shortly = (v) => typeof v === "number" && Number.isFinite(v) ? String(Number(v.toPrecision(DIGITS))) : cell(v);
+var described = 0;
+var DESCRIBED_CSS = `
 .posviz-chart .modebar-btn {min-width: 24px; min-height: 24px}
 .posviz-chart .modebar-btn:focus-visible {outline: 2px solid currentColor !important;
   outline-offset: 1px}
@@ -496,7 +252,6 @@ const DESCRIBED_CSS = `
 .posviz-data button {min-height: 24px; padding: .2rem .75rem; font: inherit; color: inherit;
   background: transparent; cursor: pointer; border: 1px solid rgba(128, 128, 128, .6);
   border-radius: .5rem}`;
-
 function styled() {
   if (document.getElementById("posviz-described-css")) return;
   const style = document.createElement("style");
@@ -504,7 +259,6 @@ function styled() {
   style.textContent = DESCRIBED_CSS;
   document.head.append(style);
 }
-
 function describe(data, host, div, figure) {
   let said = host.querySelector(":scope > .posviz-summary");
   if (!said) {
@@ -527,7 +281,6 @@ function describe(data, host, div, figure) {
   host.querySelector(":scope > .posviz-data > summary").textContent = data.labels.table || "";
   div.posvizLabels = data.labels;
 }
-
 function fillTable(div) {
   const details = div.posvizSource.host.querySelector(":scope > .posviz-data");
   if (!details || !details.open) return Promise.resolve();
@@ -557,7 +310,7 @@ function fillTable(div) {
       });
       const scroll = document.createElement("div");
       scroll.className = "posviz-table-scroll";
-      scroll.tabIndex = 0;  // a wide table scrolls sideways from the keyboard too
+      scroll.tabIndex = 0;
       scroll.setAttribute("role", "region");
       scroll.setAttribute("aria-label", name || labels.table);
       scroll.append(table);
@@ -574,94 +327,199 @@ function fillTable(div) {
   });
 }
 
-// A chart takes its colours from the page when it is drawn: when the reader's system turns dark
-// or light, every chart is drawn again (the room's screen and the offline files follow the
-// system's theme by their style alone; the app's own theme reruns its elements too).
-let followingTheme = false;
-
-function followTheme() {
-  if (followingTheme || !window.matchMedia) return;
-  followingTheme = true;
-  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
-    document.querySelectorAll(".posviz-chart").forEach((div) => {
-      if (div.posvizSource && div.isConnected && div.offsetParent !== null) render(div);
-    });
-  });
+// chart/draw.js
+var ICON = (path) => ({ width: 24, height: 24, path });
+var FRAME = "M3 3h18v18H3zM5 5v14h14V5z";
+var ICONS = {
+  svg: ICON(`${FRAME}M6 17l4-6 3 4 2-3 3 5zM15.5 6.5a1.5 1.5 0 1 0 .01 0z`),
+  // a picture
+  csv: ICON(`${FRAME}M5 9h14v1.6H5zM5 13.4h14V15H5zM10.2 5h1.6v14h-1.6z`),
+  // a table
+  npy: ICON("M3 5h5v2H5v10h3v2H3zM21 5h-5v2h3v10h-3v2h5zM8.5 11h2v2h-2zM13.5 11h2v2h-2z")
+  // [··]
+};
+var watcher;
+function whenNear(div, draw) {
+  div.posvizPending = draw;
+  if (!watcher) {
+    watcher = new IntersectionObserver((entries) => entries.forEach(({ target, isIntersecting }) => {
+      if (isIntersecting) drawPending(target);
+    }), { rootMargin: "100% 0px" });
+  }
+  watcher.unobserve(div);
+  watcher.observe(div);
+}
+function drawPending(div) {
+  const draw = div.posvizPending;
+  div.posvizPending = null;
+  return draw ? draw() : Promise.resolve();
+}
+var COLUMN = '[data-testid="stColumn"]';
+var ROW = '[data-testid="stHorizontalBlock"]';
+var chartsOf = (column) => [...column.querySelectorAll(".posviz-chart")].filter((chart) => chart.closest(COLUMN) === column);
+function rowMates(div) {
+  const column = div.closest(COLUMN);
+  const row = column && column.closest(ROW);
+  if (!row) return [];
+  const nth = chartsOf(column).indexOf(div);
+  const left = div.getBoundingClientRect().left;
+  return [...row.querySelectorAll(COLUMN)].filter((other) => other !== column && other.closest(ROW) === row).map((other) => chartsOf(other)[nth]).filter((other) => other && other.posvizTitle !== void 0 && Math.abs(other.getBoundingClientRect().left - left) > 1);
+}
+function forColumn(layout, view) {
+  const meta = layout.meta || {};
+  return meta.narrow && view < meta.min_width ? { ...layout, ...meta.narrow } : layout;
+}
+function sized(div) {
+  const { figure, host, toolbar } = div.posvizSource;
+  const base = forColumn(figure.layout, host.clientWidth);
+  div.style.minWidth = `${base.meta.min_width || 0}px`;
+  div.posvizWidth = div.clientWidth;
+  div.posvizView = host.clientWidth;
+  const wide = div.posvizWidth > div.posvizView + SLIGHT;
+  host.classList.toggle("posviz-wide", wide);
+  if (wide) host.tabIndex = 0;
+  else host.removeAttribute("tabindex");
+  const layout = themed(base, host);
+  const title = titleLines(layout, div.posvizWidth, div.posvizView);
+  div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
+  const mates = rowMates(div);
+  div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
+  const drawn = fitted(
+    figure.data,
+    layout,
+    div.posvizWidth,
+    div.posvizView,
+    toolbar,
+    title,
+    div.posvizTitleRoom
+  );
+  div.style.height = `${drawn.height}px`;
+  return { drawn, mates };
+}
+function render(div, asMate = false) {
+  const { drawn, mates } = sized(div);
+  const drawable = div.posvizConfig && !div.posvizPending;
+  const done = drawable ? window.Plotly.react(
+    div,
+    div.posvizSource.figure.data,
+    drawn,
+    div.posvizConfig
+  ).then(() => hideDrawing(div)) : Promise.resolve();
+  if (!asMate) {
+    mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom).forEach((other) => render(other, true));
+  }
+  return done;
 }
 
-export function drawChart(data, parentElement) {
-  followTheme();
-  let div = parentElement.querySelector(".posviz-chart");
-  if (!div) {
-    const cue = document.createElement("div");  // shown while the chart is wider than its column
-    cue.className = "posviz-scroll-cue";
-    cue.setAttribute("aria-hidden", "true");
-    div = document.createElement("div");
-    div.className = "posviz-chart";
-    parentElement.append(cue, div);
-    parentElement.style.overflowX = "auto";  // a chart wider than its column scrolls in it
+// chart/files.js
+function save(name, bytes, type) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([bytes], { type }));
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1e4);
+}
+var encode = (text) => new TextEncoder().encode(text);
+function numbered(gd, name, i, n, ext) {
+  if (n === 1) return `${name}.${ext}`;
+  const parts = gd.data.filter((t) => t.type === "heatmap" && shown(t)).map((t) => t.name);
+  const named = parts.length === n && parts.every(Boolean) && new Set(parts).size === n;
+  return `${name}-${named ? parts[i] : i + 1}.${ext}`;
+}
+async function image(gd, format) {
+  const url = await window.Plotly.toImage(gd, { format, scale: format === "png" ? 2 : 1 });
+  if (format === "svg") return encode(decodeURIComponent(url.slice(url.indexOf(",") + 1)));
+  return Uint8Array.from(atob(url.slice(url.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+}
+var CRC = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k += 1) c = c & 1 ? 3988292384 ^ c >>> 1 : c >>> 1;
+  return c >>> 0;
+});
+function crc32(bytes) {
+  let c = 4294967295;
+  for (const b of bytes) c = CRC[(c ^ b) & 255] ^ c >>> 8;
+  return (c ^ 4294967295) >>> 0;
+}
+function record(length, fields) {
+  const view = new DataView(new ArrayBuffer(length));
+  fields.forEach(([at, value, size]) => size === 2 ? view.setUint16(at, value, true) : view.setUint32(at, value, true));
+  return new Uint8Array(view.buffer);
+}
+function zip(files) {
+  const parts = [], central = [];
+  let offset = 0;
+  for (const [name, data] of files) {
+    const path = encode(name), crc = crc32(data);
+    const common = [
+      [2048, 2],
+      [0, 2],
+      [0, 2],
+      [33, 2],
+      [crc, 4],
+      [data.length, 4],
+      [data.length, 4],
+      [path.length, 2],
+      [0, 2]
+    ];
+    parts.push(
+      record(30, [
+        [0, 67324752, 4],
+        [4, 20, 2],
+        ...common.map(([v, size2], i) => [6 + offsetOf(common, i), v, size2])
+      ]),
+      path,
+      data
+    );
+    central.push(record(46, [
+      [0, 33639248, 4],
+      [4, 20, 2],
+      [6, 20, 2],
+      ...common.map(([v, size2], i) => [8 + offsetOf(common, i), v, size2]),
+      [42, offset, 4]
+    ]), path);
+    offset += 30 + path.length + data.length;
   }
-  parentElement.querySelector(".posviz-scroll-cue").textContent = data.labels.scroll || "";
-  const figure = JSON.parse(data.figure);
-  figure.layout.meta = figure.layout.meta || {};
-  div.dataset.name = data.name;
-  div.posvizSource = { figure, host: parentElement, toolbar: data.modebar !== false };
-  describe(data, parentElement, div, figure);
-  if (!div.posvizResize) {  // a new width (window, sidebar, phone turned) refits the chart
-    div.posvizResize = new ResizeObserver(() => {  // not for a chart a page switch hid
-      if (div.isConnected && div.offsetParent !== null && (div.posvizPending
-          || div.classList.contains("js-plotly-plot"))
-          && (div.clientWidth !== div.posvizWidth
-              || parentElement.clientWidth !== div.posvizView)) render(div);
-    });
-    div.posvizResize.observe(parentElement);
-  }
-  whenNear(div, () => plotly(data.bundle).then((Plotly) => {
-    const file = `posviz-${data.name}`;
-    const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
-    div.posvizCsv = () => tables(div).forEach((csv, i, all) => save(
-      numbered(div, file, i, all.length, "csv"), "\ufeff" + csv, "text/csv"));
-    div.posvizConfig = {
-      displaylogo: false, displayModeBar: data.modebar === false ? false : "hover",
-      modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
-      toImageButtonOptions: { filename: file, scale: 2 },
-      modeBarButtonsToAdd: [
-        button("svg", (gd) => Plotly.downloadImage(gd, { format: "svg", filename: file })),
-        button("csv", () => div.posvizCsv()),
-        ...(figure.data.some((t) => t.type === "heatmap") ? [button("npy", (gd) => arrays(gd)
-          .forEach((bytes, i, all) => save(numbered(gd, file, i, all.length, "npy"), bytes,
-                                           "application/octet-stream")))] : []),
-      ],
-    };
-    return render(div).then(() => fillTable(div));
-  }).catch((err) => { div.textContent = err.message; }));
-  if (div.offsetParent !== null) render(div);  // its place, at its drawn height
+  const size = central.reduce((n, part) => n + part.length, 0);
+  const end = record(22, [
+    [0, 101010256, 4],
+    [8, files.length, 2],
+    [10, files.length, 2],
+    [12, size, 4],
+    [16, offset, 4]
+  ]);
+  return new Blob([...parts, ...central, end], { type: "application/zip" });
+}
+var offsetOf = (fields, i) => fields.slice(0, i).reduce((n, [, size]) => n + size, 0);
+async function chartFiles(gd) {
+  const name = gd.dataset.name;
+  const csvs = tables(gd), npys = arrays(gd);
+  return [
+    [`${name}.png`, await image(gd, "png")],
+    [`${name}.svg`, await image(gd, "svg")],
+    ...csvs.map((csv, i) => [numbered(gd, name, i, csvs.length, "csv"), encode(csv)]),
+    ...npys.map((bytes, i) => [numbered(gd, name, i, npys.length, "npy"), bytes])
+  ];
 }
 
-// ---- formulas and fields ----------------------------------------------------------------------
-
-// A formula wider than its line is set smaller until it fits, down to SMALLEST of its size
-// (narrower still, it scrolls in its line): a phone shows a formula's end. Fitted when it is
-// first seen, again when its line's width changes (its height follows its size: not on every
-// size change), and when fonts arrive (KaTeX's change its width).
-const SMALLEST = 0.6;
-const FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)";
-const fitter = new ResizeObserver((entries) => entries.forEach(({ target }) => {
+// chart/formulas.js
+var SMALLEST = 0.6;
+var FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)";
+var fitter = new ResizeObserver((entries) => entries.forEach(({ target }) => {
   if (target.clientWidth !== target.posvizFitWidth) fit(target);
 }));
-
 function fit(box) {
   box.posvizFitWidth = box.clientWidth;
   box.style.fontSize = "";
   const over = box.scrollWidth / box.clientWidth;
   if (over > 1.005) box.style.fontSize = `${Math.max(SMALLEST, 1 / over) * 100}%`;
 }
-
-export function fitFormulas(scope, selector = FORMULAS) {
-  if (!window.posvizFontsWatched) {  // a formula set before its fonts came is measured again
+function fitFormulas(scope, selector = FORMULAS) {
+  if (!window.posvizFontsWatched) {
     window.posvizFontsWatched = true;
-    document.fonts.addEventListener("loadingdone", () => document.querySelectorAll(selector)
-      .forEach((box) => box.posvizFitted && fit(box)));
+    document.fonts.addEventListener("loadingdone", () => document.querySelectorAll(selector).forEach((box) => box.posvizFitted && fit(box)));
   }
   scope.querySelectorAll(selector).forEach((box) => {
     if (!box.posvizFitted) {
@@ -671,9 +529,7 @@ export function fitFormulas(scope, selector = FORMULAS) {
   });
 }
 
-// What the app's pages need once per tab, for every element drawn later: formulas fitted to
-// their lines, and a phone's number pad in a room's join field (ui.room.join_box: the app
-// draws a text field, which Streamlit gives no inputmode).
+// chart/page.js
 function watchPage() {
   if (window.posvizWatch) return;
   let queued = false;
@@ -690,7 +546,6 @@ function watchPage() {
   window.posvizWatch.observe(document.body, { childList: true, subtree: true });
   touch();
 }
-
 function drawTools(data, parentElement) {
   watchPage();
   let box = parentElement.querySelector(".posviz-tools");
@@ -710,7 +565,7 @@ function drawTools(data, parentElement) {
     try {
       await navigator.clipboard.writeText(url);
       note.textContent = data.labels.copied;
-    } catch {  // no clipboard over plain http: show the link to copy by hand
+    } catch {
       note.textContent = url;
     }
   };
@@ -725,7 +580,76 @@ function drawTools(data, parentElement) {
   };
 }
 
-export default function (component) {
+// chart/chart.js
+var followingTheme = false;
+function followTheme() {
+  if (followingTheme || !window.matchMedia) return;
+  followingTheme = true;
+  window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+    document.querySelectorAll(".posviz-chart").forEach((div) => {
+      if (div.posvizSource && div.isConnected && div.offsetParent !== null) render(div);
+    });
+  });
+}
+function drawChart(data, parentElement) {
+  followTheme();
+  let div = parentElement.querySelector(".posviz-chart");
+  if (!div) {
+    const cue = document.createElement("div");
+    cue.className = "posviz-scroll-cue";
+    cue.setAttribute("aria-hidden", "true");
+    div = document.createElement("div");
+    div.className = "posviz-chart";
+    parentElement.append(cue, div);
+    parentElement.style.overflowX = "auto";
+  }
+  parentElement.querySelector(".posviz-scroll-cue").textContent = data.labels.scroll || "";
+  const figure = JSON.parse(data.figure);
+  figure.layout.meta = figure.layout.meta || {};
+  div.dataset.name = data.name;
+  div.posvizSource = { figure, host: parentElement, toolbar: data.modebar !== false };
+  describe(data, parentElement, div, figure);
+  if (!div.posvizResize) {
+    div.posvizResize = new ResizeObserver(() => {
+      if (div.isConnected && div.offsetParent !== null && (div.posvizPending || div.classList.contains("js-plotly-plot")) && (div.clientWidth !== div.posvizWidth || parentElement.clientWidth !== div.posvizView)) render(div);
+    });
+    div.posvizResize.observe(parentElement);
+  }
+  whenNear(div, () => plotly(data.bundle).then((Plotly) => {
+    const file = `posviz-${data.name}`;
+    const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
+    div.posvizCsv = () => tables(div).forEach((csv, i, all) => save(
+      numbered(div, file, i, all.length, "csv"),
+      "\uFEFF" + csv,
+      "text/csv"
+    ));
+    div.posvizConfig = {
+      displaylogo: false,
+      displayModeBar: data.modebar === false ? false : "hover",
+      modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
+      toImageButtonOptions: { filename: file, scale: 2 },
+      modeBarButtonsToAdd: [
+        button("svg", (gd) => Plotly.downloadImage(gd, { format: "svg", filename: file })),
+        button("csv", () => div.posvizCsv()),
+        ...figure.data.some((t) => t.type === "heatmap") ? [button("npy", (gd) => arrays(gd).forEach((bytes, i, all) => save(
+          numbered(gd, file, i, all.length, "npy"),
+          bytes,
+          "application/octet-stream"
+        )))] : []
+      ]
+    };
+    return render(div).then(() => fillTable(div));
+  }).catch((err) => {
+    div.textContent = err.message;
+  }));
+  if (div.offsetParent !== null) render(div);
+}
+function chart_default(component) {
   const { data, parentElement } = component;
   (data.tools ? drawTools : drawChart)(data, parentElement);
 }
+export {
+  chart_default as default,
+  drawChart,
+  fitFormulas
+};

@@ -1,11 +1,14 @@
 // Copies KaTeX and markdown-it's own browser builds into static/, and axe-core's into tests/browser/ (the
-// accessibility test injects it; it is not served to users), each under a one-line banner.
+// accessibility test injects it; it is not served to users), each under a one-line banner; bundles
+// posviz's chart element (the modules in chart/) into static/chart.js with esbuild.
 // KaTeX's CSS gets its fonts inlined (woff2 only, as data: URLs), so it needs no other file and no
 // network. Plain Node, nothing but the pinned packages: `npm install && npm run build`.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const staticDir = join(here, '..', '..', 'static');
@@ -59,3 +62,19 @@ write(
 
 const axe = pkg('axe-core');
 write('axe.min.js', banner(axe, 'axe.min.js') + readFileSync(join(axe.root, 'axe.min.js'), 'utf8'), testsDir);
+
+// posviz's chart element: the modules in chart/ as one ES module (the app loads static/chart.js as
+// a component; the room's screen imports it; the offline files inline it). Its first line names
+// the sources' digest, which tests/project/test_bundle.py checks against chart/: an edit that was
+// not built fails there.
+pkg('esbuild');
+const chartDir = join(here, 'chart');
+const digest = createHash('sha256');
+for (const file of readdirSync(chartDir).filter((f) => f.endsWith('.js')).sort()) {
+  digest.update(`${file}\n${readFileSync(join(chartDir, file), 'utf8')}`);
+}
+const [bundle] = buildSync({
+  entryPoints: [join(chartDir, 'chart.js')], bundle: true, format: 'esm', target: 'es2022',
+  legalComments: 'none', write: false,
+}).outputFiles;
+write('chart.js', `// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 ${digest.digest('hex')}) by \`npm run build\`: edit those.\n${bundle.text}`);

@@ -1,0 +1,110 @@
+// Drawing a chart once it comes near the view, at its column's width, the titles of charts side
+// by side given the same room.
+
+import { SLIGHT, barStrip, fitted, titleLines } from "./fitting.js";
+import { themed } from "./loader.js";
+import { hideDrawing } from "./reader.js";
+
+const ICON = (path) => ({ width: 24, height: 24, path });
+// Filled shapes (plotly fills an icon's path, nonzero rule): a frame is an outline drawn
+// clockwise with its inside counter-clockwise, so that the inside stays empty.
+const FRAME = "M3 3h18v18H3zM5 5v14h14V5z";
+export const ICONS = {
+  svg: ICON(`${FRAME}M6 17l4-6 3 4 2-3 3 5zM15.5 6.5a1.5 1.5 0 1 0 .01 0z`),  // a picture
+  csv: ICON(`${FRAME}M5 9h14v1.6H5zM5 13.4h14V15H5zM10.2 5h1.6v14h-1.6z`),  // a table
+  npy: ICON("M3 5h5v2H5v10h3v2H3zM21 5h-5v2h3v10h-3v2h5zM8.5 11h2v2h-2zM13.5 11h2v2h-2z"),  // [··]
+};
+
+// Charts draw when they come near the view (one screen above or below it): a page opens with
+// the charts in sight drawn first, and a tab nobody scrolls never pays for the rest. A rerun's
+// update to a chart out of sight waits the same way; export draws whatever is still waiting.
+let watcher;
+
+export function whenNear(div, draw) {
+  div.posvizPending = draw;
+  if (!watcher) {
+    watcher = new IntersectionObserver((entries) => entries.forEach(({ target, isIntersecting }) => {
+      if (isIntersecting) drawPending(target);
+    }), { rootMargin: "100% 0px" });
+  }
+  watcher.unobserve(div);  // observing anew reports the chart's position at once
+  watcher.observe(div);
+}
+
+export function drawPending(div) {
+  const draw = div.posvizPending;
+  div.posvizPending = null;
+  return draw ? draw() : Promise.resolve();
+}
+
+// The drawn charts beside this one: in the other columns of its row of columns, each the same
+// n-th chart of its column (not those stacked under it, as columns are on a phone).
+const COLUMN = '[data-testid="stColumn"]';
+const ROW = '[data-testid="stHorizontalBlock"]';
+const chartsOf = (column) => [...column.querySelectorAll(".posviz-chart")]
+  .filter((chart) => chart.closest(COLUMN) === column);
+
+function rowMates(div) {
+  const column = div.closest(COLUMN);
+  const row = column && column.closest(ROW);
+  if (!row) return [];
+  const nth = chartsOf(column).indexOf(div);
+  const left = div.getBoundingClientRect().left;
+  return [...row.querySelectorAll(COLUMN)]
+    .filter((other) => other !== column && other.closest(ROW) === row)
+    .map((other) => chartsOf(other)[nth])
+    .filter((other) => other && other.posvizTitle !== undefined
+            && Math.abs(other.getBoundingClientRect().left - left) > 1);
+}
+
+// A figure of panels side by side may carry the layout of the same panels stacked
+// (meta.narrow, legible in a narrower column: a phone's): drawn with it in a column narrower
+// than the side-by-side layout needs.
+function forColumn(layout, view) {
+  const meta = layout.meta || {};
+  return meta.narrow && view < meta.min_width ? { ...layout, ...meta.narrow } : layout;
+}
+
+// The layout the chart's figure is drawn with at the width it now has, and its height, which
+// the chart's element takes at once: a chart keeps its place at its drawn height before it is
+// drawn, so that nothing under it moves when it draws (a tap on a button below would land
+// elsewhere). Charts side by side keep the room of the longest title above their plots, so
+// that the plots line up when only one title wraps. Returns the layout and those row mates.
+function sized(div) {
+  const { figure, host, toolbar } = div.posvizSource;
+  const base = forColumn(figure.layout, host.clientWidth);
+  div.style.minWidth = `${base.meta.min_width || 0}px`;  // narrower, it would be illegible
+  div.posvizWidth = div.clientWidth;
+  div.posvizView = host.clientWidth;
+  // the cue says a chart scrolls sideways, unless by a few pixels only (three charts of 320 px
+  // side by side on a desk's 940)
+  const wide = div.posvizWidth > div.posvizView + SLIGHT;
+  host.classList.toggle("posviz-wide", wide);
+  if (wide) host.tabIndex = 0;  // the keyboard scrolls it sideways too
+  else host.removeAttribute("tabindex");
+  const layout = themed(base, host);
+  const title = titleLines(layout, div.posvizWidth, div.posvizView);
+  div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
+  const mates = rowMates(div);
+  div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
+  const drawn = fitted(figure.data, layout, div.posvizWidth, div.posvizView, toolbar, title,
+                       div.posvizTitleRoom);
+  div.style.height = `${drawn.height}px`;
+  return { drawn, mates };
+}
+
+// Size the chart and draw it (or update it in place) unless it waits to come near the view;
+// a row mate whose title room that changed is sized, and drawn, again (once: its mates are
+// this chart's).
+export function render(div, asMate = false) {
+  const { drawn, mates } = sized(div);
+  const drawable = div.posvizConfig && !div.posvizPending;  // drawn before, or being drawn
+  const done = drawable ? window.Plotly.react(div, div.posvizSource.figure.data, drawn,
+                                              div.posvizConfig).then(() => hideDrawing(div))
+    : Promise.resolve();
+  if (!asMate) {
+    mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom)
+      .forEach((other) => render(other, true));
+  }
+  return done;
+}

@@ -1,0 +1,32 @@
+// Formulas fitted to their line.
+
+// A formula wider than its line is set smaller until it fits, down to SMALLEST of its size
+// (narrower still, it scrolls in its line): a phone shows a formula's end. Fitted when it is
+// first seen, again when its line's width changes (its height follows its size: not on every
+// size change), and when fonts arrive (KaTeX's change its width).
+const SMALLEST = 0.6;
+const FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)";
+const fitter = new ResizeObserver((entries) => entries.forEach(({ target }) => {
+  if (target.clientWidth !== target.posvizFitWidth) fit(target);
+}));
+
+function fit(box) {
+  box.posvizFitWidth = box.clientWidth;
+  box.style.fontSize = "";
+  const over = box.scrollWidth / box.clientWidth;
+  if (over > 1.005) box.style.fontSize = `${Math.max(SMALLEST, 1 / over) * 100}%`;
+}
+
+export function fitFormulas(scope, selector = FORMULAS) {
+  if (!window.posvizFontsWatched) {  // a formula set before its fonts came is measured again
+    window.posvizFontsWatched = true;
+    document.fonts.addEventListener("loadingdone", () => document.querySelectorAll(selector)
+      .forEach((box) => box.posvizFitted && fit(box)));
+  }
+  scope.querySelectorAll(selector).forEach((box) => {
+    if (!box.posvizFitted) {
+      box.posvizFitted = true;
+      fitter.observe(box);
+    }
+  });
+}
