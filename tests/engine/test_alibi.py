@@ -1,12 +1,15 @@
 """ALiBi against the paper's values, a slow port of the reference recipe and explicit loops;
 its figures on their data."""
 
+import json
 import math
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plotly.io.json import to_json_plotly as as_json
 
 from posviz.alibi import (
     alibi_bias,
@@ -414,3 +417,5 @@ def test_the_bias_grid_carries_a_two_column_layout_for_a_phone():
     assert len(lefts) == 2 and len(narrow["annotations"]) == len(shown)
     assert [list(c) for c in fig.layout.coloraxis.colorscale] == [
         list(c) for c in narrow["coloraxis"]["colorscale"]]
+    # the whole narrow layout is one plotly.py accepts, and writes the same
+    assert json.loads(as_json(go.Layout(narrow).to_plotly_json())) == json.loads(as_json(narrow))

@@ -1,11 +1,14 @@
 """posviz.attention (the seeded stack) and posviz.figures.attention, against slow loops."""
 
+import json
 import math
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plotly.io.json import to_json_plotly as as_json
 
 from posviz.alibi import alibi_bias
 from posviz.attention import (
@@ -261,6 +264,8 @@ def test_panels_side_by_side_carry_their_stacked_layout_for_a_phone():
     # the other way round)
     assert [list(c) for c in side["coloraxis"]["colorscale"]] == [
         list(c) for c in narrow["coloraxis"]["colorscale"]]
+    # the whole stacked layout is one plotly.py accepts, and writes the same
+    assert json.loads(as_json(go.Layout(narrow).to_plotly_json())) == json.loads(as_json(narrow))
 
 
 def test_maps_of_two_orders_label_each_panels_keys_with_its_own_order():
