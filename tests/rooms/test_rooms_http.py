@@ -21,6 +21,7 @@ import redis
 from rooms import (
     CODE_VOTES,
     VOTER_COOKIE,
+    Rate,
     key_cookie,
     lead_cookie,
     open_store,
@@ -467,6 +468,11 @@ def _scripted(loop, site: Site, code: str, by: str, n: int, **query: str) -> lis
     return loop.run(all_of_them())
 
 
+def given_back(rate: Rate, since: float) -> int:
+    """How many actions the rate's limit has given back since `since` (monotonic seconds)."""
+    return int((time.monotonic() - since) * rate.per_minute / 60)
+
+
 def _votes(loop, followers: list[Follower], poll: str, option: int = 0) -> list[int]:
     async def all_of_them() -> list[int]:
         out = [await f.vote(poll, option) for f in followers]
@@ -478,20 +484,25 @@ def _votes(loop, followers: list[Follower], poll: str, option: int = 0) -> list[
 
 def test_a_script_with_the_code_alone_mints_few_ids_and_counts_thirty_votes(site, loop):
     """The poll stuffing: 150 cookie-less visits of the room's screen from one laptop get
-    MINTS.burst voter ids (ids for this room only, ending with it); of their votes,
-    CODE_VOTES.burst count and the rest are asked for the projector's word; the lecturer's
+    MINTS.burst voter ids (ids for this room only, ending with it), and those the limit gives
+    back while they run (one every two seconds); of their votes, CODE_VOTES.burst count (and
+    those given back meanwhile) and the rest are asked for the projector's word; the lecturer's
     count of connected students counts none of them (none follows). Honest students, from
     their own phones and from the script's own address with the QR code's ticket, all vote:
     nobody is locked out."""
     code, _ = site.store.create()
     poll = site.store.ask(code, "Which?", ["a", "b"])
     script = address()
+    started = time.monotonic()
     minted = _scripted(loop, site, code, script, 150)
-    assert len(minted) == MINTS.burst
+    assert MINTS.burst <= len(minted) <= MINTS.burst + given_back(MINTS, started)
     assert {site.store.voter(code, f.me).present for f in minted} == {False}
+    started = time.monotonic()
     statuses = _votes(loop, minted, poll.id)
-    assert statuses.count(200) == CODE_VOTES.burst
-    assert set(statuses[CODE_VOTES.burst:]) == {429}
+    counted = statuses.count(200)
+    assert CODE_VOTES.burst <= counted <= CODE_VOTES.burst + given_back(CODE_VOTES, started)
+    assert statuses[:CODE_VOTES.burst] == [200] * CODE_VOTES.burst
+    assert statuses.count(429) == len(statuses) - counted
     other, _ = site.store.create()
     other_poll = site.store.ask(other, "Which?", ["a", "b"])
     stolen = call(loop, site, "POST", f"/_posviz/room/{other}/vote",
@@ -511,7 +522,7 @@ def test_a_script_with_the_code_alone_mints_few_ids_and_counts_thirty_votes(site
             await f.close()
         return statuses
     assert loop.run(honest()) == [200] * 10
-    assert site.store.counts(code, poll.id) == [CODE_VOTES.burst, 10]
+    assert site.store.counts(code, poll.id) == [counted, 10]
     assert site.store.headcount(code) == 0  # no screen follows: nobody counted as connected
 
 
