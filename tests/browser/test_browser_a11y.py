@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pytest
 
 from rooms import key_cookie, spaced
-from tests.helpers.axe import Audits, report
+from tests.helpers.axe import Audits, audit, report
 from tests.helpers.load_fixtures import TITLED_JS, page_url, rerun, route_name, settle, still
 from tests.helpers.room_fixtures import ticket
 from tests.helpers.screens import SCREENS
@@ -86,15 +86,6 @@ class Tab(Audits):
         query = f"t={ticket}&lang={lang}" if ticket else f"lang={lang}"
         self.screen_size()
         self.page.goto(f"{self.base}/_posviz/follow/{code}?{query}")
-
-
-def audit(tabs: list[Tab], view: str, lang: str, app: bool = True) -> None:
-    """Audit the view each tab shows, in both themes, the tabs side by side."""
-    for turn in (True, False):
-        for tab in tabs:
-            tab.start(app)
-        for tab in tabs:
-            tab.finish(view, lang, turn)
 
 
 def sidebar(page, expanded: bool) -> None:

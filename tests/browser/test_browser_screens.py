@@ -26,7 +26,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.conftest import PAGES, ROOT
-from tests.helpers.axe import Audits, report
+from tests.helpers.axe import Audits, audit, report
 from tests.helpers.drawn import problems
 from tests.helpers.load_fixtures import (
     CHART_BOXES,
@@ -226,7 +226,7 @@ class Sweep:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
         self.screenshot(where)
         if self.audits:
-            self.audits.both_themes(where, self.lang)
+            audit([self.audits], where, self.lang)
             self.dark = self.audits.dark
         page.set_viewport_size({"width": self.screen.width, "height": self.screen.height})
 

@@ -162,12 +162,16 @@ class Audits:
             self.page.emulate_media(color_scheme="dark" if self.dark else "light")
         self.since = time.monotonic()
 
-    def both_themes(self, view: str, lang: str) -> None:
-        """Audit the app's view the tab shows in its theme, then in the other one, which the
-        tab stays in."""
-        for turn in (True, False):
-            self.start(app=True)
-            self.finish(view, lang, turn)
+
+def audit(tabs: list[Audits], view: str, lang: str, app: bool = True) -> None:
+    """Audit the view each tab shows in its theme, then in the other one, which the tab stays
+    in; several tabs side by side, each axe run in its own tab's renderer while the next tab
+    gets ready."""
+    for turn in (True, False):
+        for tab in tabs:
+            tab.start(app)
+        for tab in tabs:
+            tab.finish(view, lang, turn)
 
 
 def short(selector: str) -> str:

@@ -12,7 +12,8 @@ Four kinds of test:
   `OWN_MODULES` (the screen sweep, the accessibility audit, a Redis stopped under a server):
   its tests are one unit, run in order on whichever worker is free, beside the servers' worker
   (the servers' unit alone took as long as the rest of the suite); a test parametrized by
-  screen (the sweep's) goes in a unit of its module and screen, each about a minute;
+  screen (the sweep's) goes in a unit of its module and screen (a projector's takes
+  about a minute, a desk's three);
 - every other test (unit, property and AppTest page tests): one unit each, on whichever worker
   is free, beside the servers' worker.
 
