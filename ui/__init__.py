@@ -187,12 +187,15 @@ def close_not_found_dialog() -> None:
 
 def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
     """Run a page in the app: the shared sidebar, then the page's body drawn with Streamlit.
-    A test that sets `posviz_record` in the session finds the page's document in `posviz_doc`
-    and the URL the run left in `posviz_url`."""
+    A test that sets `posviz_record` in the session finds the page's document in `posviz_doc`,
+    the option values of its radios and select sliders in `posviz_choices` (key -> values) and
+    the URL the run left in `posviz_url`."""
     s = page(name)
     record = bool(st.session_state.get("posviz_record"))
     d = StreamlitDoc(st, record=record, lang=s.lang)
     st.session_state.posviz_doc = d.blocks
+    if record:
+        st.session_state.posviz_choices = {}
     try:
         head(d, s, name)
         body(d, s)

@@ -26,6 +26,7 @@ from ui.chart import chart, figure_json, figure_summary
 from ui.markup import entities, text_table
 from ui.state import coded_radio
 
+CHOICES = ("radio", "coded_radio", "select_slider")  # controls whose first argument is options
 FORMULA_CSS = """<style>
 [data-testid=stMarkdownContainer]:has(> p > .katex:only-child) {overflow-x: auto}
 [data-testid=stMarkdownContainer]:has(> p > .katex:only-child) .katex .base {margin: .3em 0}
@@ -378,6 +379,8 @@ class StreamlitDoc(Doc):
                                                 persist_state="session", **kwargs)
         if self.record:
             self.blocks.append({"t": "setting", "label": label, "value": shown(value)})
+            if method in CHOICES:
+                st.session_state.posviz_choices[key] = list(args[0])
         return value
 
     def question(self, poll: str, lead: str, text: str, options: Sequence[str],

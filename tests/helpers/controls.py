@@ -38,10 +38,12 @@ def opened(route: str | None, text: str | None = None, lang: str = "en") -> AppT
     link does: one run, where typing them would take two more), then switched to route (a path
     in pages/), as a browser does.
 
-    Errors keep their message here (the app's config hides it from a room's screen).
+    The page records its document and its choices' values (ui.run). Errors keep their message
+    here (the app's config hides it from a room's screen).
     """
     config.set_option("client.showErrorDetails", "full")
     at = AppTest.from_file("../../app.py", default_timeout=TIMEOUT)
+    at.session_state["posviz_record"] = True
     if lang != "en":
         at.query_params["lang"] = lang
     if text is not None:
@@ -53,12 +55,9 @@ def opened(route: str | None, text: str | None = None, lang: str = "en") -> AppT
 
 
 def option_values(at: AppTest, widget) -> list:
-    """The option values (not their labels) of a radio or select_slider.
-
-    The element tree holds only the labels; the values are kept by the widget's serializer.
-    """
-    state = at.session_state._state._state  # the SessionState behind two wrappers
-    return list(state._new_widget_state.widget_metadata[widget.id].serializer.__self__.options)
+    """The option values (not their labels) of a radio or select_slider, as the page's last
+    run recorded them (the element tree holds only the labels)."""
+    return at.session_state["posviz_choices"][widget.key]
 
 
 def numeric_controls(at: AppTest) -> list[Control]:
