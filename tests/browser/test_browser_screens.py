@@ -12,8 +12,9 @@ Screenshots of every page stay in test-artifacts/screens/.
 On the desk and the phone each view is also audited for accessibility as it is drawn, in both
 themes (tests/helpers/axe.py): no WCAG 2.1 A or AA violation that axe-core finds, of any impact,
 the page's lang the reader's, and every chart named, described and with a data table. The audit
-turns the tab to the other theme, so the views are checked in the light and the dark theme by
-turns. Each audit's findings and timings are left in test-artifacts/a11y/.
+turns the tab to the other theme for the colour rules, so the views are checked whole in the
+light and the dark theme by turns. Each audit's findings and timings are left in
+test-artifacts/a11y/.
 """
 
 from __future__ import annotations

@@ -5,9 +5,11 @@ language, and of every chart a name, a description and a data table.
 
 The screen sweep (tests/browser/test_browser_screens.py) audits every page and every scene of
 the lesson as it draws them; tests/browser/test_browser_a11y.py audits a room's views. Each view
-is audited in the theme its tab is in, then turned to the other theme and audited again; axe
-checks the contrast of text in view only, so the window grows as tall as the page first. The
-next view starts in the theme the last audit was in.
+is audited in the theme its tab is in, then turned to the other theme and audited again by the
+rules that colours decide (`COLOUR_RULES`: the others read the page's structure, which a theme
+does not change); axe checks the contrast of text in view only, so the window grows as tall as
+the page first. The next view starts in the theme the last audit was in, with every rule: each
+theme has every rule on every other view and the colour rules on all of them.
 """
 
 from __future__ import annotations
@@ -23,10 +25,14 @@ from ui.i18n import lang_tag
 
 AXE = ROOT / "tests" / "browser" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]  # of TAGS' rules, those colours decide
 TARGETS = 3  # nodes shown per violation and view
 
-AUDIT_JS = """([tags]) => axe.run(document, {
-  runOnly: { type: 'tag', values: tags }, rules: { 'target-size': { enabled: true } },
+# axe on the whole page: every rule of tags and WCAG 2.2's target size, or (tags null) only
+# the colour rules.
+AUDIT_JS = """([tags, colours]) => axe.run(document, {
+  runOnly: tags ? { type: 'tag', values: tags } : { type: 'rule', values: colours },
+  rules: tags ? { 'target-size': { enabled: true } } : {},
   resultTypes: ['violations'] }).then((found) =>
   found.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(
     (n) => ({ target: n.target.map(String).join(' '), html: n.html,
@@ -110,10 +116,11 @@ class Audits:
     since: float = field(default_factory=time.monotonic)  # when the last audit ended
     began: float = 0.0  # when the audit under way started waiting for its view
     drawn: float = 0.0  # when that view was drawn
+    every: bool = True  # whether the audit under way runs every rule, or the colour rules
 
-    def start(self, app: bool) -> None:
-        """Once the view is drawn whole in the tab's theme, start axe on it (it runs in this
-        tab's renderer while another tab gets ready)."""
+    def start(self, app: bool, every: bool = True) -> None:
+        """Once the view is drawn whole in the tab's theme, start axe on it, with every rule or
+        only the colour rules (it runs in this tab's renderer while another tab gets ready)."""
         self.began = time.monotonic()
         self.page.wait_for_function(
             "([dark]) => (DARK)() === dark".replace("DARK", DARK_JS if app else ROOM_DARK_JS),
@@ -125,8 +132,9 @@ class Audits:
         if not self.page.evaluate("() => typeof axe !== 'undefined'"):
             self.page.add_script_tag(path=str(AXE))
         self.drawn = time.monotonic()
-        self.page.evaluate(f"([tags]) => {{ window.posvizAudit = ({AUDIT_JS})([tags]); }}",
-                           [TAGS])
+        self.page.evaluate(f"(a) => {{ window.posvizAudit = ({AUDIT_JS})(a); }}",
+                           [TAGS if every else None, COLOUR_RULES])
+        self.every = every
 
     def whole(self) -> None:
         """Make the window as tall as the page, so that all of it is in view: axe checks the
@@ -148,11 +156,13 @@ class Audits:
     def finish(self, view: str, lang: str, turn: bool = True) -> None:
         """Keep what axe found, and turn the tab to the other theme (unless turn is False)."""
         theme = "dark" if self.dark else "light"
+        described = self.page.evaluate(DESCRIBED_JS, [lang_tag(lang)]) if self.every else []
         self.found += [violation | {"view": view, "lang": lang, "screen": self.screen.name,
                                     "theme": theme}
                        for violation in [*self.page.evaluate("() => window.posvizAudit"),
-                                         *self.page.evaluate(DESCRIBED_JS, [lang_tag(lang)])]]
+                                         *described]]
         self.timings.append({"view": view, "lang": lang, "theme": theme,
+                             "rules": "every" if self.every else "colour",
                              "screen": self.screen.name,
                              "loaded": round(self.began - self.since, 2),
                              "drawn": round(self.drawn - self.began, 2),
@@ -164,14 +174,14 @@ class Audits:
 
 
 def audit(tabs: list[Audits], view: str, lang: str, app: bool = True) -> None:
-    """Audit the view each tab shows in its theme, then in the other one, which the tab stays
-    in; several tabs side by side, each axe run in its own tab's renderer while the next tab
-    gets ready."""
-    for turn in (True, False):
+    """Audit the view each tab shows in its theme by every rule, then in the other one (which
+    the tab stays in) by the colour rules; several tabs side by side, each axe run in its own
+    tab's renderer while the next tab gets ready."""
+    for first in (True, False):
         for tab in tabs:
-            tab.start(app)
+            tab.start(app, every=first)
         for tab in tabs:
-            tab.finish(view, lang, turn)
+            tab.finish(view, lang, turn=first)
 
 
 def short(selector: str) -> str:
