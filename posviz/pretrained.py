@@ -1,0 +1,364 @@
+"""Real causal language models from this machine's disk, read on a sentence with position on or
+off. For a notebook:
+
+    tokens, weights = posviz.pretrained.attention("HuggingFaceTB/SmolLM2-135M", "刚想到了")
+    weights.shape  # (layers, heads, T, T), each row a query's weights over the keys
+
+A model is a folder in the Hugging Face format: one the Hugging Face cache holds (named by its id,
+as `huggingface_hub` lists it), one under a folder of models, or any path. Nothing is ever
+downloaded: files are read locally only, weights only from `safetensors` files (a pickle can run
+code), and a model whose configuration asks for its own code is refused, never run. torch runs on
+the CPU, in float32.
+
+Switching position off does exactly one thing per scheme, and says which (`Scheme.off`):
+- RoPE: every position id is 0, so no query or key is turned (partial RoPE: the turned share);
+- a learned table of absolute positions (GPT-2): its rows are zeroed for the run;
+- ALiBi (BLOOM): every head's slope is 0, so the bias is 0 everywhere;
+- none: nothing carries position but the causal mask, which stays in every case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from posviz.alibi import alibi_slopes
+
+FLOAT_BYTES = 4  # float32 on the CPU
+OVERHEAD = 1.25  # memory beside the weights: activations, the tokenizer, Python
+LEARNED_TABLES = ("wpe", "embed_positions", "position_embeddings")  # names of absolute tables
+MAX_TOKENS = 64  # tokens of a sentence read (its start), as every page of posviz
+
+
+class Refused(ValueError):
+    """A model posviz will not load, with why: `reason` is one of REASONS, `detail` names it."""
+
+    REASONS = ("unknown", "not_a_model", "pickle_only", "own_code", "not_causal", "too_large")
+
+    def __init__(self, reason: str, detail: str) -> None:
+        assert reason in self.REASONS, reason
+        super().__init__(f"{reason}: {detail}")
+        self.reason, self.detail = reason, detail
+
+
+@dataclass(frozen=True)
+class Found:
+    """A model on this machine: its name (a cache id or a folder's name) and its folder."""
+
+    name: str
+    path: Path
+    source: str  # "cache", "folder" or "path"
+
+
+@dataclass(frozen=True)
+class Card:
+    """What a model is, read from its files before loading it."""
+
+    path: Path
+    model_type: str
+    parameters: int  # from the safetensors headers
+    needed: int  # bytes of memory to load and run it (float32, with OVERHEAD)
+    available: int | None  # bytes of memory this machine has free, if it says
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How a model carries position, with its numbers, and what switching it off does."""
+
+    kind: str  # "rope", "learned", "alibi" or "none"
+    numbers: dict = field(default_factory=dict)
+
+    @property
+    def off(self) -> str:
+        return {"rope": "position ids all 0", "learned": "position table rows zeroed",
+                "alibi": "every slope 0", "none": "nothing to switch off"}[self.kind]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One token as the model reads it: its text in the sentence (characters start:end) and
+    whether a character of it is split over several tokens."""
+
+    position: int
+    token: str  # the tokenizer's own spelling (byte-level pieces look garbled)
+    text: str  # the characters of the sentence it covers, whole
+    start: int
+    end: int
+    split: bool  # one of its characters is spread over this token and a neighbour
+    special: bool  # a token the tokenizer adds (start of text), covering no characters
+
+
+@dataclass
+class Loaded:
+    """A model and its tokenizer, loaded once; runs are serialized (position off changes the
+    model for the length of a run)."""
+
+    card: Card
+    model: object
+    tokenizer: object
+    scheme: Scheme
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+# ---- finding ------------------------------------------------------------------------------
+
+def cached() -> list[Found]:
+    """Every model in the Hugging Face cache, by id: its newest snapshot."""
+    from huggingface_hub import scan_cache_dir
+    from huggingface_hub.errors import CacheNotFound
+
+    try:
+        info = scan_cache_dir()
+    except CacheNotFound:
+        return []
+    found = []
+    for repo in info.repos:
+        if repo.repo_type == "model" and repo.revisions:
+            newest = max(repo.revisions, key=lambda r: r.last_modified)
+            found.append(Found(repo.repo_id, Path(newest.snapshot_path), "cache"))
+    return sorted(found, key=lambda f: f.name)
+
+
+def in_folder(folder: Path | None) -> list[Found]:
+    """Every model folder (a folder holding config.json) directly under folder."""
+    if folder is None or not folder.is_dir():
+        return []
+    return [Found(p.name, p, "folder") for p in sorted(folder.iterdir())
+            if (p / "config.json").is_file()]
+
+
+def find(name: str, folder: Path | None = None) -> Path:
+    """A model's folder from its name: a folder under folder, a cache id, or a path."""
+    for known in (*in_folder(folder), *cached()):
+        if known.name == name:
+            return known.path
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return path
+    raise Refused("unknown", name)
+
+
+# ---- reading before loading ---------------------------------------------------------------
+
+def _config(path: Path) -> dict:
+    try:
+        return json.loads((path / "config.json").read_text("utf-8"))
+    except (OSError, ValueError) as err:
+        raise Refused("not_a_model", str(path)) from err
+
+
+def available_memory() -> int | None:
+    """Bytes of memory free for a new model (Linux's MemAvailable), or None if unknown."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def card(path: Path) -> Card:
+    """What the model in path is and what it needs, or Refused: no configuration, weights only
+    as a pickle, its own code asked for, not a causal language model."""
+    from safetensors import safe_open
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    config = _config(path)
+    model_type = config.get("model_type", "")
+    if model_type not in CONFIG_MAPPING_NAMES:
+        if "auto_map" in config:
+            raise Refused("own_code", model_type or str(path))
+        raise Refused("not_a_model", model_type or str(path))
+    if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or not any(
+            a.endswith("ForCausalLM") or a.endswith("LMHeadModel")
+            for a in config.get("architectures") or [f"{model_type}ForCausalLM"]):
+        raise Refused("not_causal", model_type)
+    weights = sorted(path.glob("*.safetensors"))
+    if not weights:
+        if any(path.glob("*.bin")) or any(path.glob("*.pt")) or any(path.glob("*.pth")):
+            raise Refused("pickle_only", str(path))
+        raise Refused("not_a_model", str(path))
+    parameters = 0
+    for file in weights:
+        with safe_open(str(file), framework="np") as f:
+            for key in f.keys():  # noqa: SIM118 (a safetensors file is not a dict)
+                parameters += int(np.prod(f.get_slice(key).get_shape()))
+    return Card(path, model_type, parameters, int(parameters * FLOAT_BYTES * OVERHEAD),
+                available_memory())
+
+
+# ---- loading ------------------------------------------------------------------------------
+
+_LOADED: dict[Path, Loaded] = {}
+_LOADING = threading.Lock()
+
+
+def load(name_or_path: str | os.PathLike, folder: Path | None = None) -> Loaded:
+    """A model and its tokenizer, loaded once per process (Refused if it should not be)."""
+    path = find(str(name_or_path), folder).resolve()
+    with _LOADING:
+        if path not in _LOADED:
+            about = card(path)
+            if about.available is not None and about.needed > about.available:
+                raise Refused("too_large", f"{about.needed} > {about.available} bytes")
+            _LOADED[path] = _load(about)
+        return _LOADED[path]
+
+
+def _load(about: Card) -> Loaded:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model = AutoModelForCausalLM.from_pretrained(
+        about.path, local_files_only=True, trust_remote_code=False, use_safetensors=True,
+        attn_implementation="eager", dtype=torch.float32)
+    model.eval()
+    tokenizer = AutoTokenizer.from_pretrained(about.path, local_files_only=True,
+                                              trust_remote_code=False)
+    return Loaded(about, model, tokenizer, scheme(model))
+
+
+def _loaded(model: Loaded | str | os.PathLike) -> Loaded:
+    return model if isinstance(model, Loaded) else load(model)
+
+
+# ---- the scheme ---------------------------------------------------------------------------
+
+def _table(model) -> object | None:
+    """The model's learned table of absolute positions, if it has one."""
+    import torch
+
+    for name, module in model.named_modules():
+        if name.rsplit(".", 1)[-1] in LEARNED_TABLES and isinstance(module, torch.nn.Embedding):
+            return module
+    return None
+
+
+def scheme(model) -> Scheme:
+    """How the loaded model carries position, read from its configuration and its modules."""
+    config = model.config
+    heads = getattr(config, "num_attention_heads", None) or getattr(config, "n_head", None)
+    if config.model_type == "bloom":
+        return Scheme("alibi", {"heads": heads, "slopes": alibi_slopes(heads).tolist()})
+    rope = getattr(config, "rope_parameters", None)
+    if isinstance(rope, dict) and "rope_theta" in rope:
+        numbers = {"base": rope["rope_theta"], "type": rope.get("rope_type", "default"),
+                   "fraction": rope.get("partial_rotary_factor",
+                                        getattr(config, "partial_rotary_factor", 1.0)),
+                   "trained": getattr(config, "max_position_embeddings", None)}
+        numbers |= {k: v for k, v in rope.items()
+                    if k not in ("rope_theta", "rope_type", "partial_rotary_factor")}
+        return Scheme("rope", numbers)
+    if (table := _table(model)) is not None:
+        return Scheme("learned", {"size": table.num_embeddings, "width": table.embedding_dim})
+    return Scheme("none")
+
+
+# ---- reading a sentence -------------------------------------------------------------------
+
+def pieces(model: Loaded | str | os.PathLike, text: str) -> list[Piece]:
+    """The sentence as the model's tokenizer reads it (its first MAX_TOKENS tokens)."""
+    return _read(_loaded(model), text)[1]
+
+
+def _read(loaded: Loaded, text: str) -> tuple[list[int], list[Piece]]:
+    encoded = loaded.tokenizer(text, return_offsets_mapping=True)
+    ids = list(encoded["input_ids"])[:MAX_TOKENS]
+    spans = [tuple(span) for span in encoded["offset_mapping"]][:MAX_TOKENS]
+    special = set(loaded.tokenizer.all_special_ids)
+    spellings = loaded.tokenizer.convert_ids_to_tokens(ids)
+    out = []
+    for i, ((start, end), spelling) in enumerate(zip(spans, spellings, strict=True)):
+        shared = any(j != i and s < end and start < e for j, (s, e) in enumerate(spans))
+        out.append(Piece(i, spelling, text[start:end], start, end, shared,
+                         ids[i] in special and end == start))
+    return ids, out
+
+
+@contextmanager
+def _position(loaded: Loaded, on: bool, ids) -> Iterator[dict]:
+    """The run's extra arguments for the token ids (a tensor) with position on or off, the
+    model changed for the run if need be (and put back after)."""
+    import torch
+
+    kind = loaded.scheme.kind
+    if on or kind == "none":
+        yield {}
+        return
+    if kind == "rope":
+        yield {"position_ids": torch.zeros_like(ids)}
+        return
+    model = loaded.model
+    if kind == "learned":
+        table = _table(model)
+        kept = table.weight.detach().clone()
+        with torch.no_grad():
+            table.weight.zero_()
+        try:
+            yield {}
+        finally:
+            with torch.no_grad():
+                table.weight.copy_(kept)
+        return
+    base = model.base_model  # alibi (BLOOM): the bias built with every slope 0
+    base.build_alibi_tensor = lambda mask, heads, dtype: torch.zeros(
+        mask.shape[0] * heads, 1, mask.shape[1], dtype=dtype)
+    try:
+        yield {}
+    finally:
+        del base.build_alibi_tensor
+
+
+def _run(loaded: Loaded, text: str, position: bool):
+    import torch
+
+    ids, read = _read(loaded, text)
+    if not ids:
+        return read, None
+    tensor = torch.tensor([ids])
+    args = {"input_ids": tensor, "attention_mask": torch.ones_like(tensor),
+            "output_attentions": True}
+    with loaded.lock, torch.inference_mode(), _position(loaded, position, tensor) as extra:
+        out = loaded.model(**args, **extra)
+    return read, out
+
+
+def attention(model: Loaded | str | os.PathLike, text: str, position: bool = True
+              ) -> tuple[list[Piece], np.ndarray]:
+    """The model's attention on the sentence: its tokens, and the weights as an array shaped
+    (layers, heads, T, T) (row: a query, column: a key; rows sum to 1 over the keys up to the
+    query). An empty reading gives an array of shape (layers, heads, 0, 0)."""
+    loaded = _loaded(model)
+    read, out = _run(loaded, text, position)
+    if out is None:
+        config = loaded.model.config
+        layers = config.num_hidden_layers
+        heads = getattr(config, "num_attention_heads", None) or config.n_head
+        return read, np.zeros((layers, heads, 0, 0))
+    return read, np.stack([a[0].double().numpy() for a in out.attentions])
+
+
+def next_tokens(model: Loaded | str | os.PathLike, text: str, position: bool = True,
+                k: int = 5) -> list[list[tuple[str, float]]]:
+    """At each position, the k tokens the model finds likeliest next, with their
+    probabilities (the token as the tokenizer decodes it alone)."""
+    import torch
+
+    loaded = _loaded(model)
+    _, out = _run(loaded, text, position)
+    if out is None:
+        return []
+    probs = torch.softmax(out.logits[0].double(), dim=-1)
+    top = torch.topk(probs, k=min(k, probs.shape[-1]), dim=-1)
+    decode = loaded.tokenizer.decode
+    return [[(decode([int(i)]), float(p)) for p, i in zip(ps, ids, strict=True)]
+            for ps, ids in zip(top.values, top.indices, strict=True)]

@@ -1,0 +1,226 @@
+"""posviz.pretrained on real transformers models, built here: tiny random models of four
+families (Llama: RoPE; GPT-NeoX: RoPE on a quarter of each head; GPT-2: a learned table; BLOOM:
+ALiBi) with a byte-level BPE tokenizer trained here on English and Chinese, saved to a folder and
+read back by the loading code. Their attention is compared with transformers' own
+(`output_attentions`, eager), with position on and off, and BLOOM's first layer with a slow
+computation by hand."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from tokenizers import ByteLevelBPETokenizer  # noqa: E402
+from transformers import (  # noqa: E402
+    AutoModelForCausalLM,
+    BloomConfig,
+    GPT2Config,
+    GPTNeoXConfig,
+    LlamaConfig,
+    PreTrainedTokenizerFast,
+)
+
+from posviz import pretrained  # noqa: E402
+from posviz.alibi import alibi_slopes  # noqa: E402
+
+SENTENCES = ["刚想到了", "了到想刚", "the quick brown fox jumps over the lazy dog", "a",
+             "位置 encoding 🙂 <b>x</b>"]
+CORPUS = ["the quick brown fox jumps over the lazy dog", "刚想到了", "了到想刚",
+          "我们今天学习位置编码", "position encoding in transformers"] * 40
+
+
+def tokenizer() -> PreTrainedTokenizerFast:
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(CORPUS, vocab_size=320, min_frequency=1,
+                            special_tokens=["<|endoftext|>"])
+    return PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>",
+                                   bos_token="<|endoftext|>")
+
+
+def configs(vocab: int) -> dict:
+    ids = {"vocab_size": vocab, "bos_token_id": 0, "eos_token_id": 0}
+    return {
+        "llama": LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                             num_attention_heads=4, num_key_value_heads=2,
+                             max_position_embeddings=128, **ids),
+        "neox": GPTNeoXConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=4, max_position_embeddings=128,
+                              rotary_pct=0.25, **ids),
+        "gpt2": GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=64, **ids),
+        "bloom": BloomConfig(hidden_size=32, n_layer=2, n_head=4, **ids),
+    }
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory) -> dict:
+    tok = tokenizer()
+    out = {}
+    for name, config in configs(len(tok)).items():
+        torch.manual_seed(0)
+        model = AutoModelForCausalLM.from_config(config, attn_implementation="eager")
+        with torch.no_grad():  # weights large enough that attention is not flat
+            for p in model.parameters():
+                p.normal_(0, 0.3)
+        folder = tmp_path_factory.mktemp(name)
+        model.save_pretrained(folder)
+        tok.save_pretrained(folder)
+        out[name] = folder
+    return out
+
+
+def reference(folder, text: str, change=None, position_ids_zero: bool = False) -> np.ndarray:
+    """transformers' own attention for the sentence, the model loaded afresh (change: what to
+    do to it first)."""
+    model = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager",
+                                                 local_files_only=True)
+    tok = PreTrainedTokenizerFast.from_pretrained(folder)
+    ids = torch.tensor([tok(text)["input_ids"]])
+    if change:
+        change(model)
+    extra = {"position_ids": torch.zeros_like(ids)} if position_ids_zero else {}
+    with torch.no_grad():
+        out = model(input_ids=ids, output_attentions=True, **extra)
+    return np.stack([a[0].double().numpy() for a in out.attentions])
+
+
+@pytest.mark.parametrize("name", ["llama", "neox", "gpt2", "bloom"])
+def test_attention_is_transformers_own_with_position_on(folders, name):
+    for text in SENTENCES:
+        pieces, weights = pretrained.attention(folders[name], text)
+        want = reference(folders[name], text)
+        assert weights.shape == want.shape == (2, 4, len(pieces), len(pieces))
+        np.testing.assert_allclose(weights, want, atol=1e-6)
+        np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-6)
+        assert np.allclose(np.triu(weights, 1), 0)  # causal: no key after its query
+
+
+def zero_table(model) -> None:
+    with torch.no_grad():
+        model.transformer.wpe.weight.zero_()
+
+
+@pytest.mark.parametrize("name, change, zero_ids", [
+    ("llama", None, True), ("neox", None, True), ("gpt2", zero_table, False)])
+def test_position_off_is_transformers_with_ids_zero_or_the_table_zeroed(folders, name, change,
+                                                                         zero_ids):
+    for text in SENTENCES:
+        _, off = pretrained.attention(folders[name], text, position=False)
+        np.testing.assert_allclose(off, reference(folders[name], text, change, zero_ids),
+                                   atol=1e-6)
+        _, on = pretrained.attention(folders[name], text)  # the model is put back after
+        np.testing.assert_allclose(on, reference(folders[name], text), atol=1e-6)
+        if len(on[0, 0]) > 2:
+            assert not np.allclose(on, off), "position changed nothing"
+
+
+def bloom_first_layer(folder, text: str, position: bool) -> np.ndarray:
+    """BLOOM's first attention layer by hand: softmax(q k / sqrt(d) + slope * key position)
+    over the keys up to the query, (heads, T, T)."""
+    model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
+    tok = PreTrainedTokenizerFast.from_pretrained(folder)
+    ids = torch.tensor(tok(text)["input_ids"])
+    base, heads = model.transformer, model.config.n_head
+    with torch.no_grad():
+        h = base.word_embeddings_layernorm(base.word_embeddings(ids))
+        block = base.h[0]
+        qkv = block.self_attention.query_key_value(block.input_layernorm(h))
+        n, d = len(ids), qkv.shape[-1] // (3 * heads)
+        qkv = qkv.view(n, heads, 3, d).double().numpy()
+    slopes = alibi_slopes(heads) if position else np.zeros(heads)
+    out = np.zeros((heads, n, n))
+    for head in range(heads):
+        for i in range(n):
+            scores = [qkv[i, head, 0] @ qkv[j, head, 1] / np.sqrt(d) + slopes[head] * j
+                      for j in range(i + 1)]
+            e = np.exp(np.array(scores) - max(scores))
+            out[head, i, :i + 1] = e / e.sum()
+    return out
+
+
+@pytest.mark.parametrize("position", [True, False])
+def test_bloom_first_layer_by_hand_with_its_slopes_or_none(folders, position):
+    for text in SENTENCES:
+        _, weights = pretrained.attention(folders["bloom"], text, position=position)
+        np.testing.assert_allclose(weights[0], bloom_first_layer(folders["bloom"], text,
+                                                                 position), atol=1e-5)
+
+
+def test_each_scheme_named_with_its_numbers(folders):
+    schemes = {name: pretrained.load(folder).scheme for name, folder in folders.items()}
+    assert schemes["llama"].kind == "rope" and schemes["llama"].numbers["base"] == 10_000
+    assert schemes["llama"].numbers["fraction"] == 1.0
+    assert schemes["neox"].kind == "rope" and schemes["neox"].numbers["fraction"] == 0.25
+    assert schemes["gpt2"] == pretrained.Scheme("learned", {"size": 64, "width": 32})
+    assert schemes["bloom"].kind == "alibi"
+    assert schemes["bloom"].numbers["slopes"] == [0.25, 0.0625, 0.015625, 0.00390625]
+    assert {s.off for s in schemes.values()} == {
+        "position ids all 0", "position table rows zeroed", "every slope 0"}
+
+
+def test_the_sentence_as_the_model_reads_it(folders):
+    text = "刚想到了"
+    pieces = pretrained.pieces(folders["llama"], text)
+    assert [p.position for p in pieces] == list(range(len(pieces)))
+    tokens_of = {}  # a character's index: the tokens that spell a part of it
+    for p in pieces:
+        assert p.text and text[p.start:p.end] == p.text and not p.special
+        for k in range(p.start, p.end):
+            tokens_of.setdefault(k, []).append(p.position)
+    assert sorted(tokens_of) == list(range(len(text)))  # every character read, in order
+    for p in pieces:  # split exactly where a character is spread over several tokens
+        assert p.split == any(len(tokens_of[k]) > 1 for k in range(p.start, p.end))
+    assert any(p.split for p in pieces)  # byte-level pieces: 刚 is two tokens here
+    assert pretrained.pieces(folders["llama"], "") == []
+    _, none = pretrained.attention(folders["llama"], "")
+    assert none.shape == (2, 4, 0, 0)
+
+
+def test_next_tokens_are_the_models_softmax(folders):
+    top = pretrained.next_tokens(folders["gpt2"], "the quick brown fox", k=5)
+    pieces = pretrained.pieces(folders["gpt2"], "the quick brown fox")
+    assert len(top) == len(pieces) and all(len(row) == 5 for row in top)
+    for row in top:
+        probs = [p for _, p in row]
+        assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1 + 1e-9
+    off = pretrained.next_tokens(folders["gpt2"], "the quick brown fox", position=False)
+    assert off != top
+
+
+def write(folder, config: dict, files: dict[str, bytes] | None = None):
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(config))
+    for name, data in (files or {}).items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def test_refusals_each_name_their_reason(tmp_path, folders, monkeypatch):
+    def reason(path) -> str:
+        with pytest.raises(pretrained.Refused) as refused:
+            pretrained.load(path)
+        return refused.value.reason
+
+    assert reason(tmp_path / "nowhere") == "unknown"
+    (tmp_path / "empty").mkdir()
+    assert reason(tmp_path / "empty") == "not_a_model"
+    assert reason(write(tmp_path / "pickle", {"model_type": "gpt2"},
+                        {"pytorch_model.bin": b"not read"})) == "pickle_only"
+    assert reason(write(tmp_path / "own", {"model_type": "mine", "auto_map": {
+        "AutoModelForCausalLM": "modeling_mine.Mine"}})) == "own_code"
+    assert reason(write(tmp_path / "vision", {"model_type": "vit",
+                                              "architectures": ["ViTModel"]})) == "not_causal"
+    monkeypatch.setattr(pretrained, "available_memory", lambda: 1000)
+    assert reason(folders["llama"].parent / "copy-that-is-not-there") == "unknown"
+    fresh = tmp_path / "large"
+    fresh.mkdir()
+    for file in folders["llama"].iterdir():
+        (fresh / file.name).write_bytes(file.read_bytes())
+    assert reason(fresh) == "too_large"
+    about = pretrained.card(fresh)
+    model = AutoModelForCausalLM.from_pretrained(fresh, local_files_only=True)
+    assert about.parameters == sum(p.numel() for p in model.state_dict().values())
