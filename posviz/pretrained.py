@@ -10,10 +10,14 @@ downloaded: files are read locally only, weights only from `safetensors` files (
 code), and a model whose configuration asks for its own code is refused, never run. torch runs on
 the CPU, in float32.
 
+posviz's own small trained models (`posviz.model`, in assets/models) are read the same way, named
+"posviz/rope", "posviz/learned", ... (`own()`), so a machine without a model still has some.
+
 Switching position off does exactly one thing per scheme, and says which (`Scheme.off`):
 - RoPE: every position id is 0, so no query or key is turned (partial RoPE: the turned share);
 - a learned table of absolute positions (GPT-2): its rows are zeroed for the run;
 - ALiBi (BLOOM): every head's slope is 0, so the bias is 0 everywhere;
+- a sinusoidal table (posviz's own): not added;
 - none: nothing carries position but the causal mask, which stays in every case.
 """
 
@@ -35,6 +39,8 @@ FLOAT_BYTES = 4  # float32 on the CPU
 OVERHEAD = 1.25  # memory beside the weights: activations, the tokenizer, Python
 LEARNED_TABLES = ("wpe", "embed_positions", "position_embeddings")  # names of absolute tables
 MAX_TOKENS = 64  # tokens of a sentence read (its start), as every page of posviz
+OWN = "posviz/"  # the names of posviz's own models start so
+OWN_ORDER = ("rope", "learned", "alibi", "sinusoidal", "none")  # as own() lists them
 
 
 class Refused(ValueError):
@@ -72,13 +78,14 @@ class Card:
 class Scheme:
     """How a model carries position, with its numbers, and what switching it off does."""
 
-    kind: str  # "rope", "learned", "alibi" or "none"
+    kind: str  # "rope", "learned", "alibi", "sinusoidal" or "none"
     numbers: dict = field(default_factory=dict)
 
     @property
     def off(self) -> str:
         return {"rope": "position ids all 0", "learned": "position table rows zeroed",
-                "alibi": "every slope 0", "none": "nothing to switch off"}[self.kind]
+                "alibi": "every slope 0", "sinusoidal": "sinusoidal table not added",
+                "none": "nothing to switch off"}[self.kind]
 
 
 @dataclass(frozen=True)
@@ -98,24 +105,39 @@ class Piece:
 @dataclass
 class Loaded:
     """A model and its tokenizer, loaded once; runs are serialized (position off changes the
-    model for the length of a run)."""
+    model for the length of a run). posviz's own models have a vocabulary for a tokenizer, and
+    a twin without position (the same weights, scheme "none")."""
 
     card: Card
     model: object
     tokenizer: object
     scheme: Scheme
+    twin: object = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One run of the model on a sentence: its tokens (the first MAX_TOKENS of total), its
+    attention (layers, heads, T, T) and the top next tokens at each position (the token as
+    decoded alone, its probability)."""
+
+    pieces: list[Piece]
+    total: int
+    weights: np.ndarray
+    top: list[list[tuple[str, float]]]
 
 
 # ---- finding ------------------------------------------------------------------------------
 
 def cached() -> list[Found]:
-    """Every model in the Hugging Face cache, by id: its newest snapshot."""
-    from huggingface_hub import scan_cache_dir
+    """Every model in the Hugging Face cache (where huggingface_hub keeps it: HF_HUB_CACHE or
+    HF_HOME), by id: its newest snapshot."""
+    from huggingface_hub import constants, scan_cache_dir
     from huggingface_hub.errors import CacheNotFound
 
     try:
-        info = scan_cache_dir()
+        info = scan_cache_dir(constants.HF_HUB_CACHE)
     except CacheNotFound:
         return []
     found = []
@@ -134,9 +156,18 @@ def in_folder(folder: Path | None) -> list[Found]:
             if (p / "config.json").is_file()]
 
 
+def own() -> list[Found]:
+    """posviz's own trained models (checkpoints in assets/models), one per position scheme."""
+    from posviz.train import MODELS
+
+    return [Found(OWN + scheme, MODELS / f"{scheme}.pt", "posviz") for scheme in OWN_ORDER
+            if (MODELS / f"{scheme}.pt").is_file()]
+
+
 def find(name: str, folder: Path | None = None) -> Path:
-    """A model's folder from its name: a folder under folder, a cache id, or a path."""
-    for known in (*in_folder(folder), *cached()):
+    """A model's folder (a checkpoint, for posviz's own) from its name: a folder under
+    folder, a cache id, one of posviz's own, or a path."""
+    for known in (*in_folder(folder), *cached(), *(own() if name.startswith(OWN) else ())):
         if known.name == name:
             return known.path
     path = Path(name).expanduser()
@@ -172,6 +203,13 @@ def card(path: Path) -> Card:
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
+    if path.suffix == ".pt":  # one of posviz's own
+        import torch
+
+        state = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]
+        parameters = sum(int(t.numel()) for t in state.values())
+        return Card(path, f"posviz-{path.stem}", parameters,
+                    int(parameters * FLOAT_BYTES * OVERHEAD), available_memory())
     config = _config(path)
     model_type = config.get("model_type", "")
     if model_type not in CONFIG_MAPPING_NAMES:
@@ -215,9 +253,13 @@ def load(name_or_path: str | os.PathLike, folder: Path | None = None) -> Loaded:
 
 
 def _load(about: Card) -> Loaded:
+    if about.model_type.startswith("posviz-"):
+        return _load_own(about)
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging
 
+    logging.disable_progress_bar()  # a server's log is for what goes wrong
     model = AutoModelForCausalLM.from_pretrained(
         about.path, local_files_only=True, trust_remote_code=False, use_safetensors=True,
         attn_implementation="eager", dtype=torch.float32)
@@ -225,6 +267,24 @@ def _load(about: Card) -> Loaded:
     tokenizer = AutoTokenizer.from_pretrained(about.path, local_files_only=True,
                                               trust_remote_code=False)
     return Loaded(about, model, tokenizer, scheme(model))
+
+
+def _load_own(about: Card) -> Loaded:
+    from dataclasses import replace
+
+    from posviz.model import LanguageModel, load_checkpoint
+
+    model, vocab = load_checkpoint(about.path)
+    twin = LanguageModel(replace(model.config, scheme="none"))
+    twin.load_state_dict({k: v for k, v in model.state_dict().items()
+                          if k != "encoder.positions"})
+    c = model.config
+    numbers = {"rope": {"base": c.base, "type": "default", "fraction": 1.0,
+                        "trained": c.max_len},
+               "learned": {"size": c.max_len, "width": c.d_model},
+               "alibi": {"heads": c.n_heads, "slopes": alibi_slopes(c.n_heads).tolist()},
+               "sinusoidal": {"base": c.base, "width": c.d_model}}.get(c.scheme, {})
+    return Loaded(about, model, vocab, Scheme(c.scheme, numbers), twin.eval())
 
 
 def _loaded(model: Loaded | str | os.PathLike) -> Loaded:
@@ -270,8 +330,12 @@ def pieces(model: Loaded | str | os.PathLike, text: str) -> list[Piece]:
     return _read(_loaded(model), text)[1]
 
 
-def _read(loaded: Loaded, text: str) -> tuple[list[int], list[Piece]]:
+def _read(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
+    """The token ids the model reads, their pieces, and how many tokens the whole text has."""
+    if loaded.twin is not None:
+        return _read_own(loaded, text)
     encoded = loaded.tokenizer(text, return_offsets_mapping=True)
+    total = len(encoded["input_ids"])
     ids = list(encoded["input_ids"])[:MAX_TOKENS]
     spans = [tuple(span) for span in encoded["offset_mapping"]][:MAX_TOKENS]
     special = set(loaded.tokenizer.all_special_ids)
@@ -281,7 +345,23 @@ def _read(loaded: Loaded, text: str) -> tuple[list[int], list[Piece]]:
         shared = any(j != i and s < end and start < e for j, (s, e) in enumerate(spans))
         out.append(Piece(i, spelling, text[start:end], start, end, shared,
                          ids[i] in special and end == start))
-    return ids, out
+    return ids, out, total
+
+
+def _read_own(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
+    """posviz's tokens (posviz.tokens), as far as the model's table of positions reaches."""
+    from posviz.tokens import tokenize
+
+    typed = tokenize(text)
+    config = loaded.model.config
+    kept = typed[:min(MAX_TOKENS, config.max_len if config.scheme == "learned" else MAX_TOKENS)]
+    seen, out, at = loaded.tokenizer.seen(kept), [], 0
+    for i, (token, reading) in enumerate(zip(kept, seen, strict=True)):
+        start = text.find(token, at)
+        start = at if start < 0 else start
+        at = start + len(token)
+        out.append(Piece(i, reading, token, start, at, False, False))
+    return list(loaded.tokenizer.encode(kept)), out, len(typed)
 
 
 @contextmanager
@@ -318,18 +398,51 @@ def _position(loaded: Loaded, on: bool, ids) -> Iterator[dict]:
         del base.build_alibi_tensor
 
 
-def _run(loaded: Loaded, text: str, position: bool):
+def _shape(loaded: Loaded) -> tuple[int, int]:
+    """The model's layers and heads."""
+    config = loaded.model.config
+    if loaded.twin is not None:
+        return config.n_layers, config.n_heads
+    heads = getattr(config, "num_attention_heads", None) or config.n_head
+    return config.num_hidden_layers, heads
+
+
+def read(model: Loaded | str | os.PathLike, text: str, position: bool = True,
+         k: int = 5) -> Reading:
+    """The model's attention and its k likeliest next tokens on the sentence, in one run."""
     import torch
 
-    ids, read = _read(loaded, text)
+    loaded = _loaded(model)
+    ids, pieces, total = _read(loaded, text)
     if not ids:
-        return read, None
+        return Reading(pieces, total, np.zeros((*_shape(loaded), 0, 0)), [])
+    if loaded.twin is not None:
+        return _run_own(loaded, ids, pieces, total, position, k)
     tensor = torch.tensor([ids])
     args = {"input_ids": tensor, "attention_mask": torch.ones_like(tensor),
             "output_attentions": True}
     with loaded.lock, torch.inference_mode(), _position(loaded, position, tensor) as extra:
         out = loaded.model(**args, **extra)
-    return read, out
+    weights = np.stack([a[0].double().numpy() for a in out.attentions])
+    probs = torch.softmax(out.logits[0].double(), dim=-1)
+    best = torch.topk(probs, k=min(k, probs.shape[-1]), dim=-1)
+    decode = loaded.tokenizer.decode
+    top = [[(decode([int(i)]), float(p)) for p, i in zip(ps, ids, strict=True)]
+           for ps, ids in zip(best.values, best.indices, strict=True)]
+    return Reading(pieces, total, weights, top)
+
+
+def _run_own(loaded: Loaded, ids: list[int], pieces: list[Piece], total: int, position: bool,
+             k: int) -> Reading:
+    from posviz.model import attention_maps, next_token_probabilities, top_predictions
+
+    model = loaded.model if position else loaded.twin
+    array = np.array(ids, dtype=np.int64)
+    best, probs = top_predictions(next_token_probabilities(model, array), k)
+    words = loaded.tokenizer.tokens
+    top = [[(words[i], float(p)) for i, p in zip(row, ps, strict=True)]
+           for row, ps in zip(best, probs, strict=True)]
+    return Reading(pieces, total, attention_maps(model, array), top)
 
 
 def attention(model: Loaded | str | os.PathLike, text: str, position: bool = True
@@ -337,28 +450,12 @@ def attention(model: Loaded | str | os.PathLike, text: str, position: bool = Tru
     """The model's attention on the sentence: its tokens, and the weights as an array shaped
     (layers, heads, T, T) (row: a query, column: a key; rows sum to 1 over the keys up to the
     query). An empty reading gives an array of shape (layers, heads, 0, 0)."""
-    loaded = _loaded(model)
-    read, out = _run(loaded, text, position)
-    if out is None:
-        config = loaded.model.config
-        layers = config.num_hidden_layers
-        heads = getattr(config, "num_attention_heads", None) or config.n_head
-        return read, np.zeros((layers, heads, 0, 0))
-    return read, np.stack([a[0].double().numpy() for a in out.attentions])
+    reading = read(model, text, position)
+    return reading.pieces, reading.weights
 
 
 def next_tokens(model: Loaded | str | os.PathLike, text: str, position: bool = True,
                 k: int = 5) -> list[list[tuple[str, float]]]:
     """At each position, the k tokens the model finds likeliest next, with their
     probabilities (the token as the tokenizer decodes it alone)."""
-    import torch
-
-    loaded = _loaded(model)
-    _, out = _run(loaded, text, position)
-    if out is None:
-        return []
-    probs = torch.softmax(out.logits[0].double(), dim=-1)
-    top = torch.topk(probs, k=min(k, probs.shape[-1]), dim=-1)
-    decode = loaded.tokenizer.decode
-    return [[(decode([int(i)]), float(p)) for p, i in zip(ps, ids, strict=True)]
-            for ps, ids in zip(top.values, top.indices, strict=True)]
+    return read(model, text, position, k).top

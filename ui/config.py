@@ -4,6 +4,7 @@ read theirs in rooms.config)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from rooms.config import setting
 
@@ -20,3 +21,12 @@ def lecturer_password() -> str:
 def public_url() -> str:
     """The address the class opens, or "" for the one the lecturer's browser used."""
     return setting(PUBLIC_URL)
+
+
+MODELS = "POSVIZ_MODELS"  # a folder of model folders for the real-model page, beside the cache
+
+
+def models_folder() -> Path | None:
+    """The folder whose model folders the real-model page offers, if set."""
+    raw = os.environ.get(MODELS, "")
+    return Path(raw).expanduser() if raw else None

@@ -1,5 +1,6 @@
 """Typed text shown exactly as typed: no Markdown, LaTeX or HTML in it survives."""
 
+import string
 from collections.abc import Sequence
 
 TABLE_CSS = """<style>.posviz-table {border-collapse: collapse; font-size: .9rem; width: 100%}
@@ -12,6 +13,13 @@ TABLE_CSS = """<style>.posviz-table {border-collapse: collapse; font-size: .9rem
 def entities(typed: str) -> str:
     """Every character as an HTML entity, for st.html."""
     return "".join(f"&#{ord(c)};" for c in typed)
+
+
+def literal(typed: str) -> str:
+    """Typed text for an element that reads Markdown (and LaTeX): every ASCII punctuation mark
+    backslash-escaped, line breaks as spaces, so that it shows as typed."""
+    return "".join("\\" + c if c in string.punctuation else " " if c in "\r\n" else c
+                   for c in typed)
 
 
 def text_table(columns: dict[str, Sequence[object]], decimals: int = 15) -> str:

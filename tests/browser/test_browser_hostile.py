@@ -90,3 +90,19 @@ def test_typed_markup_stays_text_on_every_page(server, browser):
             chips = page.locator(".posviz-chip").all_inner_texts()[:len(tokens)]
             assert [chip.split("\u00a0", 1)[1] for chip in chips] == tokens
     page.close()
+
+
+def test_a_typed_model_name_stays_text_in_the_refusal(server, browser):
+    """The real-model page names what was typed in its refusal: as text, its markup inert."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(page_url(server, "pages/8_real.py", {"text": "刚想到了"}))
+    page.wait_for_function(DRAWN_JS, arg=[text("real.title", "en"), 0, ""], timeout=60_000)
+    box = page.locator(".st-key-model input")
+    box.fill(TYPED)
+    box.press("Enter")
+    error = page.locator("[data-testid=stMain] [data-testid=stAlertContentError]")
+    expect(error).to_contain_text(MARKER, timeout=30_000)
+    assert page.evaluate(RENDERED_JS) == {"pwned": None, "images": 0, "scripts": 0, "bold": 0,
+                                          "code": 0, "links": 0, "headings": 0}
+    assert TYPED in error.inner_text()  # every character as typed, the markup as text
+    page.close()

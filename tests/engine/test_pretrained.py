@@ -15,7 +15,6 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from tokenizers import ByteLevelBPETokenizer  # noqa: E402
 from transformers import (  # noqa: E402
     AutoModelForCausalLM,
     BloomConfig,
@@ -27,19 +26,10 @@ from transformers import (  # noqa: E402
 
 from posviz import pretrained  # noqa: E402
 from posviz.alibi import alibi_slopes  # noqa: E402
+from tests.helpers.hf_models import saved, tokenizer  # noqa: E402
 
 SENTENCES = ["刚想到了", "了到想刚", "the quick brown fox jumps over the lazy dog", "a",
              "位置 encoding 🙂 <b>x</b>"]
-CORPUS = ["the quick brown fox jumps over the lazy dog", "刚想到了", "了到想刚",
-          "我们今天学习位置编码", "position encoding in transformers"] * 40
-
-
-def tokenizer() -> PreTrainedTokenizerFast:
-    bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(CORPUS, vocab_size=320, min_frequency=1,
-                            special_tokens=["<|endoftext|>"])
-    return PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>",
-                                   bos_token="<|endoftext|>")
 
 
 def configs(vocab: int) -> dict:
@@ -58,19 +48,9 @@ def configs(vocab: int) -> dict:
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory) -> dict:
-    tok = tokenizer()
-    out = {}
-    for name, config in configs(len(tok)).items():
-        torch.manual_seed(0)
-        model = AutoModelForCausalLM.from_config(config, attn_implementation="eager")
-        with torch.no_grad():  # weights large enough that attention is not flat
-            for p in model.parameters():
-                p.normal_(0, 0.3)
-        folder = tmp_path_factory.mktemp(name)
-        model.save_pretrained(folder)
-        tok.save_pretrained(folder)
-        out[name] = folder
-    return out
+    vocab = len(tokenizer())
+    return {name: saved(config, tmp_path_factory.mktemp(name))
+            for name, config in configs(vocab).items()}
 
 
 def reference(folder, text: str, change=None, position_ids_zero: bool = False) -> np.ndarray:
@@ -224,3 +204,28 @@ def test_refusals_each_name_their_reason(tmp_path, folders, monkeypatch):
     about = pretrained.card(fresh)
     model = AutoModelForCausalLM.from_pretrained(fresh, local_files_only=True)
     assert about.parameters == sum(p.numel() for p in model.state_dict().values())
+
+
+@pytest.mark.parametrize("scheme", ["rope", "learned", "alibi", "sinusoidal", "none"])
+def test_posvizs_own_models_read_the_same_way(scheme):
+    """posviz's own checkpoints through the same reading: their attention is attention_maps';
+    with position off, the first layer's last query weighs the earlier tokens the same in any
+    order (what position alone told apart is gone), and on, order shows, but for NoPE."""
+    from posviz.model import attention_maps, load_checkpoint
+    from posviz.train import MODELS
+
+    name = f"posviz/{scheme}"
+    assert name in [found.name for found in pretrained.own()]
+    words = ["the", "dog", "chases", "the", "cat", "刚", "想", "到", "了"]
+    on = pretrained.read(name, " ".join(words))
+    model, vocab = load_checkpoint(MODELS / f"{scheme}.pt")
+    np.testing.assert_allclose(on.weights, attention_maps(model, vocab.encode(words)))
+    assert [p.text for p in on.pieces] == words and on.total == len(words)
+    assert pretrained.load(name).scheme.kind == scheme
+    order = [4, 2, 0, 6, 1, 7, 5, 3, 8]  # the last token stays last
+    moved = [words[i] for i in order]
+    for position in (False, True):
+        a = pretrained.read(name, " ".join(words), position).weights[0, :, -1]
+        b = pretrained.read(name, " ".join(moved), position).weights[0, :, -1]
+        same = np.allclose(a[:, order], b, atol=1e-6)
+        assert same == (not position or scheme == "none"), (scheme, position)

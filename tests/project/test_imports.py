@@ -32,9 +32,10 @@ def test_no_posviz_source_mentions_streamlit():
         assert "import streamlit" not in path.read_text("utf-8"), path
 
 
-def test_only_the_trained_models_page_imports_torch():
-    """torch takes seconds to import: app start-up and every other page stay without it."""
-    others = [p for p in PAGES if "models" not in p]
+def test_only_the_pages_of_models_import_torch():
+    """torch takes seconds to import: app start-up and every page but the trained models' and
+    the real model's stay without it."""
+    others = [p for p in PAGES if "models" not in p and "real" not in p]
     code = ("import sys\nfrom streamlit.testing.v1 import AppTest\nimport posviz\n"
             "assert 'torch' not in sys.modules, 'import posviz pulled in torch'\n"
             f"for page in ['app.py', *{others!r}]:\n"

@@ -1,0 +1,164 @@
+"""The real-model page in AppTest, on tiny models made here (tests/helpers/hf_models.py): one in
+a Hugging Face cache, others in the folder POSVIZ_MODELS names, and folders it must refuse."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from transformers import BloomConfig, GPT2Config, LlamaConfig
+
+from posviz import pretrained
+from posviz.tokens import token_labels
+from tests.helpers.controls import opened
+from tests.helpers.figure_data import array, chart_specs, value_traces
+from tests.helpers.hf_models import into_cache, saved, tokenizer
+from ui.blocks import walk
+from ui.i18n import text
+from ui.markup import literal
+from ui.summary import number
+
+COMMAND = "hf download HuggingFaceTB/SmolLM2-135M"
+
+PAGE = "pages/8_real.py"
+
+
+@pytest.fixture(scope="module")
+def machine(tmp_path_factory):
+    """A models folder (GPT-2, BLOOM, and folders to refuse) and a cache holding a Llama."""
+    ids = {"vocab_size": len(tokenizer()), "bos_token_id": 0, "eos_token_id": 0}
+    folder = tmp_path_factory.mktemp("models")
+    saved(GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=64, **ids), folder / "gpt2")
+    saved(BloomConfig(hidden_size=32, n_layer=3, n_head=4, **ids), folder / "bloom")
+    (folder / "pickled").mkdir()
+    (folder / "pickled" / "config.json").write_text(json.dumps({"model_type": "gpt2"}))
+    (folder / "pickled" / "pytorch_model.bin").write_bytes(b"never read")
+    (folder / "own").mkdir()
+    (folder / "own" / "config.json").write_text(json.dumps({
+        "model_type": "mine", "auto_map": {"AutoModelForCausalLM": "modeling_mine.Mine"}}))
+    llama = saved(LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=4, num_key_value_heads=2,
+                              max_position_embeddings=128, **ids),
+                  tmp_path_factory.mktemp("made") / "llama")
+    cache = tmp_path_factory.mktemp("hub")
+    into_cache(llama, cache, "posviz-test/tiny-llama")
+    return folder, cache
+
+
+@pytest.fixture
+def on_this_machine(machine, monkeypatch):
+    from huggingface_hub import constants
+
+    folder, cache = machine
+    monkeypatch.setenv("POSVIZ_MODELS", str(folder))
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
+    return folder
+
+
+def page(model: str | None, sentence: str = "刚想到了", lang: str = "en"):
+    at = opened(PAGE, sentence, lang)
+    if model is not None:
+        at.text_input(key="model").set_value(model).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_model_found_is_named_and_the_first_one_read(on_this_machine, lang):
+    at = page(None, lang=lang)
+    found = text("real.found", lang, names=", ".join(map(literal, [
+        "bloom", "gpt2", "own", "pickled", "posviz-test/tiny-llama"])))
+    assert found in [c.value for c in at.caption]
+    assert not at.error  # the first name (BLOOM) is read
+    assert any(m.value.startswith("**ALiBi**") for m in at.markdown)
+
+
+@pytest.mark.parametrize("model, scheme", [("bloom", "alibi"), ("gpt2", "learned"),
+                                           ("posviz-test/tiny-llama", "rope")])
+def test_the_maps_are_the_models_own_with_position_on_and_off(on_this_machine, model, scheme):
+    """The chart shows the chosen layer's and head's weights as posviz.pretrained reads them
+    (tests/engine/test_pretrained.py: transformers' own), with position on and off; the tokens
+    are the model's; the change and the next tokens are the model's too."""
+    sentence = "the quick brown fox 刚想到了"
+    at = page(model, sentence)
+    loaded = pretrained.load(pretrained.find(model, on_this_machine))
+    assert loaded.scheme.kind == scheme
+    on, off = pretrained.read(loaded, sentence), pretrained.read(loaded, sentence, False)
+    layers, heads = on.weights.shape[:2]
+    at.slider(key="real_layer").set_value(layers).run()
+    at.slider(key="real_head").set_value(heads - 1).run()
+    assert not at.exception
+    [figure] = chart_specs(at)
+    maps = [array(t["z"]) for t in value_traces(figure["data"])]
+    for shown, reading in zip(maps, (on, off), strict=True):
+        want = reading.weights[layers - 1, heads - 2]
+        seen = ~np.isnan(shown)
+        assert (seen == np.tril(np.ones_like(want, dtype=bool))).all()  # the causal mask
+        np.testing.assert_allclose(shown[seen], want[seen], rtol=1e-6)  # float32 on the wire
+    assert not np.allclose(maps[0], maps[1], equal_nan=True)
+    assert at.metric[-1].value == number(float(np.abs(on.weights - off.weights).max()))
+    [chips] = [b for b in walk(at.session_state["posviz_doc"]) if b["t"] == "chips"]
+    assert chips["tokens"] == [p.text + ("*" if p.split else "") for p in on.pieces]
+    assert "".join(p.text for p in on.pieces if not p.split)[:19] == "the quick brown fox"
+    assert any(p.split for p in on.pieces)  # 刚想到了 in byte-level pieces
+    [table] = [b for b in walk(at.session_state["posviz_doc"]) if b["t"] == "table"]
+    assert [row[0] for row in table["rows"]] == token_labels(chips["tokens"])
+    for row, with_, without in zip(table["rows"], on.top, off.top, strict=True):
+        assert row[1:] == [" · ".join(f"“{t}” {p:.0%}" for t, p in top)
+                           for top in (with_, without)]
+
+
+@pytest.mark.parametrize("model, reason", [
+    ("nothing-by-this-name", "unknown"), ("pickled", "pickle_only"), ("own", "own_code")])
+def test_a_model_posviz_will_not_read_is_refused_in_words(on_this_machine, model, reason):
+    for lang in ("en", "zh"):
+        at = page(model, lang=lang)
+        assert [e.value for e in at.error] == [text(f"real.refused.{reason}", lang,
+                                                    name=literal(model))]
+        assert at.text_input(key="model").value == model  # what was typed stays
+
+
+def test_a_folder_that_is_not_a_model_is_refused(on_this_machine, tmp_path):
+    at = page(str(tmp_path))
+    assert [e.value for e in at.error] == [text("real.refused.not_a_model", "en",
+                                                name=literal(str(tmp_path)))]
+
+
+def test_too_large_for_this_machine_is_said_with_the_sizes(on_this_machine, monkeypatch,
+                                                           tmp_path):
+    fresh = tmp_path / "copy"  # a model this process has not loaded yet
+    fresh.mkdir()
+    for file in (on_this_machine / "gpt2").iterdir():
+        (fresh / file.name).write_bytes(file.read_bytes())
+    monkeypatch.setattr(pretrained, "available_memory", lambda: 1_000)
+    at = page(str(fresh))
+    needed = f"{pretrained.card(fresh).needed / 2**10:.1f} KB"
+    assert [e.value for e in at.error] == [text("real.refused.too_large", "en",
+                                                name=literal(str(fresh)), needed=needed,
+                                                free="1000 B")]
+
+
+def test_with_no_model_the_page_says_how_to_get_one_and_reads_posvizs_own(tmp_path,
+                                                                         monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.delenv("POSVIZ_MODELS", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty"))
+    own = ", ".join(literal(f.name) for f in pretrained.own())
+    for lang in ("en", "zh"):
+        at = page(None, lang=lang)
+        assert [i.value for i in at.info] == [text("real.none", lang, command=COMMAND)]
+        assert text("real.own", lang, names=own) in [c.value for c in at.caption]
+        assert not at.error and len(chart_specs(at)) == 1  # posviz/rope's maps
+        assert any(m.value.startswith("**RoPE**") for m in at.markdown)
+
+
+def test_a_long_sentence_is_cut_where_the_model_stops_and_says_so(on_this_machine):
+    words = " ".join(f"tok{chr(97 + i % 26)}{chr(97 + i // 26)}" for i in range(40))  # 40 tokens
+    at = page("posviz/learned", words)
+    assert [w.value for w in at.warning] == [text("real.clipped", "en", kept=32, total=40)]
+    at = page("posviz-test/tiny-llama", words * 2)
+    total = len(pretrained.load(pretrained.find("posviz-test/tiny-llama")).tokenizer(
+        words * 2)["input_ids"])
+    assert text("real.clipped", "en", kept=64, total=total) in [w.value for w in at.warning]

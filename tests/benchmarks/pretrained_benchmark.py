@@ -1,0 +1,89 @@
+"""A real model's cost, measured: `python -m tests.benchmarks.pretrained_benchmark [--runs N]`.
+
+A model of SmolLM2-135M's shape (Llama: 30 layers, 9 heads with 3 key-value heads, 576 wide,
+1,536 in the MLP, a 49,152-token vocabulary, tied embeddings, RoPE base 100,000: the values of
+its published config.json), built here with random weights and saved to a temporary folder (no
+download), then read by posviz.pretrained as a lecturer's model is. Prints:
+1. the load (from the folder to a model ready to run) in seconds, and the process's resident
+   memory before it, after it and after a first run (the model is made and saved by another
+   process);
+2. for a new sentence of about 20 tokens each run (median and largest of N): the attention of
+   every layer and head and the top-5 next tokens at each position, with position on and off.
+
+torch's threads are its default (the machine's cores), as the app's server runs it. Not a test
+(pytest does not collect it): the figures depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+from transformers import LlamaConfig
+
+from posviz import pretrained
+from tests.helpers.hf_models import saved
+
+SHAPE = LlamaConfig(vocab_size=49_152, hidden_size=576, intermediate_size=1_536,
+                    num_hidden_layers=30, num_attention_heads=9, num_key_value_heads=3,
+                    max_position_embeddings=8_192, rope_theta=100_000.0,
+                    tie_word_embeddings=True, bos_token_id=0, eos_token_id=0)
+WORDS = ["the", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "position",
+         "encoding", "in", "transformers", "the", "dog", "jumps", "over", "the", "quick", "fox"]
+"""Words the trained tokenizer holds (nearly all whole): a sentence of them is about 20
+tokens."""
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def sentence(k: int) -> str:
+    """A new sentence for run k: the 20 words turned by k (so no run repeats another)."""
+    return " ".join(WORDS[k % len(WORDS):] + WORDS[:k % len(WORDS)])
+
+
+def save(folder: str) -> None:
+    saved(SHAPE, Path(folder), scale=None, vocab=1_000)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10)
+    runs = parser.parse_args().runs
+    with tempfile.TemporaryDirectory() as folder:
+        made = multiprocessing.get_context("spawn").Process(target=save, args=(folder,))
+        made.start()  # made in a process of its own: this one's memory holds only the load
+        made.join()
+        before = rss_mb()
+        start = time.perf_counter()
+        model = pretrained.load(folder)
+        loaded = time.perf_counter() - start
+        print(f"model: {model.card.parameters:,} parameters, {model.scheme.kind} "
+              f"{model.scheme.numbers['base']:,.0f}; torch threads {torch.get_num_threads()}")
+        print(f"load {loaded:.2f} s; resident memory {before:.0f} MB before, "
+              f"{rss_mb():.0f} MB after")
+        pretrained.attention(model, sentence(0))  # the first run's one-time costs
+        print(f"after a first run {rss_mb():.0f} MB")
+        for position in (True, False):
+            took = []
+            for k in range(1, runs + 1):
+                start = time.perf_counter()
+                pieces, weights = pretrained.attention(model, sentence(k), position)
+                pretrained.next_tokens(model, sentence(k), position)
+                took.append(time.perf_counter() - start)
+            print(f"position {'on ' if position else 'off'}: {len(pieces)} tokens, weights "
+                  f"{weights.shape}; attention and top 5: median {statistics.median(took):.3f}"
+                  f" s, largest {max(took):.3f} s over {runs} sentences")
+
+
+if __name__ == "__main__":
+    main()
