@@ -85,6 +85,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                     free=size(about.available, s)))
         d.stop()
 
+    if not s.position:
+        d.info(s.t("real.both_ways"))
     d.subheader(s.t("real.scheme_head"))
     d.markdown(scheme_text(loaded.scheme, s))
 
@@ -98,6 +100,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         d.stop()
     d.chips([shown(p) for p in on.pieces])
     d.caption(s.t("real.tokens_caption", n=len(on.pieces)))
+    if any(p.split for p in on.pieces):
+        d.caption(s.t("real.split_caption"))
 
     d.subheader(s.t("real.maps_head"))
     layers, heads = on.weights.shape[:2]
@@ -112,7 +116,12 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                      title=s.t("real.maps_title", layer=layer, head=head),
                      x_title=s.t("real.key"), y_title=s.t("real.query"),
                      value_name=s.t("real.weight"), n_cols=2), "real_maps")
-    d.metric(s.t("real.difference"), number(float(np.abs(on.weights - off.weights).max())))
+    change = np.abs(on.weights - off.weights)
+    where = np.unravel_index(np.argmax(change), change.shape)
+    d.metric(s.t("real.difference"), number(float(change.max())))
+    if change.max() > 0:
+        d.caption(s.t("real.difference_at", layer=where[0] + 1, head=where[1] + 1,
+                      q=where[2], k=where[3]))
     d.caption(s.t("real.maps_caption"))
 
     d.subheader(s.t("real.next_head"))

@@ -162,3 +162,22 @@ def test_a_long_sentence_is_cut_where_the_model_stops_and_says_so(on_this_machin
     total = len(pretrained.load(pretrained.find("posviz-test/tiny-llama")).tokenizer(
         words * 2)["input_ids"])
     assert text("real.clipped", "en", kept=64, total=total) in [w.value for w in at.warning]
+
+
+def test_the_largest_change_is_placed_and_the_sidebar_switch_is_explained(on_this_machine):
+    sentence = "the quick brown fox"
+    at = page("gpt2", sentence)
+    on = pretrained.read(pretrained.load(pretrained.find("gpt2", on_this_machine)), sentence)
+    off = pretrained.read(pretrained.load(pretrained.find("gpt2", on_this_machine)), sentence,
+                          False)
+    change = np.abs(on.weights - off.weights)
+    layer, head, query, key = np.unravel_index(np.argmax(change), change.shape)
+    assert text("real.difference_at", "en", layer=layer + 1, head=head + 1, q=query,
+                k=key) in [c.value for c in at.caption]
+    assert not at.info
+    at.toggle(key="pos").set_value(False).run()
+    assert [i.value for i in at.info] == [text("real.both_ways", "en")]
+    assert at.metric[-1].value == number(float(change.max()))  # the same: both ways always
+    at = page("posviz/none", sentence)  # nothing to switch off: no place named
+    assert at.metric[-1].value == "0"
+    assert not any(c.value.startswith("in layer") for c in at.caption)
