@@ -303,10 +303,15 @@ def _table(model) -> object | None:
     return None
 
 
+def _heads(config) -> int:
+    """A transformers configuration's attention heads (BLOOM names them n_head)."""
+    return getattr(config, "num_attention_heads", None) or config.n_head
+
+
 def scheme(model) -> Scheme:
     """How the loaded model carries position, read from its configuration and its modules."""
     config = model.config
-    heads = getattr(config, "num_attention_heads", None) or getattr(config, "n_head", None)
+    heads = _heads(config)
     if config.model_type == "bloom":
         return Scheme("alibi", {"heads": heads, "slopes": alibi_slopes(heads).tolist()})
     rope = getattr(config, "rope_parameters", None)
@@ -403,8 +408,7 @@ def _shape(loaded: Loaded) -> tuple[int, int]:
     config = loaded.model.config
     if loaded.twin is not None:
         return config.n_layers, config.n_heads
-    heads = getattr(config, "num_attention_heads", None) or config.n_head
-    return config.num_hidden_layers, heads
+    return config.num_hidden_layers, _heads(config)
 
 
 def read(model: Loaded | str | os.PathLike, text: str, position: bool = True,
