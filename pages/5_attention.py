@@ -2,24 +2,12 @@
 
 import ui
 from posviz.attention import FORMULA, HEAD_DIM, LAYER_FORMULA, SCHEMES
-from posviz.permutation import (
-    OrderError,
-    is_identity,
-    is_reversal,
-    parse_order,
-    readable,
-    reads_the_same,
-    reordered,
-    repeat_gap,
-    reversal,
-    shuffle,
-)
+from posviz.permutation import is_reversal, readable, repeat_gap
+from ui import orders
 from ui.cached import attention as cached
 
 HEADS = (1, 2, 4, 8)
 BAG_NOISE = 1e-9  # a difference below this is float rounding: nothing moved
-ORDERS = ("reverse", "shuffle", "typed")
-
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
@@ -53,45 +41,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
 
     d.subheader(s.t("attention.twin_head"))
     d.markdown(s.prose("attention_cases"))
-    order_col, extra_col = d.columns(2)
-    kind = order_col.coded_radio(s.t("attention.order"), list(ORDERS), key="attention_order",
-                                 format_func=lambda name: s.t(f"attention.orders.{name}"),
-                                 horizontal=True, help=s.t("attention.order_help"))
-    movable = kind != "typed" and len(tokens) >= 3  # with two tokens, keeping the last: none
-    keep_last = order_col.toggle(s.t("attention.keep_last"), False, key="attention_keep_last",
-                                 help=s.t("attention.keep_last_help"),
-                                 disabled=not movable) and movable
-    if kind == "shuffle":
-        seed = extra_col.number_input(s.t("attention.shuffle_seed"), 0, 9999, 0,
-                                      key="attention_seed")
-    if kind == "typed":
-        typed = extra_col.text_input(s.t("attention.typed_order"), key="attention_typed",
-                                     help=s.t("attention.typed_help"))
-
-    order = None
-    if len(tokens) < 2:
-        d.info(s.t("attention.one_token"))
-    elif kind == "typed" and not typed.strip():
-        d.info(s.t("attention.typed_prompt", last=len(tokens) - 1,
-                   example=" ".join(map(str, reversal(len(tokens))))))
-    elif kind == "typed":
-        try:
-            order = tuple(parse_order(typed, len(tokens)).tolist())
-        except OrderError as err:  # said in the UI language, with the numbers that matter
-            d.error(s.t(f"attention.order_errors.{err.reason}", **err.values))
-    elif kind == "reverse":
-        order = tuple(reversal(len(tokens), keep_last).tolist())
-    else:
-        order = tuple(shuffle(len(tokens), seed, keep_last).tolist())
-
+    order = orders.picked(d, s, list(tokens), "attention")
     if order is not None:
-        d.caption(s.t("attention.reordered"))
-        d.chips(reordered(s.tokens, order), [str(k) for k in order])
-    if order is not None and is_identity(order):
-        d.info(s.t("attention.nothing_moved"))
-    elif order is not None and reads_the_same(s.tokens, order):  # 我我我 reversed
-        d.info(s.t("attention.reads_same"))
-    elif order is not None:
         with ui.guard(d, s):
             c = cached.check(tokens, order, n_layers, n_heads, scheme, causal)
             d.metric(s.t("attention.headline"), readable(c.gap),

@@ -5,8 +5,9 @@ import numpy as np
 
 import ui
 from posviz import pretrained
-from posviz.figures.attention import map_grid
+from posviz.figures.attention import map_grid, twin_maps
 from posviz.tokens import token_labels
+from ui import orders
 from ui.config import models_folder
 from ui.markup import literal
 from ui.summary import number
@@ -52,6 +53,44 @@ def shown(piece: pretrained.Piece) -> str:
 
 def choice(top: list[tuple[str, float]]) -> str:
     return " · ".join(f"“{token}” {p:.0%}" for token, p in top)
+
+
+def other_order(d: ui.Doc, s: ui.Settings, loaded: pretrained.Loaded,
+                pieces: list[pretrained.Piece], labels: list[str], layer: int, head: int) -> None:
+    """The same tokens in another order, compared token by token with position on and off:
+    what is left with position off is what the causal mask alone tells apart."""
+    d.subheader(s.t("real.twin_head"))
+    d.markdown(s.t("real.twin_intro"))
+    order = orders.picked(d, s, [shown(p) for p in pieces], "real",
+                          frozenset(p.position for p in pieces if p.special))
+    if order is None:
+        return
+    on = pretrained.twin(loaded, s.text, order)[1]
+    reading, off = pretrained.twin(loaded, s.text, order, position=False)
+    c1, c2 = d.columns(2)
+    c1.metric(s.t("real.twin_on"), share(on.gaps.max()), border=True)
+    c2.metric(s.t("real.twin_off"), share(off.gaps.max()), border=True)
+    d.warning(s.t("real.mask_leaks", off=share(off.gaps.max())))
+    mine, moved = reading.weights[layer - 1, head - 1], off.weights[layer - 1, head - 1]
+    seen = np.tril(np.ones(mine.shape, dtype=bool))
+    panels = [s.t(f"attention.panel_{key}") for key in ("original", "aligned", "difference")]
+    d.chart(twin_maps(mine, moved, seen, off.mask, moved - mine, labels, panels,
+                      title=s.t("real.twin_title", layer=layer, head=head),
+                      x_title=s.t("real.key"), y_title=s.t("real.query"),
+                      value_name=s.t("real.weight"),
+                      difference_name=s.t("attention.difference")), "real_twin")
+    d.caption(s.t("real.twin_caption"))
+    d.markdown(f"**{s.t('real.gaps_head')}**")
+    d.table({s.t("attention.col.layer"): range(1, len(on.gaps) + 1),
+             s.t("real.with"): list(map(share, on.gaps)),
+             s.t("real.without"): list(map(share, off.gaps)),
+             s.t("real.without_last"): list(map(share, off.last_gaps))})
+    d.caption(s.t("real.gaps_caption"))
+
+
+def share(x: float) -> str:
+    """A relative change as a percentage."""
+    return f"{x:.1%}"
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
@@ -123,6 +162,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         d.caption(s.t("real.difference_at", layer=where[0] + 1, head=where[1] + 1,
                       q=where[2], k=where[3]))
     d.caption(s.t("real.maps_caption"))
+    other_order(d, s, loaded, on.pieces, labels, layer, head)
 
     d.subheader(s.t("real.next_head"))
     d.text_table({s.t("real.position_col"): labels,

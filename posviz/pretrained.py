@@ -16,29 +16,38 @@ posviz's own small trained models (`posviz.model`, in assets/models) are read th
 Switching position off does exactly one thing per scheme, and says which (`Scheme.off`):
 - RoPE: every position id is 0, so no query or key is turned (partial RoPE: the turned share);
 - a learned table of absolute positions (GPT-2): its rows are zeroed for the run;
-- ALiBi (BLOOM): every head's slope is 0, so the bias is 0 everywhere;
+- ALiBi (BLOOM, MPT, Falcon with alibi): every head's slope is 0, so the bias is 0 everywhere;
 - a sinusoidal table (posviz's own): not added;
 - none: nothing carries position but the causal mask, which stays in every case.
 """
 
 from __future__ import annotations
 
+import gc
 import json
+import math
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
 
 from posviz.alibi import alibi_slopes
+from posviz.permutation import check_order
 
 FLOAT_BYTES = 4  # float32 on the CPU
 OVERHEAD = 1.25  # memory beside the weights: activations, the tokenizer, Python
 LEARNED_TABLES = ("wpe", "embed_positions", "position_embeddings")  # names of absolute tables
 MAX_TOKENS = 64  # tokens of a sentence read (its start), as every page of posviz
+MODELS_KEPT = 2  # loaded models a process keeps (one in use, one the lecturer came from)
+RUNS_KEPT = 8  # runs kept: a page's four (position on and off, two orders) twice over
+ALIBI_BUILDERS = {"bloom": "build_alibi_tensor", "mpt": "build_mpt_alibi_tensor"}
+"""The method of a model's base that builds its ALiBi bias (Falcon's is a function)."""
 OWN = "posviz/"  # the names of posviz's own models start so
 OWN_ORDER = ("rope", "learned", "alibi", "sinusoidal", "none")  # as own() lists them
 
@@ -119,13 +128,27 @@ class Loaded:
 @dataclass(frozen=True)
 class Reading:
     """One run of the model on a sentence: its tokens (the first MAX_TOKENS of total), its
-    attention (layers, heads, T, T) and the top next tokens at each position (the token as
-    decoded alone, its probability)."""
+    attention (layers, heads, T, T), each layer's output (layers, T, D) and the top next tokens
+    at each position (the token as decoded alone, its probability)."""
 
     pieces: list[Piece]
     total: int
     weights: np.ndarray
+    states: np.ndarray
     top: list[list[tuple[str, float]]]
+
+
+@dataclass(frozen=True)
+class Twin:
+    """The sentence's tokens in another order, read by the same model and compared token by
+    token with the sentence as typed (posviz.permutation's convention: position k of the new
+    order holds token order[k])."""
+
+    order: np.ndarray  # (T,)
+    weights: np.ndarray  # (layers, heads, T, T): the new order's attention, put back by token
+    mask: np.ndarray  # (T, T): where, in the new order, token i could see token j
+    gaps: np.ndarray  # (layers,): the largest change of a token's output, relative to its size
+    last_gaps: np.ndarray  # (layers,): the same for the token that ends the sentence as typed
 
 
 # ---- finding ------------------------------------------------------------------------------
@@ -236,19 +259,29 @@ def card(path: Path) -> Card:
 
 # ---- loading ------------------------------------------------------------------------------
 
-_LOADED: dict[Path, Loaded] = {}
+_LOADED: OrderedDict[Path, Loaded] = OrderedDict()  # the most recently used last
 _LOADING = threading.Lock()
+_RUNS: OrderedDict[tuple, tuple] = OrderedDict()  # (path, ids, position, k): a run's results
+_KEEPING = threading.Lock()
 
 
 def load(name_or_path: str | os.PathLike, folder: Path | None = None) -> Loaded:
-    """A model and its tokenizer, loaded once per process (Refused if it should not be)."""
+    """A model and its tokenizer, loaded once per process and kept while it is one of the
+    MODELS_KEPT most recently used (Refused if it should not be loaded)."""
     path = find(str(name_or_path), folder).resolve()
     with _LOADING:
-        if path not in _LOADED:
-            about = card(path)
-            if about.available is not None and about.needed > about.available:
-                raise Refused("too_large", f"{about.needed} > {about.available} bytes")
-            _LOADED[path] = _load(about)
+        if path in _LOADED:
+            _LOADED.move_to_end(path)
+            return _LOADED[path]
+        about = card(path)
+        if len(_LOADED) >= MODELS_KEPT:  # room first: the memory it frees counts below
+            while len(_LOADED) >= MODELS_KEPT:
+                _LOADED.popitem(last=False)
+            gc.collect()
+            about = replace(about, available=available_memory())
+        if about.available is not None and about.needed > about.available:
+            raise Refused("too_large", f"{about.needed} > {about.available} bytes")
+        _LOADED[path] = _load(about)
         return _LOADED[path]
 
 
@@ -270,8 +303,6 @@ def _load(about: Card) -> Loaded:
 
 
 def _load_own(about: Card) -> Loaded:
-    from dataclasses import replace
-
     from posviz.model import LanguageModel, load_checkpoint
 
     model, vocab = load_checkpoint(about.path)
@@ -308,12 +339,32 @@ def _heads(config) -> int:
     return getattr(config, "num_attention_heads", None) or config.n_head
 
 
+def _alibi(model) -> np.ndarray | None:
+    """Each head's ALiBi slope as the model's own code builds its bias (what a token of distance
+    takes off a score entering the softmax), or None for a model without ALiBi: BLOOM; Falcon
+    with `alibi` set (the bias divided by the square root of the head's width); MPT (always, in
+    transformers; its slopes for a head count that is not a power of 2 are its own)."""
+    import torch
+
+    config, base = model.config, model.base_model
+    heads = _heads(config)
+    if config.model_type == "bloom" or (config.model_type == "falcon" and config.alibi):
+        build = import_module(f"transformers.models.{config.model_type}.modeling_"
+                              f"{config.model_type}").build_alibi_tensor
+        bias = build(torch.ones(1, 2), heads, torch.float32)[:, 0, 1]  # distance 1: the slope
+        scale = math.sqrt(config.hidden_size // heads) if config.model_type == "falcon" else 1
+        return bias.double().numpy() / scale
+    if config.model_type == "mpt":
+        return -base.build_mpt_alibi_tensor(heads, 2)[:, 0, 0].double().numpy()
+    return None
+
+
 def scheme(model) -> Scheme:
     """How the loaded model carries position, read from its configuration and its modules."""
     config = model.config
     heads = _heads(config)
-    if config.model_type == "bloom":
-        return Scheme("alibi", {"heads": heads, "slopes": alibi_slopes(heads).tolist()})
+    if (slopes := _alibi(model)) is not None:
+        return Scheme("alibi", {"heads": heads, "slopes": slopes.tolist()})
     rope = getattr(config, "rope_parameters", None)
     if isinstance(rope, dict) and "rope_theta" in rope:
         numbers = {"base": rope["rope_theta"], "type": rope.get("rope_type", "default"),
@@ -394,13 +445,21 @@ def _position(loaded: Loaded, on: bool, ids) -> Iterator[dict]:
             with torch.no_grad():
                 table.weight.copy_(kept)
         return
-    base = model.base_model  # alibi (BLOOM): the bias built with every slope 0
-    base.build_alibi_tensor = lambda mask, heads, dtype: torch.zeros(
-        mask.shape[0] * heads, 1, mask.shape[1], dtype=dtype)
+    base = model.base_model  # alibi: no bias, as if every slope were 0
+    if model.config.model_type == "falcon":  # Falcon adds its bias only while use_alibi
+        base.use_alibi = False
+        try:
+            yield {}
+        finally:
+            base.use_alibi = True
+        return
+    name = ALIBI_BUILDERS[model.config.model_type]
+    build = getattr(base, name)
+    setattr(base, name, lambda *args, **kwargs: torch.zeros_like(build(*args, **kwargs)))
     try:
         yield {}
     finally:
-        del base.build_alibi_tensor
+        delattr(base, name)
 
 
 def _shape(loaded: Loaded) -> tuple[int, int]:
@@ -413,40 +472,101 @@ def _shape(loaded: Loaded) -> tuple[int, int]:
 
 def read(model: Loaded | str | os.PathLike, text: str, position: bool = True,
          k: int = 5) -> Reading:
-    """The model's attention and its k likeliest next tokens on the sentence, in one run."""
-    import torch
-
+    """The model's attention, its layers' outputs and its k likeliest next tokens on the
+    sentence, in one run."""
     loaded = _loaded(model)
     ids, pieces, total = _read(loaded, text)
+    return Reading(pieces, total, *_run(loaded, ids, position, k))
+
+
+def _run(loaded: Loaded, ids: list[int], position: bool, k: int = 5
+         ) -> tuple[np.ndarray, np.ndarray, list[list[tuple[str, float]]]]:
+    """One run on token ids: attention (layers, heads, T, T), outputs (layers, T, D) and the
+    top k next tokens at each position; the last RUNS_KEPT runs are kept (read-only), so a
+    page drawn again with another layer or head runs nothing."""
+    key = (loaded.card.path, tuple(ids), position, k)
+    with _KEEPING:
+        if key in _RUNS:
+            _RUNS.move_to_end(key)
+            return _RUNS[key]
+    run = _run_now(loaded, ids, position, k)
+    for array in run[:2]:
+        array.flags.writeable = False
+    with _KEEPING:
+        _RUNS[key] = run
+        while len(_RUNS) > RUNS_KEPT:
+            _RUNS.popitem(last=False)
+    return run
+
+
+def _run_now(loaded: Loaded, ids: list[int], position: bool, k: int
+             ) -> tuple[np.ndarray, np.ndarray, list[list[tuple[str, float]]]]:
+    import torch
+
     if not ids:
-        return Reading(pieces, total, np.zeros((*_shape(loaded), 0, 0)), [])
+        layers, heads = _shape(loaded)
+        return np.zeros((layers, heads, 0, 0)), np.zeros((layers, 0, 0)), []
     if loaded.twin is not None:
-        return _run_own(loaded, ids, pieces, total, position, k)
+        return _run_own(loaded, ids, position, k)
     tensor = torch.tensor([ids])
     args = {"input_ids": tensor, "attention_mask": torch.ones_like(tensor),
-            "output_attentions": True}
+            "output_attentions": True, "output_hidden_states": True}
     with loaded.lock, torch.inference_mode(), _position(loaded, position, tensor) as extra:
         out = loaded.model(**args, **extra)
     weights = np.stack([a[0].double().numpy() for a in out.attentions])
+    states = np.stack([h[0].double().numpy() for h in out.hidden_states[1:]])
     probs = torch.softmax(out.logits[0].double(), dim=-1)
     best = torch.topk(probs, k=min(k, probs.shape[-1]), dim=-1)
     decode = loaded.tokenizer.decode
     top = [[(decode([int(i)]), float(p)) for p, i in zip(ps, ids, strict=True)]
            for ps, ids in zip(best.values, best.indices, strict=True)]
-    return Reading(pieces, total, weights, top)
+    return weights, states, top
 
 
-def _run_own(loaded: Loaded, ids: list[int], pieces: list[Piece], total: int, position: bool,
-             k: int) -> Reading:
-    from posviz.model import attention_maps, next_token_probabilities, top_predictions
+def _run_own(loaded: Loaded, ids: list[int], position: bool, k: int
+             ) -> tuple[np.ndarray, np.ndarray, list[list[tuple[str, float]]]]:
+    import torch
+
+    from posviz.model import top_predictions
 
     model = loaded.model if position else loaded.twin
-    array = np.array(ids, dtype=np.int64)
-    best, probs = top_predictions(next_token_probabilities(model, array), k)
+    states = []
+    hooks = [block.register_forward_hook(lambda _, __, out: states.append(out[0][0]))
+             for block in model.encoder.blocks]
+    try:
+        with torch.no_grad():
+            hidden, weights = model.encoder(torch.tensor([ids]))
+            probs = model.head(hidden)[0].softmax(dim=-1).double().numpy()
+    finally:
+        for hook in hooks:
+            hook.remove()
+    best, chances = top_predictions(probs, k)
     words = loaded.tokenizer.tokens
     top = [[(words[i], float(p)) for i, p in zip(row, ps, strict=True)]
-           for row, ps in zip(best, probs, strict=True)]
-    return Reading(pieces, total, attention_maps(model, array), top)
+           for row, ps in zip(best, chances, strict=True)]
+    return (torch.stack([w[0] for w in weights]).double().numpy(),
+            torch.stack(states).double().numpy(), top)
+
+
+def twin(model: Loaded | str | os.PathLike, text: str, order, position: bool = True
+         ) -> tuple[Reading, Twin]:
+    """The sentence, and its tokens in another order read by the same model, compared token
+    by token: attention put back in the sentence's order, and per layer the largest change of
+    a token's output, |y_i - y'_i| / |y_i|. With position off, a change is what the causal mask
+    alone tells apart: a token sees other tokens before it in the new order."""
+    loaded = _loaded(model)
+    ids, pieces, total = _read(loaded, text)
+    order = check_order(np.asarray(order), len(ids))
+    reading = Reading(pieces, total, *_run(loaded, ids, position))
+    weights, states, _ = _run(loaded, [ids[i] for i in order], position, k=1)
+    back = np.argsort(order)  # back[i]: where the sentence's token i went
+    aligned = states[:, back]  # (layers, T, D)
+    sizes = np.linalg.norm(reading.states, axis=-1)  # (layers, T)
+    change = np.linalg.norm(aligned - reading.states, axis=-1) / np.where(sizes > 0, sizes, 1)
+    seen = np.tril(np.ones((len(ids), len(ids)), dtype=bool))
+    return reading, Twin(order, weights[:, :, back][:, :, :, back], seen[back][:, back],
+                         change.max(axis=-1, initial=0.0),
+                         change[:, -1] if len(ids) else np.zeros(len(change)))
 
 
 def attention(model: Loaded | str | os.PathLike, text: str, position: bool = True

@@ -8,7 +8,11 @@ download), then read by posviz.pretrained as a lecturer's model is. Prints:
    memory before it, after it and after a first run (the model is made and saved by another
    process);
 2. for a new sentence of about 20 tokens each run (median and largest of N): the attention of
-   every layer and head and the top-5 next tokens at each position, with position on and off.
+   every layer and head and the top-5 next tokens at each position, with position on and off;
+3. the real-model page run in full (Streamlit's AppTest, in this process) on a new sentence of
+   about 20 tokens each run, the model loaded: its four model runs (position on and off, the
+   sentence and its reversal), every figure and the document; with the sidebar's position switch
+   on and off (the page reads both ways either way).
 
 torch's threads are its default (the machine's cores), as the app's server runs it. Not a test
 (pytest does not collect it): the figures depend on the machine and its load.
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import statistics
 import tempfile
 import time
@@ -51,8 +56,31 @@ def sentence(k: int) -> str:
     return " ".join(WORDS[k % len(WORDS):] + WORDS[:k % len(WORDS)])
 
 
+NAME = "smollm2-shape"  # the model's folder under the benchmark's models folder
+
+
 def save(folder: str) -> None:
-    saved(SHAPE, Path(folder), scale=None, vocab=1_000)
+    saved(SHAPE, Path(folder) / NAME, scale=None, vocab=1_000)
+
+
+def page_runs(runs: int) -> None:
+    """The page on a new sentence each run, the model already loaded by the first one."""
+    from tests.helpers.controls import opened
+
+    at = opened("pages/8_real.py", sentence(0))
+    at.text_input(key="model").set_value(NAME).run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    for position in (True, False):
+        at.toggle(key="pos").set_value(position).run()
+        took = []
+        for k in range(1, runs + 1):
+            start = time.perf_counter()
+            at.text_input(key="text").set_value(sentence(k + runs * (not position))).run()
+            took.append(time.perf_counter() - start)
+            assert not at.exception, at.exception
+        print(f"page run, sidebar position {'on ' if position else 'off'}: median "
+              f"{statistics.median(took):.3f} s, largest {max(took):.3f} s over {runs} "
+              f"sentences")
 
 
 def main() -> None:
@@ -65,7 +93,7 @@ def main() -> None:
         made.join()
         before = rss_mb()
         start = time.perf_counter()
-        model = pretrained.load(folder)
+        model = pretrained.load(Path(folder) / NAME)
         loaded = time.perf_counter() - start
         print(f"model: {model.card.parameters:,} parameters, {model.scheme.kind} "
               f"{model.scheme.numbers['base']:,.0f}; torch threads {torch.get_num_threads()}")
@@ -83,6 +111,8 @@ def main() -> None:
             print(f"position {'on ' if position else 'off'}: {len(pieces)} tokens, weights "
                   f"{weights.shape}; attention and top 5: median {statistics.median(took):.3f}"
                   f" s, largest {max(took):.3f} s over {runs} sentences")
+        os.environ["POSVIZ_MODELS"] = folder
+        page_runs(runs)
 
 
 if __name__ == "__main__":

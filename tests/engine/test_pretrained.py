@@ -1,9 +1,9 @@
-"""posviz.pretrained on real transformers models, built here: tiny random models of four
-families (Llama: RoPE; GPT-NeoX: RoPE on a quarter of each head; GPT-2: a learned table; BLOOM:
-ALiBi) with a byte-level BPE tokenizer trained here on English and Chinese, saved to a folder and
-read back by the loading code. Their attention is compared with transformers' own
-(`output_attentions`, eager), with position on and off, and BLOOM's first layer with a slow
-computation by hand."""
+"""posviz.pretrained on real transformers models, built here: tiny random models of six
+families (Llama: RoPE; GPT-NeoX: RoPE on a quarter of each head; GPT-2: a learned table; BLOOM,
+Falcon with alibi, MPT: ALiBi) with a byte-level BPE tokenizer trained here on English and
+Chinese, saved to a folder and read back by the loading code. Their attention is compared with
+transformers' own (`output_attentions`, eager), with position on and off, and the ALiBi models'
+first layer with a slow computation by hand."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ transformers = pytest.importorskip("transformers")
 from transformers import (  # noqa: E402
     AutoModelForCausalLM,
     BloomConfig,
+    FalconConfig,
     GPT2Config,
     GPTNeoXConfig,
     LlamaConfig,
+    MptConfig,
     PreTrainedTokenizerFast,
 )
 
@@ -43,6 +45,10 @@ def configs(vocab: int) -> dict:
                               rotary_pct=0.25, **ids),
         "gpt2": GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=64, **ids),
         "bloom": BloomConfig(hidden_size=32, n_layer=2, n_head=4, **ids),
+        "falcon": FalconConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                               alibi=True, multi_query=False, **ids),
+        "mpt": MptConfig(d_model=32, n_heads=4, n_layers=2, expansion_ratio=2, max_seq_len=128,
+                         **ids),
     }
 
 
@@ -68,7 +74,7 @@ def reference(folder, text: str, change=None, position_ids_zero: bool = False) -
     return np.stack([a[0].double().numpy() for a in out.attentions])
 
 
-@pytest.mark.parametrize("name", ["llama", "neox", "gpt2", "bloom"])
+@pytest.mark.parametrize("name", ["llama", "neox", "gpt2", "bloom", "falcon", "mpt"])
 def test_attention_is_transformers_own_with_position_on(folders, name):
     for text in SENTENCES:
         pieces, weights = pretrained.attention(folders[name], text)
@@ -98,35 +104,56 @@ def test_position_off_is_transformers_with_ids_zero_or_the_table_zeroed(folders,
             assert not np.allclose(on, off), "position changed nothing"
 
 
-def bloom_first_layer(folder, text: str, position: bool) -> np.ndarray:
-    """BLOOM's first attention layer by hand: softmax(q k / sqrt(d) + slope * key position)
-    over the keys up to the query, (heads, T, T)."""
+def first_layer_qk(folder, text: str) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """An ALiBi model's first-layer queries and keys by hand, (T, heads, d) each, its score
+    scale, and what its bias is divided by (Falcon: the square root of a head's width)."""
     model = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True)
-    tok = PreTrainedTokenizerFast.from_pretrained(folder)
-    ids = torch.tensor(tok(text)["input_ids"])
-    base, heads = model.transformer, model.config.n_head
+    ids = torch.tensor(PreTrainedTokenizerFast.from_pretrained(folder)(text)["input_ids"])
+    base, kind = model.base_model, model.config.model_type
+    heads = model.config.num_attention_heads
     with torch.no_grad():
-        h = base.word_embeddings_layernorm(base.word_embeddings(ids))
-        block = base.h[0]
-        qkv = block.self_attention.query_key_value(block.input_layernorm(h))
-        n, d = len(ids), qkv.shape[-1] // (3 * heads)
-        qkv = qkv.view(n, heads, 3, d).double().numpy()
+        if kind == "bloom":  # per head: query, key, value
+            block = base.h[0]
+            h = block.input_layernorm(base.word_embeddings_layernorm(base.word_embeddings(ids)))
+            qkv = block.self_attention.query_key_value(h).view(len(ids), heads, 3, -1)
+            q, k = qkv[:, :, 0], qkv[:, :, 1]
+        elif kind == "falcon":  # per head: query, key, value (multi_query off)
+            block = base.h[0]
+            qkv = block.self_attention.query_key_value(
+                block.input_layernorm(base.word_embeddings(ids))).view(len(ids), heads, 3, -1)
+            q, k = qkv[:, :, 0], qkv[:, :, 1]
+        else:  # mpt: every query, then every key, then every value
+            block = base.blocks[0]
+            q, k, _ = block.attn.Wqkv(block.norm_1(base.wte(ids))).chunk(3, dim=-1)
+            q, k = q.view(len(ids), heads, -1), k.view(len(ids), heads, -1)
+    d = q.shape[-1]
+    return q.double().numpy(), k.double().numpy(), 1 / np.sqrt(d), (
+        np.sqrt(d) if kind == "falcon" else 1.0)
+
+
+def alibi_first_layer(folder, text: str, position: bool) -> np.ndarray:
+    """The first attention layer of BLOOM, Falcon (alibi) or MPT by hand:
+    softmax(scale q.k - slope * (i - j) / divisor) over the keys j up to the query i, with the
+    paper's slopes for 4 heads (or none), (heads, T, T)."""
+    q, k, scale, divisor = first_layer_qk(folder, text)
+    n, heads = q.shape[:2]
     slopes = alibi_slopes(heads) if position else np.zeros(heads)
     out = np.zeros((heads, n, n))
     for head in range(heads):
         for i in range(n):
-            scores = [qkv[i, head, 0] @ qkv[j, head, 1] / np.sqrt(d) + slopes[head] * j
+            scores = [scale * q[i, head] @ k[j, head] - slopes[head] * (i - j) / divisor
                       for j in range(i + 1)]
             e = np.exp(np.array(scores) - max(scores))
             out[head, i, :i + 1] = e / e.sum()
     return out
 
 
+@pytest.mark.parametrize("name", ["bloom", "falcon", "mpt"])
 @pytest.mark.parametrize("position", [True, False])
-def test_bloom_first_layer_by_hand_with_its_slopes_or_none(folders, position):
+def test_alibi_first_layer_by_hand_with_its_slopes_or_none(folders, name, position):
     for text in SENTENCES:
-        _, weights = pretrained.attention(folders["bloom"], text, position=position)
-        np.testing.assert_allclose(weights[0], bloom_first_layer(folders["bloom"], text,
+        _, weights = pretrained.attention(folders[name], text, position=position)
+        np.testing.assert_allclose(weights[0], alibi_first_layer(folders[name], text,
                                                                  position), atol=1e-5)
 
 
@@ -138,6 +165,9 @@ def test_each_scheme_named_with_its_numbers(folders):
     assert schemes["gpt2"] == pretrained.Scheme("learned", {"size": 64, "width": 32})
     assert schemes["bloom"].kind == "alibi"
     assert schemes["bloom"].numbers["slopes"] == [0.25, 0.0625, 0.015625, 0.00390625]
+    assert schemes["mpt"] == schemes["bloom"]  # 4 heads: the paper's slopes in both
+    np.testing.assert_allclose(schemes["falcon"].numbers["slopes"],  # its bias / sqrt(8)
+                               np.array([0.25, 0.0625, 0.015625, 0.00390625]) / np.sqrt(8))
     assert {s.off for s in schemes.values()} == {
         "position ids all 0", "position table rows zeroed", "every slope 0"}
 
@@ -229,3 +259,90 @@ def test_posvizs_own_models_read_the_same_way(scheme):
         b = pretrained.read(name, " ".join(moved), position).weights[0, :, -1]
         same = np.allclose(a[:, order], b, atol=1e-6)
         assert same == (not position or scheme == "none"), (scheme, position)
+
+
+def slow_twin(folder, text: str, order: list[int], change=None, zero_ids=False):
+    """The reordered sentence's attention by transformers itself, put back by token with a loop,
+    and each layer's relative output change per token, |y_i - y'_i| / |y_i|."""
+    model = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager",
+                                                 local_files_only=True)
+    if change:
+        change(model)
+    ids = PreTrainedTokenizerFast.from_pretrained(folder)(text)["input_ids"]
+    runs = []
+    for sequence in (ids, [ids[k] for k in order]):
+        tensor = torch.tensor([sequence])
+        extra = {"position_ids": torch.zeros_like(tensor)} if zero_ids else {}
+        with torch.no_grad():
+            out = model(input_ids=tensor, output_attentions=True, output_hidden_states=True,
+                        **extra)
+        runs.append(out)
+    n, where = len(ids), {token: k for k, token in enumerate(order)}  # token i is at where[i]
+    layers = len(runs[1].attentions)
+    aligned = np.zeros((layers, runs[1].attentions[0].shape[1], n, n))
+    change_of = np.zeros((layers, n))
+    for layer in range(layers):
+        for i in range(n):
+            for j in range(n):
+                aligned[layer, :, i, j] = runs[1].attentions[layer][0, :, where[i], where[j]]
+            y = runs[0].hidden_states[layer + 1][0, i].double().numpy()
+            y2 = runs[1].hidden_states[layer + 1][0, where[i]].double().numpy()
+            change_of[layer, i] = np.linalg.norm(y - y2) / np.linalg.norm(y)
+    return aligned, change_of
+
+
+@pytest.mark.parametrize("name, change, zero_ids", [
+    ("llama", None, True), ("neox", None, True), ("gpt2", zero_table, False)])
+def test_another_order_is_put_back_by_token_as_a_loop_does(folders, name, change, zero_ids):
+    text = "the quick brown fox 刚想到了"
+    n = len(pretrained.pieces(folders[name], text))
+    order = list(np.random.default_rng(1).permutation(n))
+    for position in (True, False):
+        reading, twin = pretrained.twin(folders[name], text, order, position)
+        aligned, change_of = slow_twin(folders[name], text, order,
+                                       None if position else change,
+                                       zero_ids and not position)
+        np.testing.assert_allclose(twin.weights, aligned, atol=1e-6)
+        np.testing.assert_allclose(twin.gaps, change_of.max(axis=1), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(twin.last_gaps, change_of[:, -1], rtol=1e-4, atol=1e-6)
+        assert (twin.weights[:, :, ~twin.mask] == 0).all()  # the new order's own mask
+        np.testing.assert_allclose(twin.weights.sum(-1), 1.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["llama", "neox", "gpt2", "bloom", "falcon", "mpt"])
+def test_position_off_the_last_token_kept_in_place_reads_a_bag_in_layer_one(folders, name):
+    """Permutation equivariance with the position switched off: the last token, kept in
+    place, sees the same tokens in any order before it, so its first layer's weights (by
+    token) and output do not change; in the next layer the others' outputs have changed, and
+    so does it. With position on, the first layer already tells the orders apart."""
+    text = "the quick brown fox jumps"
+    n = len(pretrained.pieces(folders[name], text))
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        order = [*rng.permutation(n - 1), n - 1]
+        reading, off = pretrained.twin(folders[name], text, order, position=False)
+        assert off.last_gaps[0] < 1e-5
+        np.testing.assert_allclose(off.weights[0, :, -1], reading.weights[0, :, -1],
+                                   atol=1e-6)
+        assert off.last_gaps[1] > 1e-3 and off.gaps[0] > 1e-3  # the mask leaks the order
+        _, on = pretrained.twin(folders[name], text, order)
+        assert on.last_gaps[0] > 1e-3
+
+
+def test_an_order_that_is_not_one_is_refused(folders):
+    n = len(pretrained.pieces(folders["llama"], "the quick brown fox"))
+    with pytest.raises(ValueError, match="position 0 is listed twice"):
+        pretrained.twin(folders["llama"], "the quick brown fox", [0, *range(n - 1)])
+
+
+def test_models_kept_are_bounded_and_runs_are_kept_read_only(folders, monkeypatch):
+    monkeypatch.setattr(pretrained, "_LOADED", type(pretrained._LOADED)())
+    first = pretrained.load(folders["llama"])
+    assert pretrained.load(folders["llama"]) is first  # loaded once
+    for name in ("gpt2", "bloom", "neox"):
+        pretrained.load(folders[name])
+    assert len(pretrained._LOADED) == pretrained.MODELS_KEPT
+    assert folders["llama"].resolve() not in pretrained._LOADED  # the least recently used
+    reading = pretrained.read(folders["neox"], "刚想到了")
+    assert pretrained.read(folders["neox"], "刚想到了").weights is reading.weights
+    assert not reading.weights.flags.writeable and not reading.states.flags.writeable

@@ -9,25 +9,31 @@ from pathlib import Path
 
 import torch
 from tokenizers import ByteLevelBPETokenizer
+from tokenizers.processors import TemplateProcessing
 from transformers import AutoModelForCausalLM, PretrainedConfig, PreTrainedTokenizerFast
 
 CORPUS = ["the quick brown fox jumps over the lazy dog", "刚想到了", "了到想刚",
           "我们今天学习位置编码", "position encoding in transformers"] * 40
 
 
-def tokenizer(vocab: int = 320) -> PreTrainedTokenizerFast:
+def tokenizer(vocab: int = 320, start: bool = False) -> PreTrainedTokenizerFast:
+    """A byte-level BPE tokenizer trained here; with start, one that puts its start-of-text
+    token before every sentence (as Llama's does)."""
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(CORPUS, vocab_size=vocab, min_frequency=1,
                             special_tokens=["<|endoftext|>"])
+    if start:
+        bpe.post_processor = TemplateProcessing(single="<|endoftext|> $A",
+                                                special_tokens=[("<|endoftext|>", 0)])
     return PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|endoftext|>",
                                    bos_token="<|endoftext|>")
 
 
 def saved(config: PretrainedConfig, folder: Path, scale: float | None = 0.3,
-          vocab: int = 320) -> Path:
+          vocab: int = 320, start: bool = False) -> Path:
     """A model of config with random weights (seeded; normal with sd scale, if given, so that
-    a tiny model's attention is not flat) and the tokenizer (of vocab tokens at most), saved
-    in folder."""
+    a tiny model's attention is not flat) and the tokenizer (of vocab tokens at most; with
+    start, adding a start-of-text token), saved in folder."""
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(config, attn_implementation="eager")
     if scale is not None:
@@ -35,7 +41,7 @@ def saved(config: PretrainedConfig, folder: Path, scale: float | None = 0.3,
             for p in model.parameters():
                 p.normal_(0, scale)
     model.save_pretrained(folder)
-    tokenizer(vocab).save_pretrained(folder)
+    tokenizer(vocab, start).save_pretrained(folder)
     return folder
 
 
