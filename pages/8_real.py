@@ -67,6 +67,7 @@ def other_order(d: ui.Doc, s: ui.Settings, loaded: pretrained.Loaded,
         return
     on = pretrained.twin(loaded, s.text, order)[1]
     reading, off = pretrained.twin(loaded, s.text, order, position=False)
+    d.caption(s.t("real.twin_changes"))
     c1, c2 = d.columns(2)
     c1.metric(s.t("real.twin_on"), share(on.gaps.max()), border=True)
     c2.metric(s.t("real.twin_off"), share(off.gaps.max()), border=True)
@@ -141,6 +142,9 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.caption(s.t("real.tokens_caption", n=len(on.pieces)))
     if any(p.split for p in on.pieces):
         d.caption(s.t("real.split_caption"))
+    trained = loaded.scheme.numbers.get("trained") if loaded.scheme.kind == "rope" else None
+    if trained and len(on.pieces) > trained:
+        d.info(s.t("real.past_trained", trained=trained, last=len(on.pieces) - 1))
 
     d.subheader(s.t("real.maps_head"))
     layers, heads = on.weights.shape[:2]

@@ -171,6 +171,11 @@ def test_a_long_sentence_is_cut_where_the_model_stops_and_says_so(on_this_machin
     total = len(pretrained.load(pretrained.find("posviz-test/tiny-llama")).tokenizer(
         words * 2)["input_ids"])
     assert text("real.clipped", "en", kept=64, total=total) in [w.value for w in at.warning]
+    assert not any(w.value.startswith("Only the first") for w in at.warning)  # said once
+    at = page("posviz/rope", words)  # trained on 32 tokens, reading 40: said
+    assert text("real.past_trained", "en", trained=32, last=39) in [i.value for i in at.info]
+    assert not any(i.value.startswith("This model was trained") for i in page("posviz/rope",
+                                                                               "a b c").info)
 
 
 def test_the_largest_change_is_placed_and_the_sidebar_switch_is_explained(on_this_machine):
