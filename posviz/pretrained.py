@@ -8,7 +8,7 @@ A model is a folder in the Hugging Face format: one the Hugging Face cache holds
 as `huggingface_hub` lists it), one under a folder of models, or any path. Nothing is ever
 downloaded: files are read locally only, weights only from `safetensors` files (a pickle can run
 code), and a model whose configuration asks for its own code is refused, never run. torch runs on
-the CPU, in float32.
+the CPU, in float32, on at most THREADS threads (the machine's cores, if fewer).
 
 posviz's own small trained models (`posviz.model`, in assets/models) are read the same way, named
 "posviz/rope", "posviz/learned", ... (`own()`), so a machine without a model still has some.
@@ -44,6 +44,7 @@ FLOAT_BYTES = 4  # float32 on the CPU
 OVERHEAD = 1.25  # memory beside the weights: activations, the tokenizer, Python
 LEARNED_TABLES = ("wpe", "embed_positions", "position_embeddings")  # names of absolute tables
 MAX_TOKENS = 64  # tokens of a sentence read (its start), as every page of posviz
+THREADS = 4  # torch's threads at most: a run shares the server with every other reader
 MODELS_KEPT = 2  # loaded models a process keeps (one in use, one the lecturer came from)
 RUNS_KEPT = 8  # runs kept: a page's four (position on and off, two orders) twice over
 ALIBI_BUILDERS = {"bloom": "build_alibi_tensor", "mpt": "build_mpt_alibi_tensor"}
@@ -293,6 +294,7 @@ def _load(about: Card) -> Loaded:
     from transformers.utils import logging
 
     logging.disable_progress_bar()  # a server's log is for what goes wrong
+    torch.set_num_threads(min(torch.get_num_threads(), THREADS))  # the process's count
     model = AutoModelForCausalLM.from_pretrained(
         about.path, local_files_only=True, trust_remote_code=False, use_safetensors=True,
         attn_implementation="eager", dtype=torch.float32)

@@ -14,6 +14,8 @@ from posviz.tokens import token_labels
 from tests.helpers.controls import opened
 from tests.helpers.figure_data import array, chart_specs, value_traces
 from tests.helpers.hf_models import into_cache, saved, tokenizer
+from tests.helpers.hostile import HOSTILE, check, from_document
+from ui import documents
 from ui.blocks import walk
 from ui.i18n import text
 from ui.markup import literal
@@ -259,3 +261,18 @@ def test_a_start_of_text_token_stays_in_place_and_a_typed_order_is_checked(on_th
     at.text_input(key="real_typed").set_value(" ".join(map(str, range(n)))).run()
     assert text("attention.nothing_moved", "en") in [i.value for i in at.info]
     assert len(chart_specs(at)) == 1  # nothing to compare: no second chart
+
+
+def test_every_hostile_input_through_a_byte_level_tokenizer(on_this_machine):
+    """The whole hostile corpus read by a transformers model and its byte-level tokenizer
+    (with a start-of-text token) through the page's document: calm, every piece's text is the
+    sentence's own characters, and nothing typed reaches Markdown."""
+    loaded = pretrained.load(pretrained.find("llama-with-start", on_this_machine))
+    prose = from_document(documents.drawn("real", {"model": ["llama-with-start"]}, "en"))
+    for typed in HOSTILE:
+        made = documents.drawn("real", {"text": [typed], "model": ["llama-with-start"]}, "en",
+                               frozenset())
+        check(f"real on {typed[:40]!r}", typed, "en", from_document(made), prose["rendered"],
+              "real")
+        for piece in pretrained.pieces(loaded, typed):
+            assert piece.text == typed[piece.start:piece.end]

@@ -339,6 +339,7 @@ def test_models_kept_are_bounded_and_runs_are_kept_read_only(folders, monkeypatc
     monkeypatch.setattr(pretrained, "_LOADED", type(pretrained._LOADED)())
     first = pretrained.load(folders["llama"])
     assert pretrained.load(folders["llama"]) is first  # loaded once
+    assert torch.get_num_threads() <= pretrained.THREADS
     for name in ("gpt2", "bloom", "neox"):
         pretrained.load(folders[name])
     assert len(pretrained._LOADED) == pretrained.MODELS_KEPT
