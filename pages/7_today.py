@@ -47,13 +47,23 @@ def complex_form(d: ui.Doc, s: ui.Settings) -> None:
     gap = max(np.abs(modern.complex_rope(q, positions) - rope.apply_rope(q, positions)).max(),
               np.abs(modern.rope_by_rotate_half(q, positions)
                      - rope.apply_rope(q, positions, pairing="half")).max())
-    d.metric(s.t("today.complex_check"), readable(float(gap)),
-             help=s.t("today.complex_check_help"), border=True)
+    order = modern.halves_order(q.shape[-1])
+    apart = np.abs(modern.complex_rope(q, positions) - modern.rope_by_rotate_half(q, positions))
+    reordered = np.abs(modern.complex_rope(q, positions)[:, order]
+                       - modern.rope_by_rotate_half(q[:, order], positions))
+    left, right = d.columns(2)
+    left.metric(s.t("today.complex_check"), readable(float(gap)),
+                help=s.t("today.complex_check_help"), border=True)
+    right.metric(s.t("today.pairing_check"), readable(float(apart.max())),
+                 help=s.t("today.pairing_check_help"), border=True)
+    d.caption(s.t("today.pairing_reordered", gap=readable(float(reordered.max()))))
 
 
 def partial(d: ui.Doc, s: ui.Settings) -> None:
     d.subheader(s.t("today.partial_head"))
-    d.markdown(s.t("today.partial_body"))
+    layers = modern.value("qwen3_next_80b_a3b", "num_hidden_layers")
+    full = layers // modern.value("qwen3_next_80b_a3b", "full_attention_interval")
+    d.markdown(s.t("today.partial_body", full=full, linear=layers - full))
     rows = [("gpt_neox_20b", "GPT-NeoX 20B", "rotary_pct", "head_dim_computed"),
             ("pythia_6_9b", "Pythia 6.9B", "rotary_pct", "head_dim_computed"),
             ("phi_2", "Phi-2", "partial_rotary_factor", "head_dim_computed"),
@@ -88,11 +98,11 @@ def mla(d: ui.Doc, s: ui.Settings) -> None:
         x_title=s.t("today.mla_axis")), "today_mla")
     rng = np.random.default_rng(0)
     q, w_uk, latents = rng.normal(size=16), rng.normal(size=(16, 8)), rng.normal(size=(6, 8))
-    keys = latents @ w_uk.T
     absorbed = modern.absorbed_scores(q, w_uk, latents)
-    turned = rope.apply_rope(keys, np.arange(6)) @ rope.apply_rope(q[None], np.array([5]))[0]
-    d.caption(s.t("today.mla_check", plain=readable(float(np.abs(absorbed - keys @ q).max())),
-                  turned=readable(float(np.abs(absorbed - turned).max()))))
+    needed = modern.absorbed_queries(q, w_uk, 5, np.arange(6))  # (keys, r): one per key
+    d.caption(s.t("today.mla_check", last=5,
+                  plain=readable(float(np.abs(absorbed - latents @ w_uk.T @ q).max())),
+                  spread=readable(float(np.abs(needed - needed[:, None]).max()))))
 
 
 def irope(d: ui.Doc, s: ui.Settings) -> None:
@@ -124,8 +134,10 @@ def llama(d: ui.Doc, s: ui.Settings) -> None:
                                        c["rope_scaling_high_freq_factor"], original)
     theta = rope.rope_frequencies(dim, base)
     kept, slowed = np.isclose(scaled, theta), np.isclose(scaled, theta / factor)
-    d.markdown(s.t("today.llama_body", original=number(original),
-                   context=number(c["max_position_embeddings"]), factor=f"{factor:g}",
+    context = c["max_position_embeddings"]
+    d.markdown(s.t("today.llama_body", original=number(original), context=number(context),
+                   ratio=f"{context / original:g}", stretched=number(int(factor * original)),
+                   over=f"{context / (factor * original):g}", factor=f"{factor:g}",
                    high=f"{c['rope_scaling_high_freq_factor']:g}",
                    short=number(int(original / c["rope_scaling_high_freq_factor"])),
                    pairs=dim // 2, dim=dim, base=number(base), kept=int(kept.sum()),
@@ -189,12 +201,17 @@ def gemma(d: ui.Doc, s: ui.Settings) -> None:
                   g["max_position_embeddings"]}), "today_gemma")
 
 
-def extension(entries: dict) -> str:
+NOT_EXTENSIONS = ("mrope",)  # rope_scaling types that name no context extension
+
+
+def extension(entries: dict, s: ui.Settings) -> str:
     """A model's rope_scaling in a few words: its type and factor, or none."""
     kind = next((entries[k]["value"] for k in ("rope_scaling_rope_type", "rope_scaling_type")
                  if k in entries), None)
     if kind is None:
-        return ""
+        return s.t("today.none")
+    if kind in NOT_EXTENSIONS:
+        return s.t(f"today.not_extension.{kind}")
     factor = entries.get("rope_scaling_factor", {}).get("value")
     return f"{kind} ×{factor:g}" if isinstance(factor, int | float) else str(kind)
 
@@ -220,7 +237,7 @@ def table(d: ui.Doc, s: ui.Settings) -> None:
         for column, cell in zip(rows, (
                 name, s.t(f"today.schemes.{scheme}"), number(base), number(turned or ""),
                 number(entries["max_position_embeddings"]["value"]),
-                extension(entries) or s.t("today.none")), strict=True):
+                extension(entries, s)), strict=True):
             rows[column].append(cell)
     d.table(rows)
     d.caption(s.t("today.table_caption"))

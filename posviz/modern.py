@@ -75,6 +75,14 @@ def rope_by_rotate_half(x: np.ndarray, positions: np.ndarray,
     return np.asarray(x, dtype=float) * np.cos(angle) + rotate_half(x) * np.sin(angle)
 
 
+def halves_order(dim: int) -> np.ndarray:
+    """The fixed reordering of a head's channels that turns the interleaved pairing into the
+    split-halves one: even channels first, then odd ones, so pair (2i, 2i + 1) becomes
+    (i, i + d/2). rope_by_rotate_half(x[:, order]) equals complex_rope(x)[:, order]: this is
+    why Hugging Face's conversion of Meta's Llama weights permutes the rows of W_q and W_k. (d,)"""
+    return np.concatenate([np.arange(0, dim, 2), np.arange(1, dim, 2)])
+
+
 # ---- partial RoPE --------------------------------------------------------------------------
 
 
@@ -119,6 +127,17 @@ def absorbed_scores(q: np.ndarray, w_uk: np.ndarray, latents: np.ndarray) -> np.
     """Scores q^T (W_UK c_j) computed the way MLA serves them, without rebuilding the keys:
     (W_UK^T q)^T c_j. q (d,), w_uk (d, r), latents (T, r). Returns (T,)."""
     return latents @ (w_uk.T @ q)
+
+
+def absorbed_queries(q: np.ndarray, w_uk: np.ndarray, query_position: int,
+                     key_positions: np.ndarray, base: float = 10_000.0) -> np.ndarray:
+    """The query each key's latent would need under RoPE: (R(n - m) W_UK)^T q for the query at
+    position m and each key position n, since (R_m q)^T (R_n W_UK c) = q^T R(n - m) W_UK c.
+    Without RoPE every row would be W_UK^T q, one absorbed query for every key; with RoPE the
+    rows differ from key to key, so no single matrix can be absorbed (DeepSeek-V2 sec. 2.1.3).
+    q (d,), w_uk (d, r); returns (T, r)."""
+    offsets = query_position - np.asarray(key_positions)  # R(n - m)^T q = R(m - n) q
+    return apply_rope(np.broadcast_to(q, (len(offsets), len(q))), offsets, base) @ w_uk
 
 
 # ---- iRoPE (Llama 4) -----------------------------------------------------------------------

@@ -50,8 +50,11 @@ def test_the_mla_text_quotes_deepseek_v3s_cache():
 
 
 def test_llama_31s_bands_are_counted_from_its_published_scaling():
-    said = next(m.value for m in page().markdown if "Llama 3.1 was trained" in m.value)
+    said = next(m.value for m in page().markdown if "Llama 3.1 was pre-trained" in m.value)
     assert "29 keep their speed, 6 blend, 29 slow down" in said
+    # 8,192 x 8 = 65,536, half of 131,072: the slowest pairs still turn twice as far
+    assert "reaches 131,072 (16 times as long)" in said and "cover 65,536 positions" in said
+    assert "up to 2 times as far" in said and "sec. 3.4.2" in said
     curves = {t["name"] for t in charts()["today_llama"]["data"]}
     assert curves == {text(f"today.method_{m}", "en") for m in
                       ("original", "pi", "ntk", "yarn", "llama3")}
@@ -78,6 +81,30 @@ def test_the_models_table_shows_the_published_values():
     assert rows["Phi-2"][2] == "32" and rows["GPT-NeoX 20B"][2] == "24"
     assert rows["Gemma 3 27B"][1] == "10,000 / 1,000,000"
     assert rows["Mistral 7B v0.1"][4] == text("today.none", "en")
+    assert rows["Qwen2-VL 7B"][4] == text("today.not_extension.mrope", "en")  # not a stretch
+    assert rows["Qwen3-Next 80B-A3B"][1] == "10,000,000"  # its 80B's own, not Coder-Next's
+
+
+def test_the_two_pairings_differ_until_the_channels_are_reordered():
+    at = page()
+    metrics = {m.label: float(m.value) for m in at.metric}
+    assert metrics[text("today.pairing_check", "en")] > 0.1  # different channel pairs
+    reordered = next(c.value for c in at.caption if c.value.startswith("With the channels"))
+    assert float(reordered.rsplit(" ", 1)[-1].rstrip(".")) < 1e-12
+
+
+def test_the_mla_check_shows_a_different_absorbed_query_for_every_key():
+    said = next(c.value for c in page().caption if c.value.startswith("Why the turned part"))
+    rng = np.random.default_rng(0)
+    q, w_uk = rng.normal(size=16), rng.normal(size=(16, 8))
+    needed = modern.absorbed_queries(q, w_uk, 5, np.arange(6))
+    assert readable(float(np.abs(needed - needed[:, None]).max())) in said
+    assert float(np.abs(needed - needed[:, None]).max()) > 0.1
+
+
+def test_qwen3_next_rotates_only_in_its_gated_attention_layers():
+    said = next(m.value for m in page().markdown if "Qwen3-Next a quarter" in m.value)
+    assert "in its 12 gated-attention layers; its other 36 layers are Gated DeltaNet" in said
 
 
 def test_the_lessons_last_scene_quotes_a_layer_without_position_above_rope():

@@ -112,6 +112,42 @@ def test_the_latent_key_can_be_absorbed_into_the_query_but_a_rotated_one_cannot(
     assert not np.allclose(turned, plain)  # the position-free absorption is wrong under RoPE
 
 
+def rotation(offset: float, dim: int, base: float = 10_000.0) -> np.ndarray:
+    """R(offset) as a (d, d) matrix, block by block: pair (2i, 2i + 1) turned by offset * theta_i,
+    theta_i = base^(-2i/d)."""
+    out = np.zeros((dim, dim))
+    for i in range(dim // 2):
+        angle = offset * base ** (-2 * i / dim)
+        c, s = np.cos(angle), np.sin(angle)
+        out[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, -s], [s, c]]
+    return out
+
+
+def test_the_query_each_key_would_need_absorbed_is_r_of_the_offset_times_w_uk():
+    """(R_m q)^T (R_n W_UK c) = q^T R(n - m) W_UK c: the absorbed query for key n is
+    (R(n - m) W_UK)^T q, by matrices built pair by pair; equal for every key only without an
+    offset, so under RoPE no single matrix absorbs them."""
+    d, r, t, m = 8, 4, 6, 5
+    q, w_uk, latents = RNG.normal(size=d), RNG.normal(size=(d, r)), RNG.normal(size=(t, r))
+    needed = modern.absorbed_queries(q, w_uk, m, np.arange(t))
+    for n in range(t):
+        np.testing.assert_allclose(needed[n], (rotation(n - m, d) @ w_uk).T @ q, atol=1e-12)
+        score = (rotation(m, d) @ q) @ (rotation(n, d) @ w_uk @ latents[n])  # RoPE's own score
+        assert np.isclose(needed[n] @ latents[n], score)
+    np.testing.assert_allclose(needed[m], w_uk.T @ q)  # offset 0: the plain absorbed query
+    assert np.abs(needed - needed[m]).max() > 0.1
+
+
+def test_the_pairings_agree_once_the_channels_are_reordered():
+    x, positions = RNG.normal(size=(5, 16)), np.arange(5)
+    order = modern.halves_order(16)
+    assert sorted(order) == list(range(16)) and order[:3].tolist() == [0, 2, 4]
+    np.testing.assert_allclose(modern.rope_by_rotate_half(x[:, order], positions),
+                               modern.complex_rope(x, positions)[:, order], atol=1e-12)
+    assert not np.allclose(modern.rope_by_rotate_half(x, positions),
+                           modern.complex_rope(x, positions))
+
+
 def test_irope_layers_every_fourth_without_position():
     layers = modern.irope_layers(modern.value("llama4_scout", "num_hidden_layers"),
                                  modern.value("llama4_scout", "no_rope_layer_interval"))
