@@ -533,15 +533,16 @@ def _run_own(loaded: Loaded, ids: list[int], position: bool, k: int
 
     model = loaded.model if position else loaded.twin
     states = []
-    hooks = [block.register_forward_hook(lambda _, __, out: states.append(out[0][0]))
-             for block in model.encoder.blocks]
-    try:
-        with torch.no_grad():
-            hidden, weights = model.encoder(torch.tensor([ids]))
-            probs = model.head(hidden)[0].softmax(dim=-1).double().numpy()
-    finally:
-        for hook in hooks:
-            hook.remove()
+    with loaded.lock:  # the hooks are the model's, seen by every thread's run
+        hooks = [block.register_forward_hook(lambda _, __, out: states.append(out[0][0]))
+                 for block in model.encoder.blocks]
+        try:
+            with torch.no_grad():
+                hidden, weights = model.encoder(torch.tensor([ids]))
+                probs = model.head(hidden)[0].softmax(dim=-1).double().numpy()
+        finally:
+            for hook in hooks:
+                hook.remove()
     best, chances = top_predictions(probs, k)
     words = loaded.tokenizer.tokens
     top = [[(words[i], float(p)) for i, p in zip(row, ps, strict=True)]

@@ -347,3 +347,22 @@ def test_models_kept_are_bounded_and_runs_are_kept_read_only(folders, monkeypatc
     reading = pretrained.read(folders["neox"], "刚想到了")
     assert pretrained.read(folders["neox"], "刚想到了").weights is reading.weights
     assert not reading.weights.flags.writeable and not reading.states.flags.writeable
+
+
+@pytest.mark.parametrize("name", ["posviz/rope", "llama"])
+def test_readings_from_many_threads_at_once_are_each_their_own(folders, monkeypatch, name):
+    """A server reads for many readers at once: each reading is the one it would be alone
+    (posviz's own models collect each layer's output with hooks on the shared model)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = folders.get(name, name)
+    words = ["the", "dog", "chases", "cat", "a", "big"]
+    texts = [" ".join(words[k % 6:] + words[:k % 6]) for k in range(12)]
+    monkeypatch.setattr(pretrained, "_RUNS", type(pretrained._RUNS)())
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda t: pretrained.read(model, t), texts))
+    monkeypatch.setattr(pretrained, "_RUNS", type(pretrained._RUNS)())
+    for text, reading in zip(texts, together, strict=True):
+        alone = pretrained.read(model, text)
+        np.testing.assert_array_equal(reading.states, alone.states)
+        np.testing.assert_array_equal(reading.weights, alone.weights)
