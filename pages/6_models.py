@@ -3,19 +3,22 @@ a live experiment on telling order without position."""
 
 import math
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 import ui
-from posviz import classifier
+from posviz import classifier, extension, rope
 from posviz.corpus import UNKNOWN, vocabulary
 from posviz.figures import models as figures
+from posviz.figures.rope import line_chart
 from posviz.model import SCHEMES
 from ui.cached import models as cached
 from ui.i18n import text
 
 WAIT = 0.5  # seconds between two showings of a queued reader's place
+BLOCK = 8  # positions averaged into one point of the stretched model's losses (noise)
 
 
 def curves_figure(histories: dict, lang: str) -> go.Figure:
@@ -70,6 +73,94 @@ def train(s: ui.Settings, seed: int, status: DeltaGenerator, chart: ui.Doc) -> N
                 runs[(name, seed)] = (p.history, p.model)
     if took:
         status.progress(1.0, text=trained_text(s, took))
+
+
+def stretch_run(s: ui.Settings, status: DeltaGenerator, waiting: ui.Doc) -> None:
+    """Run the context-extension experiment here, showing its progress in status (a Streamlit
+    placeholder), behind any training another reader started (one at a time per process)."""
+    done, line = cached.stretches(), cached.trainings()
+    steps = extension.RECALIBRATION_STEPS
+    with line.joined() as ticket:
+        while (ahead := line.wait(ticket, timeout=WAIT)) and steps not in done:
+            waiting.info(s.t("models.queued_second") if ahead == 1 else
+                         s.t("models.queued", place=ahead + 1, waiting=ahead - 1))
+        if steps in done:
+            return
+        methods = len(extension.METHODS)
+        with classifier.torch_threads(1):
+            for p in extension.run(steps):
+                label = (s.t("models.stretch_measuring", k=p.done, n=methods)
+                         if p.done <= methods else
+                         s.t("models.stretch_recalibrating", k=p.done - methods, n=steps))
+                status.progress(p.done / p.total, text=label)
+        done[steps] = p.result
+    status.empty()
+
+
+def stretch_verdict(s: ui.Settings, result: extension.Extension) -> str:
+    """What the run shows, decided by its numbers: which method reads past the training
+    length best, and which leave the loss inside it within two standard errors."""
+    inside, past = slice(0, result.trained), slice(result.trained, None)
+    methods = [*extension.METHODS[1:], extension.DROPE]
+    name = method_names(s.lang)
+    best = min(methods, key=lambda m: result.mean(m)[past].mean())
+    kept = [m for m in methods if abs((c := result.change(m, inside))[0]) <= 2 * c[1]]
+    moved = [m for m in methods if m not in kept]
+    listed = [", ".join(name[m] for m in group) or s.t("models.stretch_nobody")
+              for group in (kept, moved)]
+    return s.t("models.stretch_verdict", best=name[best],
+               best_loss=f"{result.mean(best)[past].mean():.2f}",
+               original=f"{result.mean('original')[past].mean():.2f}",
+               kept=listed[0], moved=listed[1])
+
+
+def method_names(lang: str) -> dict[str, str]:
+    return {**{m: text(f"today.method_{m}", lang) for m in extension.METHODS},
+            extension.DROPE: text("models.method_drope", lang)}
+
+
+def stretch(d: ui.Doc, s: ui.Settings, report: dict) -> None:
+    """The RoPE model stretched at inference by each method, and DroPE, run here on a press."""
+    settings = report["settings"]
+    train_len, eval_len = settings["train_len"], settings["eval_len"]
+    d.subheader(s.t("models.stretch_head"))
+    d.markdown(s.t("models.stretch_body", factor=f"{eval_len / train_len:g}", n=train_len,
+                   long=eval_len, steps=extension.RECALIBRATION_STEPS,
+                   windows=settings["eval_windows"]))
+    done = cached.stretches()
+    steps = extension.RECALIBRATION_STEPS
+    start = steps not in done and d.button(s.t("models.stretch_run"), key="models_stretch",
+                                           type="primary", help=s.t("models.stretch_help"))
+    status = st.empty() if start else None  # a document has no progress bar: it never runs
+    waiting = d.empty()
+    if start:
+        stretch_run(s, status, waiting)
+    if steps not in done:
+        return
+    result = done[steps]
+    name = method_names(s.lang)
+    inside, past = slice(0, train_len), slice(train_len, None)
+    blocks = np.arange(0, eval_len, BLOCK) + (BLOCK - 1) / 2  # each block's middle position
+    waiting.chart(line_chart(blocks, {name[m]: result.mean(m).reshape(-1, BLOCK).mean(axis=1)
+                                      for m in result.losses},
+                             title=s.t("models.stretch_title", n=eval_len),
+                             x_title=s.t("common.position_axis"), y_title=s.t("models.loss"),
+                             marked_x=train_len - 0.5, dashed=(name["original"],)),
+                  "models_stretch")
+    changes = [result.change(m, inside) for m in result.losses]
+    d.table({s.t("models.col.method"): [name[m] for m in result.losses],
+             s.t("models.col.inside", last=train_len - 1): [
+                 f"{result.mean(m)[inside].mean():.3f}" for m in result.losses],
+             s.t("models.col.change"): [f"{c:+.3f} ± {e:.3f}" for c, e in changes],
+             s.t("models.col.past", first=train_len, last=eval_len - 1): [
+                 f"{result.mean(m)[past].mean():.3f}" for m in result.losses]})
+    d.caption(s.t("models.stretch_caption", block=BLOCK))
+    d.markdown(stretch_verdict(s, result))
+    dim = settings["d_model"] // settings["n_heads"]
+    if (rope.yarn_ramp(dim, train_len) < 1).all():  # YaRN keeps no pair's speed here
+        turns = train_len / rope.wavelengths(rope.rope_frequencies(dim)).min()
+        d.caption(s.t("models.stretch_yarn", beta=f"{rope.YARN_BETA:g}", turns=f"{turns:.1f}",
+                      n=train_len))
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
@@ -131,6 +222,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         s.t("models.col.seconds"): [f"{m['seconds']:.1f}" for _, m in models]})
     d.caption(s.t("models.table_caption", steps=r["settings"]["steps"], seconds=r["seconds"]))
     d.markdown(s.prose("models_scale"))
+    stretch(d, s, r)
 
     d.subheader(s.t("models.experiment_head"))
     d.markdown(s.prose("models_experiment"))

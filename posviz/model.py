@@ -32,7 +32,9 @@ q and k, or biasing the scores."""
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Sizes of a model. max_len is the training length and the learned table's row count."""
+    """Sizes of a model. max_len is the training length and the learned table's row count.
+    A RoPE model stretched at inference (posviz.extension) turns its pairs at `frequencies`
+    instead of base^(-2i/d), and multiplies its scores by `score_scale` (YaRN's temperature)."""
 
     vocab_size: int
     scheme: str = "rope"
@@ -43,6 +45,8 @@ class ModelConfig:
     max_len: int = 32
     causal: bool = True
     base: float = 10_000.0
+    frequencies: tuple[float, ...] | None = None
+    score_scale: float = 1.0
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -57,11 +61,13 @@ def sinusoidal_table(seq_len: int, d_model: int, base: float = 10_000.0) -> torc
     return torch.from_numpy(sinusoidal(seq_len, d_model, base)).float()
 
 
-def rotate(x: torch.Tensor, base: float = 10_000.0) -> torch.Tensor:
+def rotate(x: torch.Tensor, base: float = 10_000.0,
+           frequencies: tuple[float, ...] | None = None) -> torch.Tensor:
     """RoPE on x (..., T, d): pair (2i, 2i+1) of row t turned counter-clockwise by t * theta_i,
-    theta_i = base^(-2i/d) (RoFormer sec. 3.4; `posviz.rope.apply_rope`, interleaved pairing).
-    Differentiable; same shape."""
-    theta = torch.from_numpy(rope_frequencies(x.shape[-1], base)).float()     # (d/2,)
+    theta_i = base^(-2i/d) (RoFormer sec. 3.4; `posviz.rope.apply_rope`, interleaved pairing),
+    or the given frequencies (d/2 of them). Differentiable; same shape."""
+    theta = torch.tensor(frequencies if frequencies is not None
+                         else rope_frequencies(x.shape[-1], base), dtype=torch.float32)  # (d/2,)
     angle = torch.arange(x.shape[-2], dtype=torch.float32)[:, None] * theta  # (T, d/2)
     cos, sin = angle.cos(), angle.sin()
     a, b = x[..., 0::2], x[..., 1::2]                                         # (..., T, d/2)
@@ -90,8 +96,10 @@ class SelfAttention(nn.Module):
         q, k, v = (t.view(batch, seq_len, c.n_heads, -1).transpose(1, 2)  # (B, H, T, d)
                    for t in self.qkv(x).chunk(3, dim=-1))
         if c.scheme == "rope":
-            q, k = rotate(q, c.base), rotate(k, c.base)
+            q, k = rotate(q, c.base, c.frequencies), rotate(k, c.base, c.frequencies)
         scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])          # (B, H, T, T)
+        if c.score_scale != 1.0:
+            scores = scores * c.score_scale
         if c.scheme == "alibi":
             scores = scores + alibi_table(c.n_heads, seq_len)
         if c.causal:
@@ -167,14 +175,19 @@ class LanguageModel(nn.Module):
         return self.head(self.encoder(ids)[0])
 
 
-def position_losses(model: LanguageModel, windows: np.ndarray) -> np.ndarray:
-    """Cross-entropy (nats) of predicting token t + 1 at each position t, averaged over the
-    windows (N, T + 1). Returns (T,)."""
+def window_losses(model: LanguageModel, windows: np.ndarray) -> np.ndarray:
+    """Cross-entropy (nats) of predicting token t + 1 at each position t of each of the
+    windows (N, T + 1). Returns (N, T)."""
     ids = torch.from_numpy(np.asarray(windows, dtype=np.int64))
     with torch.no_grad():
         logits = model(ids[:, :-1])                                        # (N, T, V)
         loss = F.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
-    return loss.mean(dim=0).double().numpy()
+    return loss.double().numpy()
+
+
+def position_losses(model: LanguageModel, windows: np.ndarray) -> np.ndarray:
+    """`window_losses` averaged over the windows: the loss at each position. Returns (T,)."""
+    return window_losses(model, windows).mean(axis=0)
 
 
 def next_token_probabilities(model: LanguageModel, ids: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ METHODS = ("original", "pi", "ntk", "yarn", "llama3")
 LLAMA3_FACTORS = (1.0, 4.0)
 """Llama 3.1's low_freq_factor and high_freq_factor (rope_scaling; assets/models/schemes.toml)."""
 YARN_RAMPS = ("paper", "code")
+YARN_BETA = 32.0  # YaRN's ramp keeps the speed of a pair that turned this many times (paper)
 """YaRN's blend as the paper defines it, and as its reference code computes it."""
 
 FORMULA = (
@@ -217,7 +218,7 @@ def interpolate_positions(positions: np.ndarray, scale: float) -> np.ndarray:
 
 
 def yarn_ramp(dim: int, trained_length: int, base: float = 10_000.0, alpha: float = 1.0,
-              beta: float = 32.0, ramp: str = "paper") -> np.ndarray:
+              beta: float = YARN_BETA, ramp: str = "paper") -> np.ndarray:
     """YaRN's blend gamma_i per pair (Peng et al. 2023, sec. 3.2). Returns (P,) in [0, 1]:
     1 keeps the pair's speed, 0 interpolates it fully.
 

@@ -21,6 +21,7 @@ import argparse
 import json
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -78,17 +79,13 @@ def learning_rate(step: int, settings: TrainSettings) -> float:
     return settings.learning_rate * (0.1 + 0.45 * (1 + math.cos(math.pi * done)))
 
 
-def train_model(scheme: str, settings: TrainSettings, stream: np.ndarray,
-                vocab: Vocabulary) -> tuple[LanguageModel, dict[str, list[float]]]:
-    """One model trained on random windows of stream; its loss curve (about 50 points, each
-    the mean training loss since the previous one)."""
-    torch.manual_seed(settings.seed)
-    model = LanguageModel(config_for(scheme, settings, vocab))
+def fit(model: LanguageModel, settings: TrainSettings, stream: np.ndarray) -> Iterator[float]:
+    """Train model in place for settings.steps steps on random windows of train_len + 1 ids of
+    stream (AdamW, the warm-up and cosine schedule of `learning_rate`), yielding each step's
+    loss."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate,
                                   weight_decay=0.01)
-    every = max(1, settings.steps // 50)
-    curve: dict[str, list[float]] = {"step": [], "loss": []}
-    running = []
+    model.train()
     for step in range(settings.steps):
         for group in optimizer.param_groups:
             group["lr"] = learning_rate(step, settings)
@@ -98,12 +95,26 @@ def train_model(scheme: str, settings: TrainSettings, stream: np.ndarray,
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        running.append(loss.item())
+        yield loss.item()
+    model.eval()
+
+
+def train_model(scheme: str, settings: TrainSettings, stream: np.ndarray,
+                vocab: Vocabulary) -> tuple[LanguageModel, dict[str, list[float]]]:
+    """One model trained on random windows of stream; its loss curve (about 50 points, each
+    the mean training loss since the previous one)."""
+    torch.manual_seed(settings.seed)
+    model = LanguageModel(config_for(scheme, settings, vocab))
+    every = max(1, settings.steps // 50)
+    curve: dict[str, list[float]] = {"step": [], "loss": []}
+    running = []
+    for step, loss in enumerate(fit(model, settings, stream)):
+        running.append(loss)
         if (step + 1) % every == 0 or step + 1 == settings.steps:
             curve["step"].append(step + 1)
             curve["loss"].append(round(float(np.mean(running)), 5))
             running = []
-    return model.eval(), curve
+    return model, curve
 
 
 def evaluation_windows(settings: TrainSettings, vocab: Vocabulary) -> np.ndarray:

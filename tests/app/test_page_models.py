@@ -170,3 +170,33 @@ def test_the_live_experiment_says_which_classifier_trains_and_the_time_left(
     finally:  # the stand-in runs are no one's to see
         for name in classifier.SCHEMES:
             cached.experiments().pop((name, seed), None)
+
+
+def test_the_stretch_experiment_runs_on_a_press_and_is_kept(monkeypatch):
+    """Pressed, the experiment runs here (a short recalibration stands in for the page's),
+    draws a line per method and DroPE, tables them, and says what the numbers show; another
+    reader then sees it without pressing. A document never runs it."""
+    from posviz import extension
+    from ui.documents import blocks
+    from ui.i18n import text
+
+    monkeypatch.setattr(extension, "RECALIBRATION_STEPS", 2)
+    assert not any(b["t"] == "chart" and b.get("name") == "models_stretch"
+                   for b in blocks("models", "text=刚想到了", "en"))
+    at = opened("dog bites man")
+    assert not [s for s in chart_specs(at) if "RoPE model as trained" in str(s)]
+    at.button(key="models_stretch").click().run()
+    assert not at.exception
+    [figure] = [s for s in chart_specs(at) if "stretched" in s["layout"]["title"]["text"]]
+    names = [t["name"] for t in figure["data"]]
+    assert names == [text(f"today.method_{m}", "en") for m in extension.METHODS] + [
+        text("models.method_drope", "en")]
+    result = cached.stretches()[2]
+    stretched_table = next(t.value for t in at.table if len(t.value) == 6)
+    assert stretched_table.iloc[0, 2] == "+0.000 ± 0.000"  # the model as trained, itself
+    assert stretched_table.iloc[1, 3] == f"{result.mean('pi')[32:].mean():.3f}"
+    verdict = next(m.value for m in at.markdown if m.value.startswith("**What this run"))
+    assert text("today.method_pi", "en") in verdict
+    again = opened("刚想到了")  # another reader: kept, no button
+    assert not [b for b in again.button if b.key == "models_stretch"]
+    assert any("stretched" in s["layout"]["title"]["text"] for s in chart_specs(again))

@@ -49,8 +49,16 @@ def experiments() -> dict:
 
 
 @st.cache_resource(show_spinner=False)
+def stretches() -> dict:
+    """This server's finished run of the context-extension experiment (posviz.extension), by
+    its recalibration steps: run once, shown to every reader after."""
+    return {}
+
+
+@st.cache_resource(show_spinner=False)
 def trainings() -> Line:
-    """The line of this server's readers who asked for a live run: one trains at a time."""
+    """The line of this server's readers who asked for a live run (the classifiers, or the
+    stretched RoPE model): one trains at a time."""
     return Line()
 
 
