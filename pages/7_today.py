@@ -5,11 +5,11 @@ values of assets/models/schemes.toml (posviz.modern), which the page's last tabl
 import numpy as np
 
 import ui
-from posviz import modern, rope
+from posviz import frontier, modern, rope
 from posviz.attention import init_layers, queries_keys
 from posviz.embedding import token_embeddings
 from posviz.figures.common import token_heatmap
-from posviz.figures.modern import cache_bars, share_bars
+from posviz.figures.modern import cache_bars, layer_stacks, share_bars
 from posviz.figures.rope import line_chart
 from posviz.permutation import readable
 from ui.cached import lesson
@@ -22,6 +22,15 @@ FORMULA = (r"z_i' = z_i\, e^{\,\mathrm{i}\, m \theta_i} \qquad "
            r"\mathrm{rotate\_half}(x_1, x_2) = (-x_2,\ x_1)")
 DYNAMIC_FORMULA = (r"b' = b \left(\frac{s\, n}{L} - (s - 1)\right)^{d/(d-2)}"
                    r"\qquad (n > L)")
+FRONTIER_DIM = 64  # a head's width for the frontier's drawings
+FAR = 4_096  # the xPos chart's longest offset
+COPE_MARKS = tuple("。！？，、；：.!?,;:")  # what this page's CoPE gates open on: clause ends
+STACKS = (("llama4_scout", "Llama 4 Scout"), ("smollm3_3b", "SmolLM3 3B"),
+          ("qwen3_next_80b_a3b", "Qwen3-Next 80B-A3B"),
+          ("kimi_linear_48b_a3b", "Kimi Linear 48B-A3B"))
+FRONTIER_MODELS = (("smollm3_3b", "SmolLM3 3B"), ("kimi_linear_48b_a3b", "Kimi Linear 48B-A3B"),
+                   ("phi3_mini_128k", "Phi-3 mini 128K"))  # sourced in the section's expander
+COPE_STEEP = 8.0  # gate logits +-8: sigmoid 0.9997 on a mark, 0.0003 elsewhere
 # the table's rows: model, its scheme, and the keys of its published values
 MODELS = (
     ("llama3_1_8b", "Llama 3.1 8B", "rope"), ("llama4_scout", "Llama 4 Scout", "irope"),
@@ -244,10 +253,15 @@ def table(d: ui.Doc, s: ui.Settings) -> None:
     sources = d.expander(s.t("today.sources_head"))
     for model, name, _ in MODELS:
         sources.markdown(f"**{name}**")
-        values = published[model].values()
-        sources.text_table({s.t("today.src.key"): [e["key"] for e in values],
-                            s.t("today.src.value"): [str(e["value"]) for e in values],
-                            s.t("today.src.source"): [e["source"] for e in values]})
+        sources_table(sources, s, published[model])
+
+
+def sources_table(d: ui.Doc, s: ui.Settings, entries: dict) -> None:
+    """A model's published values: each key, its value and where it was read."""
+    values = entries.values()
+    d.text_table({s.t("today.src.key"): [e["key"] for e in values],
+                  s.t("today.src.value"): [str(e["value"]) for e in values],
+                  s.t("today.src.source"): [e["source"] for e in values]})
 
 
 def counted(d: ui.Doc, s: ui.Settings) -> None:
@@ -259,6 +273,87 @@ def counted(d: ui.Doc, s: ui.Settings) -> None:
                   s.t("today.count_col.position"): list(range(1, len(s.tokens) + 1)),
                   s.t("today.count_col.output"): [f"{o:.6f}" for o in outputs],
                   s.t("today.count_col.read"): [f"{r:.6f}" for r in read]})
+
+
+def xpos_part(d: ui.Doc, s: ui.Settings) -> None:
+    d.markdown(s.t("today.xpos_body", gamma=frontier.XPOS_GAMMA, base=frontier.XPOS_SCALE_BASE))
+    offsets = np.arange(0, FAR + 1, 16)
+    q = np.ones(FRONTIER_DIM)  # the same query and key: every pair scores alike at offset 0
+    d.chart(line_chart(offsets, {name: frontier.offset_scores(q, q, offsets, decay)
+                                 for name, decay in (("RoPE", False), ("xPos", True))},
+                       title=s.t("today.xpos_fig", d=FRONTIER_DIM),
+                       x_title=s.t("today.offset_axis"), y_title=s.t("today.score_axis")),
+            "today_xpos")
+    zeta = frontier.xpos_decay(FRONTIER_DIM) ** (FAR / frontier.XPOS_SCALE_BASE)
+    d.caption(s.t("today.xpos_caption", far=number(FAR), fast=readable(float(zeta[0])),
+                  slow=readable(float(zeta[-1]))))
+
+
+def cope_part(d: ui.Doc, s: ui.Settings) -> None:
+    d.markdown(s.t("today.cope_body", marks=" ".join(COPE_MARKS)))
+    tokens = s.tokens
+    marked = np.array([t in COPE_MARKS for t in tokens])
+    gates = np.where(marked, COPE_STEEP, -COPE_STEEP)[None, :].repeat(len(tokens), axis=0)
+    positions = frontier.cope_positions(gates)[-1]  # the last token's view back
+    d.text_table({s.t("today.cope_col.token"): tokens,
+                  s.t("today.cope_col.back"): [len(tokens) - 1 - j for j in range(len(tokens))],
+                  s.t("today.cope_col.cope"): [f"{p:.2f}" for p in positions]})
+    d.caption(s.t("today.cope_caption", n=int(marked.sum())) if marked.any() else
+              s.t("today.cope_none"))
+
+
+def stacks_part(d: ui.Doc, s: ui.Settings) -> None:
+    kinds = {model: frontier.layer_kinds(model) for model, _ in STACKS}
+    d.markdown(s.t("today.stacks_body", **{
+        f"{key}_{kind}": kinds[model].count(kind)
+        for (model, _), key in zip(STACKS, ("scout", "smol", "qwen", "kimi"), strict=True)
+        for kind in ("rope", "nope", "linear")}))
+    d.chart(layer_stacks({name: kinds[model] for model, name in STACKS},
+                         {kind: s.t(f"today.kind.{kind}") for kind in ("rope", "nope", "linear")},
+                         title=s.t("today.stacks_fig"), x_title=s.t("today.layer_axis")),
+            "today_stacks")
+
+
+def longrope_part(d: ui.Doc, s: ui.Settings) -> None:
+    c = {key: modern.value("phi3_mini_128k", key) for key in (
+        "head_dim_computed", "rope_theta", "original_max_position_embeddings",
+        "max_position_embeddings", "long_factor", "short_factor")}
+    dim, base, original = c["head_dim_computed"], c["rope_theta"], c[
+        "original_max_position_embeddings"]
+    factor = c["max_position_embeddings"] / original
+    d.markdown(s.t("today.longrope_body", pairs=dim // 2, original=number(original),
+                   context=number(c["max_position_embeddings"]), factor=f"{factor:g}",
+                   fast=f"{c['long_factor'][0]:.2f}", slow=f"{c['long_factor'][-1]:.2f}",
+                   short_low=f"{min(c['short_factor']):.2f}",
+                   short_high=f"{max(c['short_factor']):.2f}",
+                   attention=f"{frontier.longrope_attention_factor(factor, original):.3f}"))
+    curves = {s.t(f"today.method_{m}"): rope.wavelengths(rope.context_frequencies(
+        m, dim, factor, original, base)) for m in rope.METHODS}
+    for kind in ("long", "short"):
+        curves[s.t(f"today.longrope_{kind}")] = rope.wavelengths(
+            frontier.longrope_frequencies(dim, base, c[f"{kind}_factor"]))
+    d.chart(line_chart(np.arange(dim // 2), curves, title=s.t(
+        "today.longrope_fig", factor=f"{factor:g}", dim=dim), x_title=s.t("today.pair_axis"),
+        y_title=s.t("today.wavelength_axis"), log_y=True,
+        marked_y={s.t("today.trained_mark", n=number(original)): original,
+                  s.t("today.target_mark", n=number(c["max_position_embeddings"])):
+                  c["max_position_embeddings"]},
+        dashed=(s.t("today.method_original"),)), "today_longrope")
+
+
+def frontier_section(d: ui.Doc, s: ui.Settings) -> None:
+    """Schemes from the research frontier, on the sentence where they can be."""
+    d.subheader(s.t("today.frontier_head"))
+    d.markdown(s.t("today.frontier_intro"))
+    stacks_part(d, s)
+    xpos_part(d, s)
+    cope_part(d, s)
+    longrope_part(d, s)
+    d.markdown(s.t("today.drope_body"))
+    sources = d.expander(s.t("today.frontier_sources"))
+    for model, name in FRONTIER_MODELS:
+        sources.markdown(f"**{name}**")
+        sources_table(sources, s, modern.schemes()[model])
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
@@ -275,6 +370,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.subheader(s.t("today.lineage_head"))
     d.markdown(s.t("today.lineage"))
     counted(d, s)
+    frontier_section(d, s)
 
 
 if __name__ == "__main__":

@@ -41,3 +41,32 @@ def cache_bars(labels: list[tuple[str, str]], values: list[int], *, title: str,
         layout(title, 120 + 50 * len(labels), margin=dict(l=10, r=70, t=50, b=10),
                xaxis=axis(x_title, rangemode="tozero"),
                yaxis=axis("", autorange="reversed", automargin=True)))
+
+
+STACK_COLORS = {"rope": TURNED, "nope": "#d97706", "linear": KEPT}
+"""A layer's kind: attention with RoPE, attention without position, linear attention."""
+
+
+def layer_stacks(stacks: dict[str, list[str]], kinds: dict[str, str], *, title: str,
+                 x_title: str) -> go.Figure:
+    """One row per model, one cell per layer from the first (left), coloured by what carries
+    position in it: stacks maps a model to its layers' kinds (keys of STACK_COLORS), kinds a
+    kind to its name in the legend."""
+    names = [plain(m) for m in stacks]
+    traces = []
+    for kind, label in kinds.items():
+        cells = [(name, layer) for name, layers in zip(names, stacks.values(), strict=True)
+                 for layer, k in enumerate(layers) if k == kind]
+        traces.append(dict(
+            type="bar", orientation="h", name=plain(label), marker_color=STACK_COLORS[kind],
+            y=[name for name, _ in cells], base=np.array([layer for _, layer in cells],
+                                                         dtype=np.float32),
+            x=np.ones(len(cells), dtype=np.float32), marker_line=dict(color="white", width=1),
+            customdata=[layer + 1 for _, layer in cells],  # layers counted from 1
+            hovertemplate=(f"%{{y}}<br>{plain(x_title)} %{{customdata}}: {plain(label)}"
+                           "<extra></extra>")))
+    deepest = max(len(layers) for layers in stacks.values())
+    return go.Figure(traces, layout(
+        title, 140 + 46 * len(stacks), barmode="overlay",
+        xaxis=axis(x_title, range=[0, deepest]),
+        yaxis=axis("", autorange="reversed", automargin=True)))

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from posviz import modern
+from posviz import frontier, modern
 from posviz.embedding import token_embeddings
 from posviz.permutation import readable, reversal
-from tests.helpers.figure_data import chart_blocks
+from tests.helpers.figure_data import array, chart_blocks
 from tests.helpers.lesson import lesson, reveal
 from ui.documents import blocks
 from ui.i18n import text
@@ -124,3 +124,35 @@ def test_the_sentence_gets_its_positions_read_back_without_any_encoding():
     assert [row[0] for row in table["rows"]] == list("刚想到了")
     assert [row[1] for row in table["rows"]] == ["1", "2", "3", "4"]
     assert [row[3] for row in table["rows"]] == ["1.000000", "2.000000", "3.000000", "4.000000"]
+
+
+def test_cope_counts_clauses_back_on_the_typed_sentence():
+    doc = blocks("today", "text=刚想到了，了到想刚。", "en")
+    table = next(b for b in doc if b["t"] == "table"
+                 and text("today.cope_col.cope", "en") in b["head"])
+    assert [row[1] for row in table["rows"]] == [str(9 - j) for j in range(10)]
+    assert [row[2] for row in table["rows"]] == ["2.00"] * 5 + ["1.00"] * 5
+    plain = blocks("today", "text=刚想到了", "en")
+    assert text("today.cope_none", "en") in [b.get("text") for b in plain]
+
+
+def test_xpos_is_drawn_beside_rope_with_its_decay_per_pair():
+    figure = charts()["today_xpos"]
+    assert [t["name"] for t in figure["data"]] == ["RoPE", "xPos"]
+    zeta = frontier.xpos_decay(64) ** (4096 / 512)
+    said = next(c.value for c in page().caption if c.value.startswith("At offset 4,096"))
+    assert readable(float(zeta[0])) in said and readable(float(zeta[-1])) in said
+
+
+def test_the_stacks_and_longrope_are_drawn_from_the_published_values():
+    drawn = charts()
+    stacks = drawn["today_stacks"]["data"]
+    by_kind = {t["name"]: len(t["y"]) for t in stacks}
+    assert by_kind == {text("today.kind.rope", "en"): 36 + 27 + 12,
+                       text("today.kind.nope", "en"): 12 + 9 + 7,
+                       text("today.kind.linear", "en"): 36 + 20}
+    longrope = drawn["today_longrope"]["data"]
+    assert len(longrope) == 7 and len(array(longrope[-1]["y"])) == 48
+    said = next(m.value for m in page().markdown if m.value.startswith("**LongRoPE**"))
+    assert "from 1.07 for the fastest pair to 64.76 for the slowest" in said
+    assert "= 1.190" in said

@@ -87,3 +87,15 @@ def test_a_square_map_of_positions_labels_both_axes_at_one_step(n, step):
     wide = token_heatmap(np.ones((n, 3)), labels, ["a", "b", "c"], title="t", x_title="x",
                          y_title="y")
     assert wide.layout.xaxis.tickvals is None and wide.layout.yaxis.tickvals is None
+
+
+def test_layer_stacks_draw_each_layer_once_in_its_kind():
+    from posviz.figures.modern import layer_stacks
+
+    stacks = {"a": ["rope", "nope", "rope"], "b": ["linear", "rope"]}
+    figure = layer_stacks(stacks, {"rope": "R", "nope": "N", "linear": "L"}, title="t",
+                          x_title="layer").to_dict()
+    cells = sorted((y, float(base), t["name"]) for t in figure["data"]
+                   for y, base in zip(t["y"], t["base"], strict=True))
+    assert cells == [("a", 0, "R"), ("a", 1, "N"), ("a", 2, "R"), ("b", 0, "L"), ("b", 1, "R")]
+    assert list(figure["layout"]["xaxis"]["range"]) == [0, 3]

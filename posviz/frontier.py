@@ -1,0 +1,117 @@
+"""Position schemes from the research frontier, computed: xPos (RoPE with a decay per pair),
+CoPE (positions that count what the context marks) and LongRoPE (a searched stretch per pair).
+
+Shapes: T = positions (queries i, keys j), d = a head's width, P = d / 2 pairs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from posviz.rope import apply_rope, rope_frequencies
+
+XPOS_GAMMA = 0.4  # torchscale's (i + 0.4 d) / (1.4 d)
+XPOS_SCALE_BASE = 512  # torchscale's scale_base: the decay is zeta ** (offset / 512)
+
+
+# ---- xPos (Sun et al. 2022, arXiv 2212.10554; microsoft/torchscale) -----------------------
+
+def xpos_decay(dim: int, gamma: float = XPOS_GAMMA) -> np.ndarray:
+    """zeta_i = (2i + gamma d) / ((1 + gamma) d) for each pair: below 1, smallest for the
+    fastest pair (torchscale's `scale` buffer). (P,)"""
+    return (np.arange(0, dim, 2) + gamma * dim) / ((1 + gamma) * dim)
+
+
+def xpos(x: np.ndarray, positions: np.ndarray, downscale: bool = False,
+         base: float = 10_000.0, scale_base: float = XPOS_SCALE_BASE) -> np.ndarray:
+    """xPos on x (T, d): RoPE's turn of each interleaved pair by positions[t] * theta_i, the
+    pair multiplied by zeta_i ** (positions[t] / scale_base), or divided by it (downscale, for
+    the keys). A query at n and a key at m then score
+    sum_i zeta_i ** ((n - m) / scale_base) Re[q_i conj(k_i) e^{i (n - m) theta_i}]: RoPE's
+    score with each pair decaying with the offset (torchscale centres the positions first,
+    which leaves every score as it is)."""
+    positions = np.asarray(positions, dtype=float)
+    zeta = xpos_decay(np.shape(x)[-1]) ** (positions[:, None] / scale_base)  # (T, P)
+    zeta = np.repeat(1 / zeta if downscale else zeta, 2, axis=-1)            # (T, d)
+    return apply_rope(np.asarray(x, dtype=float) * zeta, positions, base)
+
+
+def offset_scores(q: np.ndarray, k: np.ndarray, offsets: np.ndarray, decay: bool,
+                  base: float = 10_000.0) -> np.ndarray:
+    """The score of a query q at offset n - m after a key k (d,), with RoPE (decay False) or
+    xPos (decay True): sum over pairs of [zeta_i ** ((n - m) / 512)] Re[q_i conj(k_i) e^{i (n -
+    m) theta_i}]. (len(offsets),)"""
+    offsets = np.asarray(offsets, dtype=float)[:, None]                      # (N, 1)
+    dim = np.shape(q)[-1]
+    zq, zk = q[0::2] + 1j * q[1::2], k[0::2] + 1j * k[1::2]                   # (P,)
+    turned = np.real(zq * np.conj(zk) * np.exp(1j * offsets * rope_frequencies(dim, base)))
+    if decay:
+        turned = turned * xpos_decay(dim) ** (offsets / XPOS_SCALE_BASE)
+    return turned.sum(axis=-1)
+
+
+# ---- CoPE (Golovneva et al. 2024, arXiv 2405.18719; facebookresearch/RAM projects/cope) ----
+
+def cope_positions(gate_logits: np.ndarray) -> np.ndarray:
+    """Contextual positions p_ij = sum_{k=j}^{i} sigmoid(gate_ik) of every query i and key j
+    at or before it (0 after it): a key is as far back as the number of keys from it to the
+    query that the gates count. RAM's code: sigmoid, times the causal mask, then a cumulative
+    sum from the right. (T, T)"""
+    gates = 1 / (1 + np.exp(-np.asarray(gate_logits, dtype=float)))
+    gates = np.tril(gates)                                   # the mask: no key after the query
+    return np.flip(np.cumsum(np.flip(gates, axis=-1), axis=-1), axis=-1)
+
+
+def cope_position_logits(query: np.ndarray, embeddings: np.ndarray,
+                         positions: np.ndarray) -> np.ndarray:
+    """What a contextual position adds to each score: query (T, d) against the position
+    embeddings (n_pos, d) at the integer positions below and above p_ij, blended linearly
+    ((p - floor p) of the upper one). Positions past the last embedding are clamped to it.
+    (T, T)"""
+    positions = np.clip(positions, 0, len(embeddings) - 1)
+    fixed = np.asarray(query, dtype=float) @ np.asarray(embeddings, dtype=float).T  # (T, n)
+    lower, upper = np.floor(positions).astype(int), np.ceil(positions).astype(int)
+    rows = np.arange(len(positions))[:, None]
+    weight = positions - lower
+    return fixed[rows, upper] * weight + fixed[rows, lower] * (1 - weight)
+
+
+# ---- LongRoPE (Phi-3's long-context models: rope_scaling "longrope") ---------------------
+
+def longrope_frequencies(dim: int, base: float, factors: list[float]) -> np.ndarray:
+    """Each pair's speed divided by its own searched factor: theta_i / f_i (Hugging Face's
+    `_compute_longrope_parameters`: 1 / (f_i base^(2i/d))). Phi-3 uses its short factors up
+    to the original context and its long ones past it. (P,)"""
+    factors = np.asarray(factors, dtype=float)
+    if factors.shape != (dim // 2,):
+        raise ValueError(f"need one factor per pair ({dim // 2}), got {factors.shape}")
+    return rope_frequencies(dim, base) / factors
+
+
+def longrope_attention_factor(factor: float, original: int) -> float:
+    """LongRoPE's scale on the turned queries and keys: sqrt(1 + ln s / ln L) for a context s
+    times the original L (Hugging Face's `_compute_longrope_parameters`)."""
+    return float(np.sqrt(1 + np.log(factor) / np.log(original)))
+
+
+# ---- layers without position in today's stacks -------------------------------------------
+
+def layer_kinds(model: str) -> list[str]:
+    """What carries position in each layer of a model, from its published configuration:
+    "rope" (attention with RoPE), "nope" (attention with no position), "linear" (linear
+    attention, no position). Llama 4 Scout and SmolLM3: every interval-th layer NoPE;
+    Qwen3-Next: every 4th layer gated attention with RoPE, the rest Gated DeltaNet; Kimi
+    Linear: its MLA layers (counted from 1) with NoPE, the rest Kimi Delta Attention."""
+    from posviz.modern import value
+
+    layers = value(model, "num_hidden_layers")
+    if model in ("llama4_scout", "smollm3_3b"):
+        interval = value(model, "no_rope_layer_interval")
+        return ["rope" if (i + 1) % interval else "nope" for i in range(layers)]
+    if model == "qwen3_next_80b_a3b":
+        interval = value(model, "full_attention_interval")
+        return ["linear" if (i + 1) % interval else "rope" for i in range(layers)]
+    if model == "kimi_linear_48b_a3b":
+        full = set(value(model, "full_attn_layers"))
+        return ["nope" if i + 1 in full else "linear" for i in range(layers)]
+    raise ValueError(f"no layer layout for {model}")
