@@ -77,14 +77,16 @@ def train(s: ui.Settings, seed: int, status: DeltaGenerator, chart: ui.Doc) -> N
 
 def stretch_run(s: ui.Settings, status: DeltaGenerator, waiting: ui.Doc) -> None:
     """Run the context-extension experiment here, showing its progress in status (a Streamlit
-    placeholder), behind any training another reader started (one at a time per process)."""
+    placeholder), behind any training another reader started (one at a time per process); a
+    run another reader finished while this one waited is kept instead."""
     done, line = cached.stretches(), cached.trainings()
     steps = extension.RECALIBRATION_STEPS
+    before = done.get(steps)
     with line.joined() as ticket:
-        while (ahead := line.wait(ticket, timeout=WAIT)) and steps not in done:
+        while (ahead := line.wait(ticket, timeout=WAIT)) and done.get(steps) is before:
             waiting.info(s.t("models.queued_second") if ahead == 1 else
                          s.t("models.queued", place=ahead + 1, waiting=ahead - 1))
-        if steps in done:
+        if done.get(steps) is not before:
             return
         methods = len(extension.METHODS)
         with classifier.torch_threads(1):
@@ -106,12 +108,14 @@ def stretch_verdict(s: ui.Settings, result: extension.Extension) -> str:
     best = min(methods, key=lambda m: result.mean(m)[past].mean())
     kept = [m for m in methods if abs((c := result.change(m, inside))[0]) <= 2 * c[1]]
     moved = [m for m in methods if m not in kept]
-    listed = [", ".join(name[m] for m in group) or s.t("models.stretch_nobody")
-              for group in (kept, moved)]
+    listed = [s.t("models.list_separator").join(name[m] for m in group)
+              or s.t("models.stretch_nobody") for group in (kept, moved)]
+    rises = all(result.change(m, inside)[0] > 0 for m in moved)
     return s.t("models.stretch_verdict", best=name[best],
                best_loss=f"{result.mean(best)[past].mean():.2f}",
                original=f"{result.mean('original')[past].mean():.2f}",
-               kept=listed[0], moved=listed[1])
+               kept=listed[0], moved=listed[1],
+               moves=s.t("models.stretch_rises" if rises else "models.stretch_changes"))
 
 
 def method_names(lang: str) -> dict[str, str]:
@@ -129,8 +133,8 @@ def stretch(d: ui.Doc, s: ui.Settings, report: dict) -> None:
                    windows=settings["eval_windows"]))
     done = cached.stretches()
     steps = extension.RECALIBRATION_STEPS
-    start = steps not in done and d.button(s.t("models.stretch_run"), key="models_stretch",
-                                           type="primary", help=s.t("models.stretch_help"))
+    start = d.button(s.t("models.stretch_again" if steps in done else "models.stretch_run"),
+                     key="models_stretch", type="primary", help=s.t("models.stretch_help"))
     status = st.empty() if start else None  # a document has no progress bar: it never runs
     waiting = d.empty()
     if start:
@@ -151,7 +155,7 @@ def stretch(d: ui.Doc, s: ui.Settings, report: dict) -> None:
     d.table({s.t("models.col.method"): [name[m] for m in result.losses],
              s.t("models.col.inside", last=train_len - 1): [
                  f"{result.mean(m)[inside].mean():.3f}" for m in result.losses],
-             s.t("models.col.change"): [f"{c:+.3f} ± {e:.3f}" for c, e in changes],
+             s.t("models.col.change"): [f"{c:+.4f} ± {e:.4f}" for c, e in changes],
              s.t("models.col.past", first=train_len, last=eval_len - 1): [
                  f"{result.mean(m)[past].mean():.3f}" for m in result.losses]})
     d.caption(s.t("models.stretch_caption", block=BLOCK))

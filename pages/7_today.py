@@ -278,15 +278,17 @@ def counted(d: ui.Doc, s: ui.Settings) -> None:
 def xpos_part(d: ui.Doc, s: ui.Settings) -> None:
     d.markdown(s.t("today.xpos_body", gamma=frontier.XPOS_GAMMA, base=frontier.XPOS_SCALE_BASE))
     offsets = np.arange(0, FAR + 1, 16)
-    q = np.ones(FRONTIER_DIM)  # the same query and key: every pair scores alike at offset 0
-    d.chart(line_chart(offsets, {name: frontier.offset_scores(q, q, offsets, decay)
-                                 for name, decay in (("RoPE", False), ("xPos", True))},
-                       title=s.t("today.xpos_fig", d=FRONTIER_DIM),
-                       x_title=s.t("today.offset_axis"), y_title=s.t("today.score_axis")),
-            "today_xpos")
-    zeta = frontier.xpos_decay(FRONTIER_DIM) ** (FAR / frontier.XPOS_SCALE_BASE)
-    d.caption(s.t("today.xpos_caption", far=number(FAR), fast=readable(float(zeta[0])),
-                  slow=readable(float(zeta[-1]))))
+    zeta = frontier.xpos_decay(FRONTIER_DIM)
+    last = len(zeta) - 1
+    curves = {s.t("today.xpos_rope"): np.ones(len(offsets))}
+    for pair in (0, last // 4, last // 2, last):
+        curves[s.t("today.xpos_pair", i=pair)] = zeta[pair] ** (offsets / frontier.XPOS_SCALE_BASE)
+    d.chart(line_chart(offsets, curves, title=s.t("today.xpos_fig", d=FRONTIER_DIM),
+                       x_title=s.t("today.offset_axis"), y_title=s.t("today.kept_axis"),
+                       dashed=(s.t("today.xpos_rope"),)), "today_xpos")
+    kept = zeta ** (FAR / frontier.XPOS_SCALE_BASE)
+    d.caption(s.t("today.xpos_caption", far=number(FAR), fast=readable(float(kept[0])),
+                  slow=readable(float(kept[-1])), last=last))
 
 
 def cope_part(d: ui.Doc, s: ui.Settings) -> None:

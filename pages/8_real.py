@@ -14,6 +14,7 @@ from ui.summary import number
 
 COMMAND = "hf download HuggingFaceTB/SmolLM2-135M"  # a small model into the cache (~270 MB)
 SLOPES_SHOWN = 8
+SPACE = "␣"  # a token of spaces alone, made visible
 
 
 def size(n_bytes: int | None, s: ui.Settings) -> str:
@@ -46,13 +47,23 @@ def scheme_text(scheme: pretrained.Scheme, s: ui.Settings) -> str:
 
 
 def shown(piece: pretrained.Piece) -> str:
-    """A token as the page shows it: its characters (a * if it holds part of one), or the
-    tokenizer's own name for a token it adds."""
-    return piece.token if piece.special else piece.text + ("*" if piece.split else "")
+    """A token as the page shows it: its characters (a * if it holds part of one; ␣ for a
+    token of spaces alone), or the tokenizer's own name for a token it adds."""
+    if piece.special:
+        return piece.token
+    return (piece.text if piece.text.strip() else SPACE) + ("*" if piece.split else "")
 
 
-def choice(top: list[tuple[str, float]]) -> str:
-    return " · ".join(f"“{token}” {p:.0%}" for token, p in top)
+def choice(top: list[tuple[str, float]], s: ui.Settings) -> str:
+    """The likeliest next tokens, each as it reads and its probability (under 0.5 %: <1%); a
+    token that decodes to part of a character, or to nothing, says so."""
+    def read(token: str) -> str:
+        if not token.strip():
+            return f"“{SPACE}”" if token else s.t("real.empty_token")
+        return s.t("real.partial_token") if "\ufffd" in token else f"“{token}”"
+
+    return " · ".join(f"{read(token)} {'<1%' if p < 0.005 else f'{p:.0%}'}"
+                      for token, p in top)
 
 
 def other_order(d: ui.Doc, s: ui.Settings, loaded: pretrained.Loaded,
@@ -170,8 +181,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
 
     d.subheader(s.t("real.next_head"))
     d.text_table({s.t("real.position_col"): labels,
-                  s.t("real.with"): [choice(top) for top in on.top],
-                  s.t("real.without"): [choice(top) for top in off.top]})
+                  s.t("real.with"): [choice(top, s) for top in on.top],
+                  s.t("real.without"): [choice(top, s) for top in off.top]})
     d.caption(s.t("real.next_caption"))
 
 

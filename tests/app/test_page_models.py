@@ -5,6 +5,7 @@ reader at a time, for a few seeds, saying which classifier trains and the time l
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 from streamlit.elements.progress import ProgressMixin
 from streamlit.testing.v1 import AppTest
@@ -193,10 +194,14 @@ def test_the_stretch_experiment_runs_on_a_press_and_is_kept(monkeypatch):
         text("models.method_drope", "en")]
     result = cached.stretches()[2]
     stretched_table = next(t.value for t in at.table if len(t.value) == 6)
-    assert stretched_table.iloc[0, 2] == "+0.000 ± 0.000"  # the model as trained, itself
+    assert stretched_table.iloc[0, 2] == "+0.0000 ± 0.0000"  # the model as trained, itself
     assert stretched_table.iloc[1, 3] == f"{result.mean('pi')[32:].mean():.3f}"
     verdict = next(m.value for m in at.markdown if m.value.startswith("**What this run"))
     assert text("today.method_pi", "en") in verdict
-    again = opened("刚想到了")  # another reader: kept, no button
-    assert not [b for b in again.button if b.key == "models_stretch"]
+    again = opened("刚想到了")  # another reader: kept, and a button to run it again
+    [button] = [b for b in again.button if b.key == "models_stretch"]
+    assert button.label == text("models.stretch_again", "en")
     assert any("stretched" in s["layout"]["title"]["text"] for s in chart_specs(again))
+    button.click().run()  # in front of the class: the same seeded figures, a new run
+    assert cached.stretches()[2] is not result
+    np.testing.assert_array_equal(cached.stretches()[2].losses["drope"], result.losses["drope"])

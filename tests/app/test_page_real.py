@@ -61,6 +61,14 @@ def on_this_machine(machine, monkeypatch):
     return folder
 
 
+def read(token: str) -> str:
+    """A next token as the page reads it: spaces made visible, a piece of a character or
+    nothing said in words."""
+    if not token.strip():
+        return "“␣”" if token else text("real.empty_token", "en")
+    return text("real.partial_token", "en") if "\ufffd" in token else f"“{token}”"
+
+
 def changed(at) -> str:
     """The largest change of any weight, as the page shows it."""
     [metric] = [m for m in at.metric if m.label == text("real.difference", "en")]
@@ -110,14 +118,15 @@ def test_the_maps_are_the_models_own_with_position_on_and_off(on_this_machine, m
     assert not np.allclose(maps[0], maps[1], equal_nan=True)
     assert changed(at) == number(float(np.abs(on.weights - off.weights).max()))
     chips = [b for b in walk(at.session_state["posviz_doc"]) if b["t"] == "chips"][0]
-    assert chips["tokens"] == [p.text + ("*" if p.split else "") for p in on.pieces]
+    assert chips["tokens"] == [(p.text if p.text.strip() else "␣") + ("*" if p.split else "")
+                               for p in on.pieces]
     assert "".join(p.text for p in on.pieces if not p.split)[:19] == "the quick brown fox"
     assert any(p.split for p in on.pieces)  # 刚想到了 in byte-level pieces
     table = [b for b in walk(at.session_state["posviz_doc"]) if b["t"] == "table"][-1]
     assert [row[0] for row in table["rows"]] == token_labels(chips["tokens"])
     for row, with_, without in zip(table["rows"], on.top, off.top, strict=True):
-        assert row[1:] == [" · ".join(f"“{t}” {p:.0%}" for t, p in top)
-                           for top in (with_, without)]
+        assert row[1:] == [" · ".join(f"{read(t)} {'<1%' if p < 0.005 else f'{p:.0%}'}"
+                                      for t, p in top) for top in (with_, without)]
 
 
 @pytest.mark.parametrize("model, reason", [

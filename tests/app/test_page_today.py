@@ -138,10 +138,14 @@ def test_cope_counts_clauses_back_on_the_typed_sentence():
 
 def test_xpos_is_drawn_beside_rope_with_its_decay_per_pair():
     figure = charts()["today_xpos"]
-    assert [t["name"] for t in figure["data"]] == ["RoPE", "xPos"]
-    zeta = frontier.xpos_decay(64) ** (4096 / 512)
+    assert [t["name"] for t in figure["data"]] == [text("today.xpos_rope", "en")] + [
+        text("today.xpos_pair", "en", i=i) for i in (0, 7, 15, 31)]
+    zeta = frontier.xpos_decay(64)
+    np.testing.assert_allclose(array(figure["data"][1]["y"]),
+                               zeta[0] ** (np.arange(0, 4097, 16) / 512), rtol=1e-6)
+    kept = zeta ** (4096 / 512)
     said = next(c.value for c in page().caption if c.value.startswith("At offset 4,096"))
-    assert readable(float(zeta[0])) in said and readable(float(zeta[-1])) in said
+    assert readable(float(kept[0])) in said and readable(float(kept[-1])) in said
 
 
 def test_the_stacks_and_longrope_are_drawn_from_the_published_values():
