@@ -150,7 +150,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         d.info(s.t("common.empty"))
         d.stop()
     d.chips([shown(p) for p in on.pieces])
-    d.caption(s.t("real.tokens_caption", n=len(on.pieces)))
+    d.caption(s.t("real.tokens_caption_one" if len(on.pieces) == 1 else "real.tokens_caption",
+                  n=len(on.pieces)))
     if any(p.split for p in on.pieces):
         d.caption(s.t("real.split_caption"))
     trained = loaded.scheme.numbers.get("trained") if loaded.scheme.kind == "rope" else None

@@ -197,6 +197,8 @@ def find(name: str, folder: Path | None = None) -> Path:
     path = Path(name).expanduser()
     if path.is_dir():
         return path
+    if path.exists():  # a file: a model is a folder
+        raise Refused("not_a_model", name)
     raise Refused("unknown", name)
 
 

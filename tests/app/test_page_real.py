@@ -187,6 +187,8 @@ def test_a_long_sentence_is_cut_where_the_model_stops_and_says_so(on_this_machin
     assert text("real.past_trained", "en", trained=32, last=39) in [i.value for i in at.info]
     assert not any(i.value.startswith("This model was trained") for i in page("posviz/rope",
                                                                                "a b c").info)
+    one = page("posviz/rope", "x")  # a single token, said so
+    assert text("real.tokens_caption_one", "en") in [c.value for c in one.caption]
 
 
 def test_the_largest_change_is_placed_and_the_sidebar_switch_is_explained(on_this_machine):

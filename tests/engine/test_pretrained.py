@@ -216,6 +216,8 @@ def test_refusals_each_name_their_reason(tmp_path, folders, monkeypatch):
         return refused.value.reason
 
     assert reason(tmp_path / "nowhere") == "unknown"
+    (tmp_path / "a-file.txt").write_text("not a folder")
+    assert reason(tmp_path / "a-file.txt") == "not_a_model"
     (tmp_path / "empty").mkdir()
     assert reason(tmp_path / "empty") == "not_a_model"
     assert reason(write(tmp_path / "pickle", {"model_type": "gpt2"},
