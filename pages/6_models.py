@@ -43,6 +43,12 @@ def trained_text(s: ui.Settings, took: dict[str, float]) -> str:
     return s.t("models.trained", n=len(took), seconds=f"{sum(took.values()):.1f}", each=each)
 
 
+def queued_text(s: ui.Settings, ahead: int) -> str:
+    """Where a reader waits in the server's line for a training, ahead readers before them."""
+    return (s.t("models.queued_second") if ahead == 1 else
+            s.t("models.queued", place=ahead + 1, waiting=ahead - 1))
+
+
 def train(s: ui.Settings, seed: int, status: DeltaGenerator, chart: ui.Doc) -> None:
     """Train the seed's three classifiers here, one after another, showing in status (a
     Streamlit placeholder) which one trains and the time left, and drawing their curves in
@@ -53,8 +59,7 @@ def train(s: ui.Settings, seed: int, status: DeltaGenerator, chart: ui.Doc) -> N
     with line.joined() as ticket:  # left however the run ends: finished, stopped or rerun
         while (ahead := line.wait(ticket, timeout=WAIT)) and not cached.finished(seed):
             # drawn at every step: Streamlit stops a run whose reader has gone at its next element
-            chart.info(s.t("models.queued_second") if ahead == 1 else
-                       s.t("models.queued", place=ahead + 1, waiting=ahead - 1))
+            chart.info(queued_text(s, ahead))
         histories, took = {}, {}
         n = len(classifier.SCHEMES)
         with classifier.torch_threads(1):
@@ -84,8 +89,7 @@ def stretch_run(s: ui.Settings, status: DeltaGenerator, waiting: ui.Doc) -> None
     before = done.get(steps)
     with line.joined() as ticket:
         while (ahead := line.wait(ticket, timeout=WAIT)) and done.get(steps) is before:
-            waiting.info(s.t("models.queued_second") if ahead == 1 else
-                         s.t("models.queued", place=ahead + 1, waiting=ahead - 1))
+            waiting.info(queued_text(s, ahead))
         if done.get(steps) is not before:
             return
         methods = len(extension.METHODS)

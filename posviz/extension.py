@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from posviz.corpus import sentences, token_stream
-from posviz.model import LanguageModel, load_checkpoint, window_losses
+from posviz.model import LanguageModel, load_checkpoint, window_losses, without_position
 from posviz.rope import METHODS, context_frequencies, yarn_temperature
 from posviz.train import MODELS, TrainSettings, evaluation_windows, fit
 
@@ -44,13 +44,6 @@ def stretched(model: LanguageModel, method: str, scale: float) -> LanguageModel:
                                 score_scale=1 / yarn_temperature(scale) if method == "yarn"
                                 else 1.0))
     out.load_state_dict(model.state_dict())
-    return out.eval()
-
-
-def dropped(model: LanguageModel) -> LanguageModel:
-    """The RoPE model with RoPE taken out: the same weights, no position signal."""
-    out = LanguageModel(replace(model.config, scheme="none"))
-    out.load_state_dict(model.state_dict())  # RoPE has no weights of its own
     return out.eval()
 
 
@@ -100,7 +93,7 @@ def run(steps: int | None = None) -> Iterator[Progress]:
         losses[method] = window_losses(stretched(model, method, scale), held_out)
         yield Progress(k, total)
     torch.manual_seed(settings.seed)
-    twin = dropped(model)
+    twin = without_position(model)  # RoPE dropped
     stream = token_stream(sentences(settings.corpus_size, seed=settings.seed), vocab)
     recalibration = replace(settings, steps=steps, warmup=max(1, steps // 10),
                             learning_rate=RECALIBRATION_RATE)

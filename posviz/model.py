@@ -12,7 +12,7 @@ Shapes: B = batch, T = positions, D = d_model, H = heads, d = D / H, L = layers,
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -183,6 +183,15 @@ def window_losses(model: LanguageModel, windows: np.ndarray) -> np.ndarray:
         logits = model(ids[:, :-1])                                        # (N, T, V)
         loss = F.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none")
     return loss.double().numpy()
+
+
+def without_position(model: LanguageModel) -> LanguageModel:
+    """The same weights with no position signal (scheme "none"), in eval mode: a learned table
+    is left out; RoPE, ALiBi and the sinusoidal table have no weights of their own."""
+    out = LanguageModel(replace(model.config, scheme="none"))
+    out.load_state_dict({k: v for k, v in model.state_dict().items()
+                         if k != "encoder.positions"})
+    return out.eval()
 
 
 def position_losses(model: LanguageModel, windows: np.ndarray) -> np.ndarray:

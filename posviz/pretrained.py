@@ -307,19 +307,16 @@ def _load(about: Card) -> Loaded:
 
 
 def _load_own(about: Card) -> Loaded:
-    from posviz.model import LanguageModel, load_checkpoint
+    from posviz.model import load_checkpoint, without_position
 
     model, vocab = load_checkpoint(about.path)
-    twin = LanguageModel(replace(model.config, scheme="none"))
-    twin.load_state_dict({k: v for k, v in model.state_dict().items()
-                          if k != "encoder.positions"})
     c = model.config
     numbers = {"rope": {"base": c.base, "type": "default", "fraction": 1.0,
                         "trained": c.max_len},
                "learned": {"size": c.max_len, "width": c.d_model},
                "alibi": {"heads": c.n_heads, "slopes": alibi_slopes(c.n_heads).tolist()},
                "sinusoidal": {"base": c.base, "width": c.d_model}}.get(c.scheme, {})
-    return Loaded(about, model, vocab, Scheme(c.scheme, numbers), twin.eval())
+    return Loaded(about, model, vocab, Scheme(c.scheme, numbers), without_position(model))
 
 
 def _loaded(model: Loaded | str | os.PathLike) -> Loaded:

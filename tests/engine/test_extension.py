@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from posviz import extension
-from posviz.model import attention_maps, load_checkpoint, window_losses
+from posviz.model import attention_maps, load_checkpoint, window_losses, without_position
 from posviz.rope import METHODS, apply_rope, context_frequencies, yarn_temperature
 from posviz.train import MODELS, TrainSettings, evaluation_windows
 
@@ -65,7 +65,7 @@ def test_the_model_as_trained_measures_what_the_report_says(trained):
 
 def test_without_rope_the_first_layer_reads_what_came_before_as_a_bag(trained):
     model, _, _, held_out = trained
-    none = extension.dropped(model)
+    none = without_position(model)
     ids = held_out[1, :12]
     order = np.concatenate([np.random.default_rng(0).permutation(11), [11]])  # last kept
     for m, same in ((none, True), (model, False)):
