@@ -148,12 +148,12 @@ SIDEWAYS_JS = """() => {
 
 
 @pytest.fixture(scope="module")
-def logged(chromium_path, tmp_path_factory):
+def logged(chromium_path, tmp_path_factory, worker_id):
     """A server of the sweep's own (so that a warning Streamlit logs once per process is not
-    spent by another test), its log kept beside the screenshots, its rooms in a store of its
-    own."""
+    spent by another test), its log kept beside the screenshots (one per test process: two may
+    sweep at once), its rooms in a store of its own."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    log = SHOTS / "server.log"
+    log = SHOTS / f"server-{worker_id}.log"
     rooms = tmp_path_factory.mktemp("sweep-rooms") / "rooms.sqlite3"
     with serving(env={"POSVIZ_ROOM_STORE": f"sqlite:///{rooms}"}, log=log) as (_, url):
         yield url, log
