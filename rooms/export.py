@@ -6,11 +6,14 @@ import csv
 import io
 from datetime import UTC, datetime
 
-from rooms.records import LETTERS, StoreDown
+from rooms.records import LETTERS, SECOND, StoreDown
 from rooms.store import RoomStore
 
-HEADER = ["room", "question_id", "question", "voter", "answer", "answer_text", "right_answer",
-          "answered_at_utc", "network"]
+HEADER = ["room", "question_id", "round", "question", "voter", "answer", "answer_text",
+          "right_answer", "confidence", "answered_at_utc", "network"]
+GAINS_HEADER = ["room", "question", "students_both_sittings", "right_before_percent",
+                "right_after_percent", "normalized_gain"]
+CONFIDENCE = {True: "sure", False: "guessing", None: ""}
 
 
 def answers_csv(store: RoomStore, code: str) -> str:
@@ -25,12 +28,34 @@ def answers_csv(store: RoomStore, code: str) -> str:
         rows.writerow([code, "", f"the answers could not be read: {down}"])
         answers = []
     for a in answers:
-        rows.writerow([code, a.poll, spreadsheet_cell(a.question), spreadsheet_cell(a.voter),
-                       LETTERS[a.option], spreadsheet_cell(a.option_text),
-                       "" if a.correct is None else LETTERS[a.correct],
+        rows.writerow([code, a.poll.removesuffix(SECOND), a.round, spreadsheet_cell(a.question),
+                       spreadsheet_cell(a.voter), LETTERS[a.option],
+                       spreadsheet_cell(a.option_text),
+                       "" if a.correct is None else LETTERS[a.correct], CONFIDENCE[a.sure],
                        datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds"),
                        spreadsheet_cell(a.network)])
     return "\ufeff" + out.getvalue()
+
+
+def gains_csv(store: RoomStore, code: str) -> str:
+    """The concept check's gain per question as CSV: the students who sat it before and after,
+    their right shares (%) each time and the normalized gain (empty where it is undefined)."""
+    out = io.StringIO()
+    rows = csv.writer(out)
+    rows.writerow(GAINS_HEADER)
+    try:
+        gains = store.gains(code)
+    except StoreDown as down:
+        rows.writerow([code, "", f"the answers could not be read: {down}"])
+        gains = []
+    for g in gains:
+        rows.writerow([code, g.number, g.paired, _number(g.pre), _number(g.post),
+                       _number(g.gain, 3)])
+    return "\ufeff" + out.getvalue()
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
 
 
 def spreadsheet_cell(value: str) -> str:

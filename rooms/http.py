@@ -76,6 +76,7 @@ from rooms.config import setting
 from rooms.kept import Kept
 from rooms.records import (
     JOINED_COOKIE,
+    SECOND,
     VOTER_COOKIE,
     Poll,
     Room,
@@ -180,8 +181,18 @@ class Calls:
             self.waiting -= 1
 
 
-def _poll_state(poll: Poll, counts: list[int] | None) -> dict:
-    return {"revealed": poll.revealed, "correct": poll.correct, "counts": counts}
+def _poll_state(store: RoomStore, code: str, poll: Poll) -> dict:
+    """What a follower is told of a question: the round it is in and, once revealed, the
+    right answer and each round's counts (a concept check's first sitting keeps its right
+    answers to itself: the class sits it again)."""
+    current = store.current(code, poll.id)
+    state = {"revealed": poll.revealed, "round": 2 if current.id.endswith(SECOND) else 1,
+             "correct": None, "counts": None}
+    if poll.revealed and not poll.id.startswith("check-pre-"):
+        split = store.split(code, poll.id)
+        state |= {"correct": poll.correct, "counts": list(split.rounds[-1].counts),
+                  "rounds": [list(t.counts) for t in split.rounds], "changed": split.changed}
+    return state
 
 
 @dataclass(frozen=True)
@@ -237,14 +248,18 @@ class Watch:
             polls = {poll.id: poll for poll in self.store.polls(room.code)}
             revealed = frozenset(poll_id for poll_id, poll in polls.items() if poll.revealed)
             doc, asked = _screens().document(room.page, room.query, lang, revealed)
-            for poll_id in {*asked, room.live} & polls.keys():
-                poll = polls[poll_id]
-                head["polls"][poll_id] = _poll_state(
-                    poll, self.store.counts(room.code, poll_id) if poll.revealed else None)
+            sitting = [poll_id for poll_id in polls if room.live.startswith("check-")
+                       and poll_id.startswith(room.live + "-")]
+            for poll_id in {*asked, room.live, *sitting} & polls.keys():
+                head["polls"][poll_id] = _poll_state(self.store, room.code, polls[poll_id])
             if room.live in polls:
                 live = polls[room.live]
                 head["live"] = {"id": live.id, "question": live.question,
                                 "options": list(live.options)}
+            elif sitting:
+                head["live"] = {"id": room.live, "check": [
+                    {"id": poll_id, "question": polls[poll_id].question,
+                     "options": list(polls[poll_id].options)} for poll_id in sitting]}
         plain = (json.dumps(head, ensure_ascii=False)[:-1] + f',"doc":{doc}}}').encode()
         return Reply(room.version, plain, gzip.compress(plain, 6))
 
@@ -603,8 +618,9 @@ async def _not_lecturer(entry: Entry) -> Response:
 
 
 async def _vote(request: Request, entry: Entry, sent: dict) -> Response:
-    poll, option = sent.get("poll"), sent.get("option")
-    if not isinstance(poll, str) or not isinstance(option, int) or isinstance(option, bool):
+    poll, option, sure = sent.get("poll"), sent.get("option"), sent.get("sure")
+    if not isinstance(poll, str) or not isinstance(option, int) or isinstance(option, bool) \
+            or sure not in (None, True, False):
         return _refused("bad_request", 400)
     rooms = watch()
     if entry.voter is None:  # no voter id for this room: the projector's word issues one
@@ -612,7 +628,7 @@ async def _vote(request: Request, entry: Entry, sent: dict) -> Response:
             else _refused("need_word", 403)
     try:
         await rooms.calls(rooms.store.vote, entry.code, poll, entry.voter.token, option,
-                          entry.network, rooms.following(entry.code, entry.voter))
+                          entry.network, rooms.following(entry.code, entry.voter), sure)
     except StoreDown:
         raise
     except RoomError as refused:
@@ -621,7 +637,7 @@ async def _vote(request: Request, entry: Entry, sent: dict) -> Response:
         if refused.reason == "need_word":
             return _refused("need_word", 429, refused.wait)
         return _refused(refused.reason, 409)
-    return JSONResponse({"mine": option}, headers=NO_STORE)
+    return JSONResponse({"mine": option, "sure": sure}, headers=NO_STORE)
 
 
 async def _word(request: Request, entry: Entry, sent: dict) -> Response:

@@ -27,7 +27,12 @@ PERSONAL = ("lang", "present", "room", "key", "lead", "lead_refused", "follow", 
 
 log = logging.getLogger("rooms")
 CODE_DIGITS = re.compile(f"[0-9]{{{CODE_LENGTH}}}")
-POLL_ID = re.compile(r"scene-[a-z]{1,20}|q\d{1,3}")
+POLL_ID = re.compile(r"(scene-[a-z]{1,20}|q\d{1,3})(\.2)?|check-(pre|post)-\d")
+"""A lesson scene's question, the lecturer's own, either one's second round (".2"), or a
+question of the concept check taken before ("pre") or after ("post") the lecture."""
+PHASES = ("pre", "post")  # the concept check's two sittings
+SECOND = ".2"             # a question's second round: its own poll, with this after the id
+DISCUSS = (30.0, 80.0)    # right shares (%) between which a class discusses and votes again
 PAGE_NAME = re.compile(r"[a-z0-9_]{0,40}")
 PARAM_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")
 
@@ -53,7 +58,8 @@ class Limits:
     """Caps that keep a flood of rooms, polls, voters or text bounded in memory and on disk."""
 
     rooms: int = 200          # rooms open at once in one store (closed ones do not count)
-    polls: int = 40           # per room: the lesson's ten questions and the lecturer's own
+    polls: int = 80           # per room: the lesson's ten questions, the lecturer's own, their
+    # second rounds and the concept check's questions, before and after
     voters: int = 1000        # per room, voters who voted without ever following the room: a
     # voter whose screen follows (or followed) the room is never refused
     present: int = 5000       # per room, followers counted as connected at once
@@ -97,6 +103,95 @@ class Answer:
     correct: int | None
     at: float
     network: str  # the network it came from, as a keyed digest (signing.network)
+    sure: bool | None  # the student's confidence: sure, guessing, or not said
+
+    @property
+    def round(self) -> int:
+        return 2 if self.poll.endswith(SECOND) else 1
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One voter's answer to one poll: the option and how sure (None: not said)."""
+
+    voter: str
+    option: int
+    sure: bool | None
+
+
+@dataclass(frozen=True)
+class Tally:
+    """How one round of a question was answered: votes per option, and of them how many were
+    given as sure and as a guess."""
+
+    counts: tuple[int, ...]
+    sure: tuple[int, ...]
+    guessing: tuple[int, ...]
+
+    @classmethod
+    def of(cls, votes: list[Vote], options: int) -> Tally:
+        def count(keep) -> tuple[int, ...]:
+            return tuple(sum(1 for v in votes if v.option == i and keep(v))
+                         for i in range(options))
+        return cls(count(lambda v: True), count(lambda v: v.sure is True),
+                   count(lambda v: v.sure is False))
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def right_share(self, correct: int | None) -> float | None:
+        """The share of the answers that are right, in %, or None (no answer, no right one)."""
+        if correct is None or not self.total:
+            return None
+        return 100.0 * self.counts[correct] / self.total
+
+
+@dataclass(frozen=True)
+class Split:
+    """A question's rounds (one or two) and, for a second round, how the voters who answered
+    both moved: (option in round 1, option in round 2) -> voters, changed answers only."""
+
+    rounds: tuple[Tally, ...]
+    both: int = 0      # voters who answered in both rounds
+    moves: tuple[tuple[int, int, int], ...] = ()  # (from, to, voters), most voters first
+
+    @property
+    def changed(self) -> int:
+        return sum(n for _, _, n in self.moves)
+
+
+@dataclass(frozen=True)
+class Gain:
+    """One concept-check question before and after, over the students who answered both
+    sittings: the right shares (%) and the normalized gain <g> = (post - pre) / (100 - pre)
+    (Hake 1998), None when every one was right before or none answered both."""
+
+    number: int
+    paired: int
+    pre: float | None
+    post: float | None
+
+    @property
+    def gain(self) -> float | None:
+        if self.pre is None or self.post is None or self.pre >= 100.0:
+            return None
+        return (self.post - self.pre) / (100.0 - self.pre)
+
+
+def next_step(share: float | None) -> str:
+    """What a lecturer does after a first round whose right share is `share` (%), as Peer
+    Instruction does (Crouch & Mazur 2001): under 30%, explain before revealing; 30-80%, let
+    neighbours discuss and vote again; over 80%, reveal; None (no answer yet): wait."""
+    if share is None:
+        return "wait"
+    low, high = DISCUSS
+    return "explain" if share < low else "discuss" if share <= high else "reveal"
+
+
+def check_poll(phase: str, number: int) -> str:
+    """The poll id of the concept check's question number (1-based) in a sitting."""
+    return f"check-{phase}-{number}"
 
 
 @dataclass(frozen=True)

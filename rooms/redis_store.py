@@ -1,6 +1,7 @@
 """Rooms in Redis, shared by every server process that points at the same Redis.
 
-One hash per room, one per poll, one hash of votes per poll (voter -> option:time:network), two
+One hash per room, one per poll, one hash of votes per poll (voter -> option:time:network:sure,
+sure "1", "0" or "" for not said), two
 sorted sets per room (its voters and its connected followers, by when each was last seen), a
 hash of the screens that followed it (voter -> network), a set of the voters set aside and a
 hash of its unused lecturer links (token digest -> made:sealed key); every key of a room
@@ -29,6 +30,7 @@ from rooms.records import (
     Rate,
     Room,
     RoomError,
+    Vote,
     lecturer_gone,
 )
 from rooms.store import RoomStore, guarded
@@ -73,7 +75,7 @@ return 1
 """
 
 # KEYS: poll, its votes, the room's voters, screens, voters set aside
-# ARGV: voter, option, now, cap of voters that never followed, expires, network, following
+# ARGV: voter, option, now, cap of voters that never followed, expires, network, following, sure
 # -2: set aside; -1: the poll is revealed (closed); 0: a new voter in a full room; 1: counted
 VOTE = """
 if redis.call('HGET', KEYS[1], 'revealed') ~= '0' then return -1 end
@@ -90,7 +92,7 @@ if not redis.call('ZSCORE', KEYS[3], ARGV[1]) and redis.call('HEXISTS', KEYS[4],
   if unfollowed >= tonumber(ARGV[4]) then return 0 end
 end
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
-redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. ARGV[3] .. ':' .. ARGV[6])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. ARGV[3] .. ':' .. ARGV[6] .. ':' .. ARGV[8])
 redis.call('EXPIREAT', KEYS[2], ARGV[5])
 redis.call('EXPIREAT', KEYS[3], ARGV[5])
 return 1
@@ -318,23 +320,23 @@ class RedisStore(RoomStore):
             pipe.execute()
 
     def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
-              network: str, following: bool) -> bool:
+              network: str, following: bool, sure: bool | None) -> bool:
         counted = self._vote_script(
             keys=[_poll_key(code, poll_id), _votes_key(code, poll_id), _voters_key(code),
                   _screens_key(code), _aside_key(code)],
             args=[voter, option, now, self.limits.voters, self._expiry(code), network,
-                  int(following)])
+                  int(following), "" if sure is None else int(sure)])
         if counted < 0:
             raise RoomError("poll_closed" if counted == -1 else "set_aside")
         return counted == 1
 
-    def _my_vote(self, code: str, poll_id: str, voter: str) -> int | None:
+    def _my_vote(self, code: str, poll_id: str, voter: str) -> Vote | None:
         vote = self.client.hget(_votes_key(code, poll_id), voter)
-        return None if vote is None else int(vote.split(":")[0])
+        return None if vote is None else _vote(voter, vote)
 
-    def _options_voted(self, code: str, poll_id: str) -> list[int]:
-        return [int(vote.split(":")[0])
-                for vote in self.client.hvals(_votes_key(code, poll_id))]
+    def _votes(self, code: str, poll_id: str) -> list[Vote]:
+        return [_vote(voter, vote)
+                for voter, vote in self.client.hgetall(_votes_key(code, poll_id)).items()]
 
     def _reveal(self, code: str, poll_id: str, correct: int | None) -> None:
         with self.client.pipeline(transaction=True) as pipe:
@@ -349,9 +351,9 @@ class RedisStore(RoomStore):
             poll = self._poll(code, poll_id)
             votes = [(voter, *_vote_fields(vote)) for voter, vote in
                      self.client.hgetall(_votes_key(code, poll_id)).items()]
-            for voter, option, at, network in sorted(votes, key=lambda vote: vote[2]):
+            for voter, option, at, network, sure in sorted(votes, key=lambda vote: vote[2]):
                 out.append(Answer(poll_id, poll.question, voter, option, poll.options[option],
-                                  poll.correct, at, network))
+                                  poll.correct, at, network, sure))
         return out
 
     def _seen(self, code: str, voters: dict[str, str], now: float) -> None:
@@ -393,8 +395,13 @@ class RedisStore(RoomStore):
         return self.client.zcard(_voters_key(code))
 
 
-def _vote_fields(vote: str) -> tuple[int, float, str]:
-    """A stored vote's option, time and network ("2:1800000000.5:mcxWwcw7Oi5F"; votes from
-    before networks were kept have none)."""
-    option, at, network = (vote.split(":", 2) + [""])[:3]
-    return int(option), float(at), network
+def _vote_fields(vote: str) -> tuple[int, float, str, bool | None]:
+    """A stored vote's option, time, network and confidence ("2:1800000000.5:mcxWwcw7Oi5F:1";
+    votes from before networks or confidence were kept have none)."""
+    option, at, network, sure = (vote.split(":", 3) + ["", ""])[:4]
+    return int(option), float(at), network, None if sure == "" else sure == "1"
+
+
+def _vote(voter: str, stored: str) -> Vote:
+    option, _, _, sure = _vote_fields(stored)
+    return Vote(voter, option, sure)

@@ -31,6 +31,7 @@ from rooms.records import (
     Rate,
     Room,
     RoomError,
+    Vote,
     log,
 )
 from rooms.store import RoomStore
@@ -46,7 +47,8 @@ CREATE TABLE IF NOT EXISTS polls (
     revealed INTEGER NOT NULL DEFAULT 0, correct INTEGER, PRIMARY KEY (code, id));
 CREATE TABLE IF NOT EXISTS votes (
     code TEXT NOT NULL, poll TEXT NOT NULL, voter TEXT NOT NULL, option INTEGER NOT NULL,
-    at REAL NOT NULL, network TEXT NOT NULL DEFAULT '', PRIMARY KEY (code, poll, voter));
+    at REAL NOT NULL, network TEXT NOT NULL DEFAULT '', sure INTEGER,
+    PRIMARY KEY (code, poll, voter));
 CREATE TABLE IF NOT EXISTS voters (
     code TEXT NOT NULL, voter TEXT NOT NULL, seen REAL NOT NULL, PRIMARY KEY (code, voter));
 CREATE TABLE IF NOT EXISTS present (
@@ -103,8 +105,11 @@ class SQLiteStore(RoomStore):
             if "lead_seen" not in columns:  # a file from before lecturers were timed
                 db.execute("ALTER TABLE rooms ADD COLUMN lead_seen REAL NOT NULL DEFAULT 0")
                 db.execute("UPDATE rooms SET lead_seen = ?", (time.time(),))
-            if "network" not in {row[1] for row in db.execute("PRAGMA table_info(votes)")}:
+            voted = {row[1] for row in db.execute("PRAGMA table_info(votes)")}
+            if "network" not in voted:
                 db.execute("ALTER TABLE votes ADD COLUMN network TEXT NOT NULL DEFAULT ''")
+            if "sure" not in voted:  # a file from before students said how sure they were
+                db.execute("ALTER TABLE votes ADD COLUMN sure INTEGER")
         except BaseException:
             db.close()
             raise
@@ -242,7 +247,7 @@ class SQLiteStore(RoomStore):
                        (poll_id, code))
 
     def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
-              network: str, following: bool) -> bool:
+              network: str, following: bool, sure: bool | None) -> bool:
         with self._write() as db:
             (revealed,) = db.execute("SELECT revealed FROM polls WHERE code = ? AND id = ?",
                                      (code, poll_id)).fetchone()
@@ -256,10 +261,10 @@ class SQLiteStore(RoomStore):
                            "(?, ?, ?)", (code, voter, network))
             if not self._admit(db, code, voter, now):
                 return False
-            db.execute("INSERT INTO votes (code, poll, voter, option, at, network) VALUES "
-                       "(?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET option = excluded.option, "
-                       "at = excluded.at, network = excluded.network",
-                       (code, poll_id, voter, option, now, network))
+            db.execute("INSERT INTO votes (code, poll, voter, option, at, network, sure) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET option = "
+                       "excluded.option, at = excluded.at, network = excluded.network, "
+                       "sure = excluded.sure", (code, poll_id, voter, option, now, network, sure))
             return True
 
     def _admit(self, db: sqlite3.Connection, code: str, voter: str, now: float) -> bool:
@@ -278,14 +283,14 @@ class SQLiteStore(RoomStore):
         db.execute("INSERT INTO voters (code, voter, seen) VALUES (?, ?, ?)", (code, voter, now))
         return True
 
-    def _my_vote(self, code: str, poll_id: str, voter: str) -> int | None:
-        row = self._db.execute("SELECT option FROM votes WHERE code = ? AND poll = ? AND "
+    def _my_vote(self, code: str, poll_id: str, voter: str) -> Vote | None:
+        row = self._db.execute("SELECT option, sure FROM votes WHERE code = ? AND poll = ? AND "
                                "voter = ?", (code, poll_id, voter)).fetchone()
-        return None if row is None else row[0]
+        return None if row is None else Vote(voter, row[0], _sure(row[1]))
 
-    def _options_voted(self, code: str, poll_id: str) -> list[int]:
-        return [option for (option,) in self._db.execute(
-            "SELECT option FROM votes WHERE code = ? AND poll = ?", (code, poll_id))]
+    def _votes(self, code: str, poll_id: str) -> list[Vote]:
+        return [Vote(voter, option, _sure(sure)) for voter, option, sure in self._db.execute(
+            "SELECT voter, option, sure FROM votes WHERE code = ? AND poll = ?", (code, poll_id))]
 
     def _reveal(self, code: str, poll_id: str, correct: int | None) -> None:
         with self._write() as db:
@@ -296,11 +301,11 @@ class SQLiteStore(RoomStore):
     def _answers(self, code: str) -> list[Answer]:
         rows = self._db.execute(
             "SELECT v.poll, p.question, v.voter, v.option, p.options, p.correct, v.at, "
-            "v.network FROM votes v JOIN polls p ON p.code = v.code AND p.id = v.poll "
+            "v.network, v.sure FROM votes v JOIN polls p ON p.code = v.code AND p.id = v.poll "
             "WHERE v.code = ? ORDER BY p.rowid, v.at, v.rowid", (code,))
         return [Answer(poll, question, voter, option, json.loads(options)[option], correct, at,
-                       network)
-                for poll, question, voter, option, options, correct, at, network in rows]
+                       network, _sure(sure))
+                for poll, question, voter, option, options, correct, at, network, sure in rows]
 
     def _seen(self, code: str, voters: dict[str, str], now: float) -> None:
         with self._write() as db:
@@ -359,6 +364,10 @@ class SQLiteStore(RoomStore):
     def _voters(self, code: str) -> int:
         return self._db.execute("SELECT COUNT(*) FROM voters WHERE code = ?",
                                 (code,)).fetchone()[0]
+
+
+def _sure(stored: int | None) -> bool | None:
+    return None if stored is None else bool(stored)
 
 
 def _refilled(row: tuple[float, float] | None, rate: Rate, now: float) -> float:

@@ -23,18 +23,25 @@ from rooms.records import (
     LECTURER_TOUCH,
     LOG_EVERY,
     PAGE_NAME,
+    PHASES,
     POLL_ID,
     PRESENT_SECONDS,
     ROOM_SECONDS,
+    SECOND,
     SUSPECT,
     Answer,
+    Gain,
     Limits,
     Poll,
     Rate,
     Room,
     RoomError,
+    Split,
     StoreDown,
     Suspect,
+    Tally,
+    Vote,
+    check_poll,
     clean_text,
     lecturer_gone,
     log,
@@ -300,18 +307,35 @@ class RoomStore(ABC):
             self._set_live(room.code, "")
 
     @guarded
+    def current(self, code: str, poll_id: str) -> Poll | None:
+        """The poll a question's id names in the round it is in: its second round once the
+        lecturer opened one, else the poll itself."""
+        room = self.room(code)
+        if room is None or not isinstance(poll_id, str) or not POLL_ID.fullmatch(poll_id):
+            return None
+        return self._current(room.code, poll_id)
+
+    def _current(self, code: str, poll_id: str) -> Poll | None:
+        if poll_id.endswith(SECOND) or poll_id.startswith("check-"):
+            return self._poll(code, poll_id)
+        return self._poll(code, poll_id + SECOND) or self._poll(code, poll_id)
+
+    @guarded
     def vote(self, code: str, poll_id: str, voter: object, option: object, network: str = "",
-             following: bool = False) -> None:
-        """One vote per voter per poll (a second one replaces the first), while it is open.
-        Only a voter id this server signed for this room votes; one whose browser showed only
-        the room's code counts against its network's CODE_VOTES (RoomError "need_word", with
-        the seconds to wait, past it). network: where the vote comes from (signing.network);
-        following: whether the voter's screen follows the room now (a cap never refuses it)."""
+             following: bool = False, sure: object = None) -> None:
+        """One vote per voter per poll and round (a second one replaces the first), while it is
+        open: a question's id counts in the round it is in (current). sure: the student's
+        confidence (True sure, False guessing, None not said). Only a voter id this server
+        signed for this room votes; one whose browser showed only the room's code counts
+        against its network's CODE_VOTES (RoomError "need_word", with the seconds to wait,
+        past it). network: where the vote comes from (signing.network); following: whether the
+        voter's screen follows the room now (a cap never refuses it)."""
         room = self._open_room(code)
         who = self.voter(room.code, voter)
         if who is None:
             raise RoomError("bad_voter")
-        poll = self.poll(room.code, poll_id)
+        poll = self._current(room.code, poll_id) if isinstance(poll_id, str) and \
+            POLL_ID.fullmatch(poll_id) else None
         if poll is None:
             raise RoomError("no_poll")
         if poll.revealed:
@@ -319,42 +343,174 @@ class RoomStore(ABC):
         if not isinstance(option, int) or isinstance(option, bool) or not (
                 0 <= option < len(poll.options)):
             raise RoomError("bad_option")
+        if sure is not None and not isinstance(sure, bool):
+            raise RoomError("bad_option")
         if not who.present and (wait := self.spend(CODE_VOTES, f"{room.code}:{network}")):
             raise RoomError("need_word", "this network's answers by code alone", wait)
-        if not self._vote(room.code, poll.id, who.id, option, self.clock(), network, following):
+        if not self._vote(room.code, poll.id, who.id, option, self.clock(), network, following,
+                          sure):
             raise RoomError("room_full", f"at most {self.limits.voters} students")
 
     @guarded
-    def my_vote(self, code: str, poll_id: str, voter: object) -> int | None:
+    def my_answer(self, code: str, poll_id: str, voter: object) -> Vote | None:
+        """The voter's answer to exactly this poll (a round of its own), or None."""
         room = self.room(code)
         who = None if room is None else self.voter(room.code, voter)
-        if who is None or not POLL_ID.fullmatch(str(poll_id)):
+        if who is None or not isinstance(poll_id, str) or not POLL_ID.fullmatch(poll_id):
             return None
         return self._my_vote(room.code, poll_id, who.id)
 
+    def my_vote(self, code: str, poll_id: str, voter: object) -> int | None:
+        """The option of the voter's answer to exactly this poll, or None."""
+        answer = self.my_answer(code, poll_id, voter)
+        return None if answer is None else answer.option
+
     @guarded
     def counts(self, code: str, poll_id: str) -> list[int]:
-        """Votes per option, in option order."""
+        """Votes per option of exactly this poll, in option order."""
         poll = self.poll(code, poll_id)
         if poll is None:
             return []
-        tally = [0] * len(poll.options)
-        for option in self._options_voted(normal_code(code), poll.id):
-            tally[option] += 1
-        return tally
+        return list(Tally.of(self._votes(normal_code(code), poll.id), len(poll.options)).counts)
+
+    @guarded
+    def split(self, code: str, poll_id: str) -> Split | None:
+        """How a question (either round's id) was answered, round by round, with confidence,
+        and how the voters of both rounds moved; None for no such poll."""
+        first = self.poll(code, poll_id.removesuffix(SECOND) if isinstance(poll_id, str)
+                          else poll_id)
+        if first is None:
+            return None
+        code, n = normal_code(code), len(first.options)
+        rounds = [self._votes(code, first.id)]
+        if not first.id.startswith("check-") and self._poll(code, first.id + SECOND):
+            rounds.append(self._votes(code, first.id + SECOND))
+        tallies = tuple(Tally.of(votes, n) for votes in rounds)
+        if len(rounds) == 1:
+            return Split(tallies)
+        before = {v.voter: v.option for v in rounds[0]}
+        moved: dict[tuple[int, int], int] = {}
+        both = 0
+        for v in rounds[1]:
+            if v.voter in before:
+                both += 1
+                if before[v.voter] != v.option:
+                    step = (before[v.voter], v.option)
+                    moved[step] = moved.get(step, 0) + 1
+        moves = tuple(sorted(((a, b, k) for (a, b), k in moved.items()),
+                             key=lambda m: (-m[2], m[0], m[1])))
+        return Split(tallies, both, moves)
+
+    @guarded
+    def second_round(self, code: str, poll_id: str) -> Poll:
+        """Open a question's second round (after the class discussed it): the same question and
+        options, answered afresh; the first round's answers stay as they were. Every screen
+        shows the new round."""
+        room = self._open_room(code)
+        first = self.poll(room.code, poll_id)
+        if first is None or first.id.endswith(SECOND) or first.id.startswith("check-"):
+            raise RoomError("no_poll")
+        if first.revealed:
+            raise RoomError("poll_closed")
+        second = self._poll(room.code, first.id + SECOND)
+        if second is not None:
+            return second
+        self._add_poll(room, first.id + SECOND, first.question, list(first.options),
+                       live=False, correct=first.correct)
+        self._set_live(room.code, first.id + SECOND if room.live == first.id else room.live)
+        return self._poll(room.code, first.id + SECOND)
 
     @guarded
     def reveal(self, code: str, poll_id: str, correct: int | None = None) -> None:
-        """Close the poll and show every member the answer and the class's distribution; the
-        right option is `correct`, or the one given when the question was asked."""
+        """Close the question (both its rounds) and show every member the answer and the
+        class's distribution; the right option is `correct`, or the one given when the
+        question was asked."""
         room = self._open_room(code)
         poll = self.poll(room.code, poll_id)
         if poll is None:
             raise RoomError("no_poll")
         if correct is not None and not 0 <= correct < len(poll.options):
             raise RoomError("bad_option")
-        if not poll.revealed:
-            self._reveal(room.code, poll.id, poll.correct if correct is None else correct)
+        first = poll.id.removesuffix(SECOND)
+        for each in (first, first + SECOND):
+            found = self._poll(room.code, each)
+            if found is not None and not found.revealed:
+                self._reveal(room.code, each, found.correct if correct is None else correct)
+
+    # ---- the concept check ------------------------------------------------------------------
+
+    @guarded
+    def open_check(self, code: str, phase: str,
+                   questions: list[tuple[str, list[str], int]]) -> list[Poll]:
+        """Put the concept check's questions (text, options, the right one) in front of the
+        class for a sitting, "pre" (before the lecture) or "post" (after it); a sitting opened
+        again shows the same polls with their answers."""
+        room = self._open_room(code)
+        if phase not in PHASES or not 1 <= len(questions) <= 9:
+            raise RoomError("bad_poll")
+        polls = []
+        for number, (question, options, correct) in enumerate(questions, start=1):
+            poll_id = check_poll(phase, number)
+            found = self._poll(room.code, poll_id)
+            if found is None:
+                text, clean = self._checked(question, options)
+                if not (isinstance(correct, int) and 0 <= correct < len(clean)):
+                    raise RoomError("bad_option")
+                found = self._add_poll(room, poll_id, text, clean, live=False, correct=correct)
+            polls.append(found)
+        self._set_live(room.code, f"check-{phase}")
+        return polls
+
+    @guarded
+    def check(self, code: str, phase: str) -> list[Poll]:
+        """The concept check's polls of a sitting, in order (none before it was opened)."""
+        room = self.room(code)
+        if room is None or phase not in PHASES:
+            return []
+        ids = set(self._poll_ids(room.code))
+        return [self._poll(room.code, check_poll(phase, n)) for n in range(1, 10)
+                if check_poll(phase, n) in ids]
+
+    @guarded
+    def sitters(self, code: str, phase: str) -> int:
+        """Students who answered at least one question of a sitting of the concept check."""
+        room = self.room(code)
+        if room is None:
+            return 0
+        return len({v.voter for poll in self.check(room.code, phase)
+                    for v in self._votes(room.code, poll.id)})
+
+    @guarded
+    def close_check(self, code: str, phase: str) -> None:
+        """End a sitting: its answers are closed (and kept), and it leaves every screen."""
+        room = self._open_room(code)
+        for poll in self.check(room.code, phase):
+            if not poll.revealed:
+                self._reveal(room.code, poll.id, poll.correct)
+        if room.live == f"check-{phase}":
+            self._set_live(room.code, "")
+
+    @guarded
+    def gains(self, code: str) -> list[Gain]:
+        """Each concept-check question before and after, over the students who answered it in
+        both sittings (paired by their signed voter id)."""
+        room = self.room(code)
+        if room is None:
+            return []
+        out = []
+        for pre in self.check(room.code, "pre"):
+            number = int(pre.id.rsplit("-", 1)[1])
+            post = self._poll(room.code, check_poll("post", number))
+            if post is None:
+                continue
+            before = {v.voter: v.option == pre.correct for v in self._votes(room.code, pre.id)}
+            after = {v.voter: v.option == post.correct
+                     for v in self._votes(room.code, post.id) if v.voter in before}
+            paired = len(after)
+            out.append(Gain(number, paired,
+                            100.0 * sum(before[v] for v in after) / paired if paired else None,
+                            100.0 * sum(after.values()) / paired if paired else None))
+        return out
 
     @guarded
     def answers(self, code: str) -> list[Answer]:
@@ -510,17 +666,18 @@ class RoomStore(ABC):
 
     @abstractmethod
     def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
-              network: str, following: bool) -> bool:
+              network: str, following: bool, sure: bool | None) -> bool:
         """Record the vote, from network (a following voter becomes one of the room's screens
         from there); False when the voter has not voted in the room before, never followed it,
         and `limits.voters` have voted. Raises RoomError "poll_closed" for a revealed poll and
         "set_aside" for a voter the lecturer set aside. Atomic with respect to the reveal."""
 
     @abstractmethod
-    def _my_vote(self, code: str, poll_id: str, voter: str) -> int | None: ...
+    def _my_vote(self, code: str, poll_id: str, voter: str) -> Vote | None: ...
 
     @abstractmethod
-    def _options_voted(self, code: str, poll_id: str) -> list[int]: ...
+    def _votes(self, code: str, poll_id: str) -> list[Vote]:
+        """Every vote of the poll."""
 
     @abstractmethod
     def _reveal(self, code: str, poll_id: str, correct: int | None) -> None: ...

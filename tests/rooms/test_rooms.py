@@ -8,7 +8,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,37 +32,6 @@ from rooms import (
 from tests.conftest import ROOT
 from tests.helpers.hostile import HOSTILE
 from tests.helpers.load_fixtures import free_port, redis_serving
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture(params=["sqlite", "redis"])
-def backend(request, tmp_path):
-    """A function making stores of one backend, all on the same fresh data."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
-    else:
-        url = request.getfixturevalue("redis_url")
-        redis.Redis.from_url(url).flushdb()
-    return lambda **options: open_store(url, **options)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def store(backend, clock):
-    return backend(clock=clock)
 
 
 def test_a_new_room_has_a_six_digit_code_a_key_and_version_one(store):
@@ -672,4 +640,4 @@ def test_the_default_store_and_secret_live_in_the_project_folder(tmp_path, monke
     monkeypatch.setenv("POSVIZ_SECRET", "a secret of this test's own")  # data/secret untouched
     monkeypatch.chdir(tmp_path)
     assert rooms.ROOT == ROOT
-    assert open_store(clock=Clock()).path == ROOT / "data" / "rooms.sqlite3"
+    assert open_store(clock=lambda: 1_800_000_000.0).path == ROOT / "data" / "rooms.sqlite3"

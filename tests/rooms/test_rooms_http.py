@@ -201,7 +201,7 @@ def test_the_id_flood_fills_neither_the_voters_nor_the_connected_count(site, loo
     rows = answers_csv(site.store, code).splitlines()[1:]  # the lecturer's download
     # a voter id starting with "-" is guarded against spreadsheet formulas, as any cell
     late_id = site.store.voter(code, late).id
-    assert [row.split(",")[3:5] for row in rows] == [[spreadsheet_cell(late_id), "B"]]
+    assert [row.split(",")[4:6] for row in rows] == [[spreadsheet_cell(late_id), "B"]]
 
 
 @pytest.mark.parametrize("site", ["sqlite"], indirect=True)  # the route's own, any store
