@@ -72,12 +72,16 @@ function chips(block) {
 
 // ---- questions ------------------------------------------------------------------------------
 
-const mineKey = (poll) => `posviz-vote-${room ? room.code : "file"}-${poll}`;
+// What this browser answered, per question and round, and how sure it said it was.
+const mineKey = (poll, round = 1) => `posviz-vote-${room ? room.code : "file"}-${poll}`
+  + (round === 2 ? "-2" : "");
+const sureKey = (poll, round = 1) => `posviz-sure-${room ? room.code : "file"}-${poll}`
+  + (round === 2 ? "-2" : "");
 
-function results(options, state) {
+function results(options, state, head = "results") {
   const total = state.counts.reduce((a, b) => a + b, 0);
   const list = el("ol", "posviz-results");
-  list.setAttribute("aria-label", say("results", { n: total }));
+  list.setAttribute("aria-label", say(head, { n: total }));
   options.forEach((option, i) => {
     const count = state.counts[i] || 0;
     const share = total ? Math.round((100 * count) / total) : 0;
@@ -90,7 +94,19 @@ function results(options, state) {
     list.appendChild(item);
   });
   const box = el("div", "posviz-results-box");
-  box.append(el("p", "posviz-results-head", say("results", { n: total })), list);
+  box.append(el("p", "posviz-results-head", say(head, { n: total })), list);
+  return box;
+}
+
+// A revealed question's answers: its one round, or both rounds side by side with how many
+// changed their answer.
+function allResults(options, state) {
+  if (!state.rounds || state.rounds.length < 2) return results(options, state);
+  const box = el("div", "posviz-rounds");
+  state.rounds.forEach((counts, i) => {
+    box.appendChild(results(options, { counts, correct: state.correct }, `round_${i + 1}`));
+  });
+  box.appendChild(el("p", "posviz-results-head", say("changed", { n: state.changed || 0 })));
   return box;
 }
 
@@ -157,16 +173,19 @@ function askWord(box, note, retry) {
   input.focus();
 }
 
-async function vote(poll, option, note, box, redraw) {
-  const response = await send("vote", { poll, option });
+async function vote(poll, round, option, note, box, redraw, sure = null) {
+  const response = await send("vote", { poll, option, sure });
   if (response && response.ok) {
-    localStorage.setItem(mineKey(poll), String(option));
+    localStorage.setItem(mineKey(poll, round), String(option));
+    if (sure === null) localStorage.removeItem(sureKey(poll, round));
+    else localStorage.setItem(sureKey(poll, round), String(sure));
     return true;
   }
   const { error, seconds } = response ? await refusal(response) : { error: "" };
   if (error === "need_word") {
     note.textContent = say("need_word");
-    askWord(box, note, () => vote(poll, option, note, box, redraw).then((done) => done && redraw()));
+    askWord(box, note, () => vote(poll, round, option, note, box, redraw, sure)
+      .then((done) => done && redraw()));
     return false;
   }
   note.textContent = say(REFUSED[error] || "vote_failed", { seconds });
@@ -188,11 +207,17 @@ function question(block, state, answerBlocks) {
     head.append(inline("strong", "", block.lead), " ", inline("span", "", block.text));
   }
   box.appendChild(head);
-  const mine = localStorage.getItem(mineKey(block.poll));
+  const round = (state && state.round) || 1;
+  const mine = localStorage.getItem(mineKey(block.poll, round));
   const chosen = mine === null ? null : Number(mine);
   const note = el("p", "posviz-question-note");
   note.setAttribute("role", "status");
   const revealed = state && state.revealed;
+  if (room && round === 2 && !revealed) {
+    const first = localStorage.getItem(mineKey(block.poll));
+    box.appendChild(el("p", "posviz-round", say("round_two") + (first === null ? ""
+      : ` ${say("first_answer", { mine: LETTERS[Number(first)] })}`)));
+  }
   const buttons = el("div", "posviz-options");
   block.options.forEach((option, i) => {
     if (!room) {  // a file: the options to read, nothing to tap
@@ -215,22 +240,51 @@ function question(block, state, answerBlocks) {
       if (chosenNow) chosenNow.focus();  // the keyboard stays on the answer it gave
     };
     button.onclick = async () => {
-      if (await vote(block.poll, i, note, box, redraw)) redraw();
+      if (await vote(block.poll, round, i, note, box, redraw)) redraw();
     };
     buttons.appendChild(button);
   });
   if (room && !revealed) box.appendChild(el("p", "posviz-tap", say("tap")));
   box.appendChild(buttons);
+  if (room && !revealed && chosen !== null) {  // how sure: one tap, optional
+    const said = localStorage.getItem(sureKey(block.poll, round));
+    const sure = el("div", "posviz-sure");
+    sure.setAttribute("role", "group");
+    sure.setAttribute("aria-label", say("how_sure"));
+    sure.appendChild(el("span", "", say("how_sure")));
+    [[true, "sure"], [false, "guessing"]].forEach(([value, key]) => {
+      const button = el("button", "posviz-sure-option", say(key));
+      button.type = "button";
+      button.setAttribute("aria-pressed", String(said === String(value)));
+      button.onclick = async () => {
+        const redraw = () => {
+          const fresh = question(block, state, answerBlocks);
+          box.replaceWith(fresh);
+          const pressed = fresh.querySelector('.posviz-sure-option[aria-pressed="true"]');
+          if (pressed) pressed.focus();
+        };
+        if (await vote(block.poll, round, chosen, note, box, redraw, value)) redraw();
+      };
+      sure.appendChild(button);
+    });
+    box.appendChild(sure);
+  }
   if (revealed && state.correct !== null && state.correct !== undefined) {
     const right = LETTERS[state.correct];
-    note.textContent = chosen === null ? say("answer_is", { right })
-      : say(chosen === state.correct ? "right" : "wrong", { right, mine: LETTERS[chosen] });
-    note.classList.add(chosen === state.correct ? "right" : "wrong");
+    const first = localStorage.getItem(mineKey(block.poll));  // a reader silent in round 2
+    const last = chosen !== null ? chosen : first === null ? null : Number(first);
+    note.textContent = last === null ? say("answer_is", { right })
+      : say(last === state.correct ? "right" : "wrong", { right, mine: LETTERS[last] });
+    if (last !== null) note.classList.add(last === state.correct ? "right" : "wrong");
   } else if (room && chosen !== null && !revealed) {
     note.textContent = say("voted", { mine: LETTERS[chosen] });
   }
   box.appendChild(note);
-  if (revealed && state.counts) box.appendChild(results(block.options, state));
+  if (revealed && state.counts) box.appendChild(allResults(block.options, state));
+  else if (revealed && room && state.correct === null) {
+    note.textContent = say(chosen === null ? "closed" : "closed_mine",
+                           { mine: chosen === null ? "" : LETTERS[chosen] });
+  }
   if (answerBlocks.length) {
     const answer = el("div", "posviz-answer");
     draw(answerBlocks, answer);
@@ -441,7 +495,8 @@ function news(payload, main, moved) {
     if (heading) said.push(say("now_showing", { title: heading.textContent.trim() }));
   }
   if (payload.live && payload.live.id !== shown.live) {
-    said.push(say("asked", { question: payload.live.question }));
+    said.push(payload.live.check ? say("check_head")
+      : say("asked", { question: payload.live.question }));
   }
   revealedPolls(payload).filter((id) => !shown.revealed.includes(id)).forEach((id) => {
     const note = main.querySelector(`[data-poll="${CSS.escape(id)}"] .posviz-question-note`);
@@ -456,7 +511,18 @@ function showRoom(payload) {
   const moved = view !== shown.view;
   const main = el("div", "posviz-document");
   main.lang = room.lang === "zh" ? "zh-Hans" : "en";
-  if (payload.live) {
+  if (payload.live && payload.live.check) {  // the concept check: every question at once
+    const sitting = el("section", "posviz-check");
+    sitting.append(el("h2", "", say("check_head")), el("p", "", say("check_body")));
+    payload.live.check.forEach((asked, i) => {
+      sitting.appendChild(question({ poll: asked.id, text: asked.question, options: asked.options,
+                                     lead: say("check_lead", { n: i + 1,
+                                                               total: payload.live.check.length }),
+                                     hidden: false, typed: true },
+                                   polls[asked.id] || null, []));
+    });
+    main.appendChild(sitting);
+  } else if (payload.live) {
     main.appendChild(question({ poll: payload.live.id, lead: say("question"),
                                 text: payload.live.question,
                                 options: payload.live.options, hidden: false, typed: true },

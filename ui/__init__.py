@@ -16,7 +16,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
-from ui import documents, membership
+from ui import check, documents, membership
 from ui import room as room
 from ui.chart import module as chart_module
 from ui.chart import tools
@@ -148,6 +148,7 @@ def page(name: str) -> Settings:
     room.section(s, member, path)
     st.html(PAGE_CSS + FORMULA_CSS + (PRESENTATION_CSS if present else ""))
     room.join_panel(s, member)
+    check.gains_panel(s, member)
     room.student_bar(s, member, path)
     for note in membership.notes(lang):
         st.warning(note)

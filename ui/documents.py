@@ -53,7 +53,9 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
                "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
                "poll_closed", "not_open", "no_room", "now_showing", "asked", "need_word",
                "word_label", "word_submit", "word_wrong", "too_many", "room_full", "set_aside",
-               "busy", "unknown_block")
+               "busy", "unknown_block", "how_sure", "sure", "guessing", "round_two",
+               "first_answer", "round_1", "round_2", "changed", "closed", "closed_mine",
+               "check_head", "check_body", "check_lead")
 
 
 def pages() -> dict[str, str]:

@@ -37,9 +37,10 @@ from rooms import (
 )
 from rooms.export import answers_csv
 from rooms.http import watch
+from rooms.records import next_step
 from rooms.signing import TICKET_SECONDS, Voter
 from rooms.throttle import STARTS
-from ui import config
+from ui import check, config
 from ui.chart import chart, module
 from ui.i18n import text
 from ui.markup import entities
@@ -56,22 +57,16 @@ from ui.membership import (
     refusing,
     rooms_led,
 )
-from ui.poll_bars import poll_bars
+from ui.poll_bars import poll_bars, sure_bars
+from ui.report import report_file
 from ui.state import flag, remembered, to_url
+from ui.tick import every
 
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
 JOIN_SECONDS = 10.0  # how often the projector's QR code and word are drawn again
 HEADCOUNT_SECONDS = 5.0  # how often the lecturer's count of connected students is read again
 
 _ELEMENT = st.components.v2.component("posviz_room", js=module("room.js"))
-_TICK = st.components.v2.component("posviz_tick", js=module("tick.js"), isolate_styles=False)
-
-
-def _every(seconds: float, key: str) -> None:
-    """Inside a fragment: run it again every `seconds` while the page is idle (static/tick.js;
-    Streamlit's own run_every ticks whatever the page is doing, and a tick just after a click
-    took the page back to the address from before it). Draws nothing."""
-    _TICK(data={"every": seconds}, key=key, on_tick_change=lambda: None, width="content")
 
 
 # ---- starting, joining, leaving -------------------------------------------------------------
@@ -231,9 +226,14 @@ def _lead(box, s, m: Member, page: str) -> None:
                **remembered("room_show_join", False, flag))
     with box.expander(s.t("room.ask_head")):  # what a lecturer reaches for, first
         _ask_form(s, m)
+    with box.expander(s.t("check.head")):
+        check.panel(s, m)
     box.download_button(s.t("room.download"), data=lambda: answers_csv(shared_store(), m.code),
                         file_name=f"posviz-room-{m.code}.csv", mime="text/csv",
                         on_click="ignore", width="stretch")
+    box.download_button(s.t("report.download"), data=lambda: report_file(
+        shared_store(), m.code, s.lang, time.time()), file_name=f"posviz-room-{m.code}.html",
+        mime="text/html", on_click="ignore", width="stretch")
     with box.popover(s.t("room.close"), width="stretch"):
         st.caption(s.t("room.close_help"))
         st.button(s.t("room.close_confirm"), key="room_close", on_click=_close, args=(m.code,),
@@ -280,7 +280,7 @@ def student_bar(s, m: Member | None, page: str) -> None:
 def _headcount(where, code: str, lang: str) -> None:
     """Who is really there, read again every HEADCOUNT_SECONDS (which also tells the room its
     lecturer is still here)."""
-    _every(HEADCOUNT_SECONDS, "tick_headcount")
+    every(HEADCOUNT_SECONDS, "tick_headcount")
     store = shared_store()
     try:
         room = store.room(code)
@@ -374,7 +374,7 @@ def _presence(code: str, lang: str) -> None:
     """The QR code with the room's ticket of now, and the projector's word of now: both change
     every TICKET_SECONDS (a photo of them posted outside the hall stops working within
     minutes), so they are drawn again every JOIN_SECONDS."""
-    _every(JOIN_SECONDS, "tick_presence")
+    every(JOIN_SECONDS, "tick_presence")
     word = signing.word(shared_store().secret, code, time.time())
     held = st.container(key="posviz_presence")  # the QR code fits the screen's height, and
     held.html(f'<p class="posviz-room-word"><span>{text("room.word_head", lang)}</span> '
@@ -403,9 +403,14 @@ def options_list(where, labels: list[str]) -> None:
 
 
 @refusing
-def _vote(code: str, poll_id: str, voter: Voter, option: int) -> None:
+def _vote(code: str, poll_id: str, voter: Voter, option: int, sure: bool | None = None) -> None:
     shared_store().vote(code, poll_id, voter.token, option, client_network(),
-                        watch().following(code, voter))
+                        watch().following(code, voter), sure)
+
+
+@refusing
+def _second_round(code: str, poll_id: str) -> None:
+    shared_store().second_round(code, poll_id)
 
 
 @refusing
@@ -423,24 +428,48 @@ def _put_away(code: str) -> None:
     shared_store().put_away(code)
 
 
+def _share(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0f}"
+
+
 @st.fragment
-def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool) -> None:
-    """The lecturer's live count of answers, read again every TALLY_SECONDS; how they split
-    only if show (the hall sees the projector: a split shown before the reveal sways those
-    still deciding)."""
-    _every(TALLY_SECONDS, f"tick_tally_{poll_id}")
+def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool,
+           correct: int | None) -> None:
+    """The lecturer's live count of answers in the question's current round, read again every
+    TALLY_SECONDS, with what to do next (Peer Instruction's thresholds, when the right option
+    is known); how they split, by confidence, only if show (the hall sees the projector: a
+    split shown before the reveal sways those still deciding)."""
+    every(TALLY_SECONDS, f"tick_tally_{poll_id}")
     store = shared_store()
     try:
-        counts = store.counts(code, poll_id) or [0] * len(letters)
+        split = store.split(code, poll_id)
         here = store.headcount(code)
-        suspects = store.suspects(code, poll_id)
+        current = split and store.current(code, poll_id)
+        suspects = store.suspects(code, current.id) if current else []
     except StoreDown:
         st.warning(text("room.down", lang))
         return
+    if split is None:
+        return
+    tally = split.rounds[-1]
+    if len(split.rounds) == 2:
+        first = split.rounds[0]
+        st.markdown(f"**{text('room.round_two', lang)}** " + text(
+            "room.first_round_right", lang, share=_share(first.right_share(correct)),
+            n=first.total) * (show and correct is not None))
     if show:
-        chart(poll_bars(counts, list(letters), text("room.live_title", lang),
-                        text("room.answers_axis", lang)), f"tally_{poll_id}", toolbar=False)
-    st.caption(text("room.answered", lang, n=sum(counts), here=here))
+        chart(sure_bars(tally, list(letters), text("room.live_title", lang),
+                        text("room.answers_axis", lang),
+                        tuple(text(f"room.{k}", lang) for k in ("sure", "guessing", "unsaid"))),
+              f"tally_{poll_id}", toolbar=False)
+    st.caption(text("room.answered", lang, n=tally.total, here=here))
+    if correct is not None:
+        share = tally.right_share(correct)
+        step = "reveal" if len(split.rounds) == 2 and share is not None else next_step(share)
+        said = text(f"room.step.{step}", lang)
+        if show and share is not None:
+            said = text("room.right_so_far", lang, share=_share(share), n=tally.total) + " " + said
+        st.info(said)
     for suspect in suspects:  # answers from a network with fewer screens: a script, likely
         st.warning(text("room.suspect" if suspect.screens else "room.suspect_none", lang,
                         answers=suspect.answers, screens=suspect.screens,
@@ -458,14 +487,12 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
     store = shared_store()
     letters = LETTERS[:len(poll.options)]
     options_list(where, labels)
-    mine = None if m.lecturer else store.my_vote(m.code, poll.id, m.voter)
+    current = store.current(m.code, poll.id) or poll
+    answer = None if m.lecturer or m.voter is None else store.my_answer(
+        m.code, current.id, m.voter.token)
+    mine = None if answer is None else answer.option
     if poll.revealed:
-        counts = store.counts(m.code, poll.id)
-        chart(poll_bars(counts, list(letters), s.t("room.results", n=sum(counts)),
-                        s.t("room.answers_axis"), correct=poll.correct), f"poll_{poll.id}",
-              where=where, toolbar=False)
-        if poll.correct is not None:  # in words, not by the bar's colour alone
-            where.markdown(s.t("room.right_answer", right=letters[poll.correct]))
+        _revealed(where, s, m.code, poll, letters)
         if mine is not None and poll.correct is not None:
             where.caption(s.t("room.right" if mine == poll.correct else "room.wrong",
                               mine=letters[mine], right=letters[poll.correct]))
@@ -474,22 +501,58 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
         show = where.toggle(s.t("room.show_counts"), key=f"counts_{poll.id}",
                             help=s.t("room.show_counts_help"))
         with where:
-            _tally(m.code, poll.id, letters, s.lang, show)
-        where.button(s.t("room.reveal"), key=f"reveal_{poll.id}", on_click=_reveal,
-                     args=(m.code, poll.id, correct), type="primary")
+            _tally(m.code, poll.id, letters, s.lang, show,
+                   poll.correct if correct is None else correct)
+        buttons = where.container(horizontal=True)
+        if current.id == poll.id and not poll.id.startswith("check-"):
+            buttons.button(s.t("room.second_round"), key=f"again_{poll.id}",
+                           help=s.t("room.second_round_help"), on_click=_second_round,
+                           args=(m.code, poll.id))
+        buttons.button(s.t("room.reveal"), key=f"reveal_{poll.id}", on_click=_reveal,
+                       args=(m.code, poll.id, correct), type="primary")
         return
     if m.voter is None:  # this browser has no voter id for the room: the room's screen gives one
         where.link_button(s.t("room.answer_on_screen"), f"{public_base()}_posviz/follow/"
                           f"{m.code}?{urlencode({'lang': s.lang})}", type="primary")
         return
+    if current.id != poll.id:
+        where.markdown(f"**{s.t('room.round_two')}**")
     where.markdown(s.t("room.tap"))
     for i, (column, letter) in enumerate(zip(where.columns(len(letters)), letters,
                                              strict=True)):
-        column.button(letter, key=f"vote_{poll.id}_{i}", on_click=_vote,
+        column.button(letter, key=f"vote_{current.id}_{i}", on_click=_vote,
                       args=(m.code, poll.id, m.voter, i), width="stretch",
                       type="primary" if mine == i else "secondary")
     where.caption(s.t("room.not_voted") if mine is None else
                   s.t("room.voted", mine=letters[mine]))
+    if answer is not None:  # how sure: one tap, optional
+        sure = where.container(horizontal=True, vertical_alignment="center")
+        sure.markdown(s.t("room.how_sure"), width="content")
+        for value, key in ((True, "sure"), (False, "guessing")):
+            sure.button(s.t(f"room.{key}"), key=f"sure_{current.id}_{key}", on_click=_vote,
+                        args=(m.code, poll.id, m.voter, mine, value),
+                        type="primary" if answer.sure is value else "secondary")
+
+
+def _revealed(where, s, code: str, poll: Poll, letters: str) -> None:
+    """A revealed question: each round's answers (side by side when there were two), how many
+    changed their answer between them, and the right option in words."""
+    split = shared_store().split(code, poll.id)
+    rounds = split.rounds if split else ()
+    columns = where.columns(len(rounds)) if len(rounds) > 1 else [where]
+    for number, (column, tally) in enumerate(zip(columns, rounds, strict=False), start=1):
+        title = (s.t("room.round_results", round=number, n=tally.total) if len(rounds) > 1
+                 else s.t("room.results", n=tally.total))
+        chart(poll_bars(tally.counts, list(letters), title, s.t("room.answers_axis"),
+                        correct=poll.correct), f"poll_{poll.id}_{number}", where=column,
+              toolbar=False)
+    if len(rounds) > 1:
+        moves = ("；" if s.lang == "zh" else "; ").join(
+            f"{letters[a]} → {letters[b]}: {n}" for a, b, n in split.moves[:3])
+        where.caption(s.t("room.changed", both=split.both, n=split.changed,
+                          moves=f" ({moves})" if moves else ""))
+    if poll.correct is not None:  # in words, not by the bar's colour alone
+        where.markdown(s.t("room.right_answer", right=letters[poll.correct]))
 
 
 def lesson_poll(where, s, m: Member | None, scene: str, question: str, labels: list[str],
@@ -526,6 +589,13 @@ def live_question(s, m: Member | None) -> None:
 
 
 def _live_question(s, m: Member) -> None:
+    if m.room.live.startswith("check-"):  # the concept check: answered on the room's screen
+        if not m.lecturer:
+            box = st.container(border=True)
+            box.markdown(f"**{s.t('check.head')}**")
+            box.link_button(s.t("room.answer_on_screen"), f"{public_base()}_posviz/follow/"
+                            f"{m.code}?{urlencode({'lang': s.lang})}", type="primary")
+        return
     poll = shared_store().poll(m.code, m.room.live)
     if poll is None:
         return

@@ -15,6 +15,7 @@ from rooms.export import answers_csv
 from tests.conftest import ROOT
 from tests.helpers.figure_data import chart_specs
 from tests.helpers.hostile import CATEGORIES
+from ui import check
 from ui.i18n import text
 
 # Every group of the hostile corpus at its two ends. The whole corpus goes through the store and the
@@ -218,9 +219,10 @@ def test_the_answers_download_as_csv_with_typed_formulas_defused(store):
     store.vote(code, poll.id, plain.token, 2, network="net")
     store.vote(code, poll.id, dash.token, 1, network="-net")
     table = answers_csv(store, code)
-    assert table.startswith("\ufeffroom,question_id,question,voter,answer,answer_text")
-    assert f"{code},q1,'=cmd|' /C calc'!A0,{plain.id},C,'@3,," in table
-    assert f"{code},q1,'=cmd|' /C calc'!A0,'{dash.id},B,'-2,," in table
+    assert table.startswith("\ufeffroom,question_id,round,question,voter,answer,answer_text,"
+                            "right_answer,confidence,")
+    assert f"{code},q1,1,'=cmd|' /C calc'!A0,{plain.id},C,'@3,,," in table
+    assert f"{code},q1,1,'=cmd|' /C calc'!A0,'{dash.id},B,'-2,,," in table
     assert plain.token not in table and dash.token not in table  # ids, never credentials
     assert table.rstrip().endswith(",'-net")
 
@@ -411,3 +413,59 @@ def test_the_lecturer_sees_a_network_answering_past_its_screens_and_sets_it_asid
     at.run()
     assert text("room.suspect_none", "en", answers=6, unfollowed=6) in shown(at)
     assert "only 0 screens" not in shown(at)
+
+
+def test_the_lecturer_is_told_what_to_do_and_opens_a_second_round(store):
+    """Scene 4's right option is B: one right of three is 33%, so the tally says discuss and
+    vote again; the button opens round 2, whose answers count apart; the reveal shows both
+    rounds and who moved."""
+    at, code, _ = lecturer(store, LESSON, scene="4")
+    voters = [store.new_voter(code, True) for _ in range(3)]
+    for voter, option in zip(voters, [0, 0, 1], strict=True):
+        store.vote(code, "scene-order", voter, option, sure=True)
+    at.run()
+    assert "Let neighbours discuss, then vote again" in shown(at)
+    assert "33%" not in shown(at)  # the share only with the split shown
+    at.toggle(key="counts_scene-order").set_value(True).run()
+    assert "Right so far: 33% of 3 answers." in shown(at)
+    at.button(key="again_scene-order").click().run()
+    assert not at.exception and store.poll(code, "scene-order.2") is not None
+    assert "Round 2: the class discusses" in shown(at)
+    assert "again_scene-order" not in {b.key for b in at.button}
+    for voter in voters:
+        store.vote(code, "scene-order", voter, 1)
+    at.run()
+    assert "over 80% are right. Reveal the answer." in shown(at)
+    at.button(key="reveal_scene-order").click().run()
+    specs = "\n".join(json.dumps(spec) for spec in chart_specs(at))
+    assert "Round 1 (answers: 3)" in specs and "Round 2 (answers: 3)" in specs
+    assert ("Of the 3 students who answered both rounds, 2 changed their answer (A → B: 2)."
+            in shown(at))
+
+
+def test_the_concept_check_runs_before_and_after_and_its_gains_reach_the_page(store):
+    at, code, _ = lecturer(store, LESSON, scene="1")
+    at.button(key="check_start_pre").click().run()
+    assert store.room(code).live == "check-pre" and len(store.check(code, "pre")) == 6
+    assert store.check(code, "pre")[0].question == text("check.q1.text", "en")
+    students = [store.new_voter(code, True) for _ in range(4)]
+    for i, voter in enumerate(students):
+        store.vote(code, "check-pre-1", voter, check.RIGHT[0] if i == 0 else 3)
+    at.run()
+    assert "Answered so far: 4 students." in shown(at)
+    at.button(key="check_end_pre").click().run()
+    assert store.room(code).live == ""
+    assert "check_start_pre" not in {b.key for b in at.button}  # a sitting runs once
+    at.button(key="check_start_post").click().run()
+    for voter in students[:3]:
+        store.vote(code, "check-post-1", voter, check.RIGHT[0])
+    at.button(key="check_end_post").click().run()
+    assert not at.exception
+    table = at.table[0].value
+    assert list(table.iloc[0]) == ["1", "33%", "100%", "1.00"]  # question, before, after, <g>
+    at.toggle(key="check_show").set_value(True).run()
+    specs = "\n".join(json.dumps(spec) for spec in chart_specs(at))
+    assert "Right before and after the lecture, per idea" in specs
+    assert "1. order without position" in specs
+    csv_data = at.get("download_button")
+    assert any("gains" in str(button.proto) for button in csv_data)

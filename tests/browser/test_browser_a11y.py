@@ -1,6 +1,7 @@
 """A lecture room's views audited in headless Chromium by axe-core and the checks a screen
 reader needs beyond it (tests/helpers/axe.py): the lecturer's page with its sidebar open, the
-student's room screen at the lecturer's view, and what a wrong code shows in the app and on the
+student's room screen at the lecturer's view (answered, with how sure; the concept check; a
+question revealed after two rounds), and what a wrong code shows in the app and on the
 room screen, in English and Chinese, on a desk and a phone, in the light and the dark theme.
 Every page of the app and every scene of the lesson is audited so by the screen sweep
 (tests/browser/test_browser_screens.py), as it draws them.
@@ -23,11 +24,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from rooms import key_cookie, spaced
+from rooms import key_cookie, open_store, spaced
+from rooms.records import PHASES
 from tests.helpers.axe import Audits, audit, report
 from tests.helpers.load_fixtures import TITLED_JS, page_url, rerun, route_name, settle, still
 from tests.helpers.room_fixtures import ticket
 from tests.helpers.screens import SCREENS
+from ui import check, documents
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -97,9 +100,19 @@ def sidebar(page, expanded: bool) -> None:
     still(page, "[data-testid=stSidebar]")
 
 
-def room_views(tabs: list[Tab], lang: str, room: Room) -> None:
+def room_screens(tabs: list[Tab], code: str, lang: str) -> None:
+    """Each tab on the room's screen in lang, at the lecturer's scene."""
+    for tab in tabs:
+        tab.room_screen(code, lang, ticket(code))  # the QR code's, of now
+        tab.page.wait_for_function(
+            "([n]) => [...document.querySelectorAll('#posviz-viewer h2')].some((h) =>"
+            " h.textContent.startsWith(n + '.'))", arg=[str(ROOM_SCENE)], timeout=30_000)
+
+
+def room_views(tabs: list[Tab], lang: str, room: Room, rooms_url: str) -> None:
     """The lecturer's page (its sidebar open, on a phone too), the student's room screen at the
-    lecturer's view, and a wrong code in the app (home's join box) and on the room screen."""
+    lecturer's view (answered, with how sure), the concept check on it, and a wrong code in
+    the app (home's join box) and on the room screen."""
     for tab in tabs:
         tab.page.context.add_cookies([room.key])
         tab.app(LESSON, lang, scene=str(ROOM_SCENE), room=room.code)
@@ -112,12 +125,20 @@ def room_views(tabs: list[Tab], lang: str, room: Room) -> None:
         if tab.screen.phone:  # the phone remembers an open sidebar for the pages after
             sidebar(tab.page, expanded=False)
 
+    room_screens(tabs, room.code, lang)
+    for tab in tabs:  # an answer, and how sure
+        tab.page.locator(".posviz-option").first.click()
+        tab.page.locator(".posviz-sure-option").last.click()
+        tab.page.locator('.posviz-sure-option[aria-pressed="true"]').wait_for()
+    audit(tabs, "room screen, answered", lang, app=False)
+
+    store = open_store(rooms_url)
+    phase = PHASES[LANGS.index(lang)]
+    store.open_check(room.code, phase, check.questions(lang))
     for tab in tabs:
-        tab.room_screen(room.code, lang, ticket(room.code))  # the QR code's, of now
-        tab.page.wait_for_function(
-            "([n]) => [...document.querySelectorAll('#posviz-viewer h2')].some((h) =>"
-            " h.textContent.startsWith(n + '.'))", arg=[str(ROOM_SCENE)], timeout=30_000)
-    audit(tabs, "room screen", lang, app=False)
+        tab.page.locator(".posviz-check .posviz-question").first.wait_for(timeout=30_000)
+    audit(tabs, "room screen, concept check", lang, app=False)
+    store.close_check(room.code, phase)
 
     for tab in tabs:
         tab.app(None, lang, room=WRONG_CODE)
@@ -128,13 +149,22 @@ def room_views(tabs: list[Tab], lang: str, room: Room) -> None:
 
 
 def test_every_view_of_a_room_passes_axe_on_both_screens_in_both_languages_and_themes(
-        server, browser, artifacts, room):
+        server, browser, artifacts, room, rooms_url):
     """No WCAG 2.1 A or AA violation that axe-core finds, of any impact."""
     contexts = [screen.context(browser, dark=False) for screen in AUDITED]
     tabs = [Tab(context.new_page(), screen, base=server)
             for context, screen in zip(contexts, AUDITED, strict=True)]
     for lang in LANGS:
-        room_views(tabs, lang, room)
+        room_views(tabs, lang, room, rooms_url)
+    store = open_store(rooms_url)  # a question revealed after two rounds
+    poll = store.current(room.code, f"scene-{documents.scenes()[ROOM_SCENE - 1]}")
+    store.second_round(room.code, poll.id)
+    store.reveal(room.code, poll.id, correct=1)
+    for lang in LANGS:
+        room_screens(tabs, room.code, lang)
+        for tab in tabs:
+            tab.page.locator(".posviz-rounds").wait_for(timeout=30_000)
+        audit(tabs, "room screen, two rounds revealed", lang, app=False)
     for context in contexts:
         context.close()
     found = [violation for tab in tabs for violation in tab.found]

@@ -148,23 +148,45 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
             for who, student in students.items():
                 student.screenshot(path=artifacts / f"room-{who}-scene-{scene}.png")
 
-    # everyone votes on scene 4's question; the reveal reaches each screen
+    # everyone votes on scene 4's question, two say how sure; the lecturer sees 2 of 3 wrong,
+    # is told to let them discuss, and opens a second round; the reveal shows both rounds
     lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
     for student in students.values():
         shown_scene(student, 4)
     tab_to(laptop, ".posviz-option")  # the laptop votes with the keyboard alone
     laptop.keyboard.press("Enter")
-    for student, option in ((phone, 1), (phone_zh, 1)):
+    for student, option in ((phone, 0), (phone_zh, 1)):
         student.locator(".posviz-option").nth(option).click()
     for student in students.values():
         expect(student.locator(".posviz-option.chosen")).to_have_count(1)
     expect(laptop.get_by_text("Your answer: A.")).to_be_visible()
+    phone.get_by_role("group", name="How sure are you?").get_by_role("button", name="Sure").click()
+    phone_zh.get_by_role("group", name="你有多大把握？").get_by_role("button", name="猜的").click()
+    for student in (phone, phone_zh):
+        expect(student.locator('.posviz-sure-option[aria-pressed="true"]')).to_have_count(1)
+    expect(lecturer.get_by_text("Answers: 3 · students connected: 3")).to_be_visible(
+        timeout=15_000)
+    expect(lecturer.get_by_text("30–80% are right. Let neighbours discuss")).to_be_visible()
+    with rerun(lecturer):
+        lecturer.get_by_role("button", name="Discuss, then vote again").click()
+    for student in students.values():
+        expect(student.locator(".posviz-round")).to_be_visible(timeout=FOLLOW_WITHIN * 1000)
+        expect(student.locator(".posviz-option.chosen")).to_have_count(0)  # a fresh round
+    expect(phone.locator(".posviz-round")).to_contain_text("Your first answer was A.")
+    tab_to(laptop, ".posviz-option")
+    laptop.keyboard.press("Enter")
+    for student in (phone, phone_zh):  # the phone changed its mind
+        student.locator(".posviz-option").nth(1).click()
+    for student in students.values():
+        expect(student.locator(".posviz-option.chosen")).to_have_count(1)
     reveal = lecturer.get_by_role("button", name="Reveal the answer to the room")
     reveal.scroll_into_view_if_needed()
     expect(lecturer.get_by_text("Answers: 3 · students connected: 3")).to_be_visible(
         timeout=15_000)
     with rerun(lecturer):
         reveal.click()
+    expect(lecturer.get_by_text("Of the 3 students who answered both rounds, 1 changed their "
+                                "answer (A → B: 1).")).to_be_visible()
     expect(laptop.locator(".posviz-question-note")).to_have_text(
         "Not this time: the answer is B; you chose A.", timeout=FOLLOW_WITHIN * 1000)
     expect(phone.locator(".posviz-question-note")).to_have_text(
@@ -173,8 +195,11 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
         "Right: the answer is B, and you chose B.")
     expect(phone_zh.locator(".posviz-question-note")).to_have_text(
         "答对了：正确答案是 B，你选了 B。", timeout=FOLLOW_WITHIN * 1000)
-    expect(phone.locator(".posviz-results li")).to_have_count(2)
-    expect(phone.locator(".posviz-results")).to_contain_text("2 · 67%")
+    expect(phone.locator(".posviz-results")).to_have_count(2)  # round 1 beside round 2
+    expect(phone.locator(".posviz-results").nth(0)).to_contain_text("2 · 67%")  # A in round 1
+    expect(phone.locator(".posviz-results").nth(1)).to_contain_text("2 · 67%")  # B in round 2
+    expect(phone.locator(".posviz-rounds")).to_contain_text(
+        "Changed their answer between the rounds: 1")
     phone.locator(".posviz-question").scroll_into_view_if_needed()
     phone.screenshot(path=artifacts / "room-phone-reveal.png")
     if os.environ.get("POSVIZ_SCREENSHOT"):  # the README's pictures
@@ -291,7 +316,7 @@ def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, 
         expect(other.get_by_text(f"You lead room {code[:3]} {code[3:]}")).to_be_visible()
         other.close()
         page.get_by_role("button", name="Leave the room").click()
-        with rerun(page):
+        with page.expect_response(lambda r: r.url.endswith("/forget")), rerun(page):
             page.get_by_role("button", name="Leave, the room goes on").click()
         histories = page.evaluate("window.posvizHistory")
         assert [url for url in shown + histories if key in url] == []

@@ -234,6 +234,11 @@ class Student:
         widget = widgets(self.last)[f"vote_{poll_id}_{option}"]
         await self._show(self.page, self.query, history=False, clicked=(widget,))
 
+    async def say_sure(self, poll_id: str, sure: bool) -> None:
+        """After an answer, press Sure or Guessing under it."""
+        widget = widgets(self.last)[f"sure_{poll_id}_{'sure' if sure else 'guessing'}"]
+        await self._show(self.page, self.query, history=False, clicked=(widget,))
+
     async def wander(self, page: str, **query: str) -> None:
         """Go to a view of one's own, as typing its address would (the address decides the
         sentence and every control), keeping one's personal parameters."""
@@ -288,9 +293,11 @@ class Follower:
         self.version, self.answer = answer["version"], answer
         return answer
 
-    async def vote(self, poll_id: str, option: int) -> int:
+    async def vote(self, poll_id: str, option: int, sure: bool | None = None) -> int:
+        """Tap option (0 for A) of a question on the room's screen, and say how sure (None:
+        not said)."""
         status, _ = await self.http.request("POST", f"/_posviz/room/{self.code}/vote",
-                                            {"poll": poll_id, "option": option})
+                                            {"poll": poll_id, "option": option, "sure": sure})
         return status
 
     async def word(self, word: str) -> int:

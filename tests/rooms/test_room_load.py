@@ -17,7 +17,7 @@ from tests.helpers.load_fixtures import (
     stop_server,
     wait_healthy,
 )
-from tests.helpers.room_fixtures import Follower, Lecturer, gather_in, ticket
+from tests.helpers.room_fixtures import Follower, Lecturer, Student, gather_in, ticket
 
 pytestmark = pytest.mark.browser  # a real server (and the CI machine's redis-server)
 
@@ -89,6 +89,65 @@ def test_two_hundred_students_vote_once_each_and_are_counted_exactly(crowd, loop
     assert len(crowd.store.answers(crowd.code)) == CLASS  # one answer per student
 
 
+def test_the_screens_show_the_second_round_and_the_check_and_keep_pre_answers_hidden(crowd,
+                                                                                       loop):
+    """After the vote above: how sure goes with an answer (anything but yes, no or nothing is
+    refused), the second round reaches every screen and counts apart, the reveal sends both
+    rounds; the concept check reaches every screen whole, and its first sitting, once ended,
+    tells no one its right answers."""
+    store, code, students = crowd.store, crowd.code, crowd.students[:3]
+    first = students[0]
+    assert loop.run(first.vote("scene-order", 0, sure="yes")) == 400
+    store.second_round(code, "scene-order")
+    loop.run(gather_in(3, (s.wait() for s in students)))
+    assert first.answer["polls"]["scene-order"] == {
+        "revealed": False, "round": 2, "correct": None, "counts": None}
+    assert loop.run(first.vote("scene-order", 0, sure=True)) == 200
+    assert store.split(code, "scene-order").rounds[1].sure == (1, 0)
+    store.reveal(code, "scene-order", correct=1)
+    loop.run(gather_in(3, (s.wait() for s in students)))
+    state = first.answer["polls"]["scene-order"]
+    assert state["rounds"] == [[80, 120], [1, 0]] and state["counts"] == [1, 0]
+    assert state["correct"] == 1 and state["changed"] == 1  # the first student: B, then A
+
+    store.open_check(code, "pre", [("One?", ["a", "b"], 1), ("Two?", ["c", "d"], 0)])
+    loop.run(gather_in(3, (s.wait() for s in students)))
+    assert [q["id"] for q in first.answer["live"]["check"]] == ["check-pre-1", "check-pre-2"]
+    assert first.answer["live"]["check"][1]["options"] == ["c", "d"]
+    assert loop.run(first.vote("check-pre-2", 0)) == 200
+    store.close_check(code, "pre")
+    loop.run(gather_in(3, (s.wait() for s in students)))
+    assert first.answer["live"] is None
+    assert store.sitters(code, "pre") == 1
+
+
+def test_a_student_exploring_the_app_answers_each_round_and_says_how_sure(crowd, loop):
+    """The app's own answer buttons (a student who explores instead of following): the answer
+    goes to the round the question is in, with how sure."""
+    store, code = crowd.store, crowd.code
+    store.lesson_poll(code, "leak", "Q?", ["a", "b", "c", "d"])
+    student = Student(crowd.url, code, lang="en")
+
+    async def answer() -> None:
+        await student.join(ticket(code))
+        await student.wander("lesson", scene="9", follow="false")
+        await student.vote("scene-leak", 2)
+        await student.say_sure("scene-leak", False)
+        store.second_round(code, "scene-leak")
+        await student.wander("lesson", scene="9", follow="false")
+        await student.vote("scene-leak.2", 3)  # the buttons of round 2
+        await student.say_sure("scene-leak.2", True)
+
+    try:
+        loop.run(answer())
+    finally:
+        loop.run(student.close())
+    split = store.split(code, "scene-leak")
+    assert [t.counts for t in split.rounds] == [(0, 0, 1, 0), (0, 0, 0, 1)]
+    assert split.rounds[0].guessing == (0, 0, 1, 0) and split.rounds[1].sure == (0, 0, 0, 1)
+    assert split.moves == ((2, 3, 1),)
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "redis"])
 def test_a_server_restart_in_the_middle_of_a_room_loses_nothing(backend, request, tmp_path,
                                                               loop):
@@ -102,7 +161,15 @@ def test_a_server_restart_in_the_middle_of_a_room_loses_nothing(backend, request
 
     async def before() -> None:
         await room.seat(20)
-        await gather_in(20, (s.vote("scene-order", i % 2) for i, s in enumerate(room.students)))
+        await gather_in(20, (s.vote("scene-order", i % 2, sure=i % 3 == 0 or None)
+                             for i, s in enumerate(room.students)))
+        room.store.open_check(room.code, "pre", [("Q?", ["a", "b", "c", "d"], 1)])  # a check
+        await gather_in(20, (s.vote("check-pre-1", i % 4) for i, s in enumerate(room.students)))
+        room.store.close_check(room.code, "pre")
+        room.store.lesson_poll(room.code, "leak", "Q?", ["a", "b", "c", "d"])  # two rounds
+        await gather_in(20, (s.vote("scene-leak", i % 4) for i, s in enumerate(room.students)))
+        room.store.second_round(room.code, "scene-leak")
+        await gather_in(20, (s.vote("scene-leak", 3, sure=False) for s in room.students[:5]))
 
     async def after() -> None:
         await room.lecturer.connect()  # the tabs reconnect to the new server
@@ -118,15 +185,20 @@ def test_a_server_restart_in_the_middle_of_a_room_loses_nothing(backend, request
         await gather_in(20, (s.vote("scene-order", 1 - i % 2)
                              for i, s in enumerate(room.students)))
         assert room.store.counts(room.code, "scene-order") == [10, 10]
-        assert len(room.store.answers(room.code)) == 20
+        assert len(room.store.answers(room.code)) == 20 + 20 + 20 + 5
 
     try:
         loop.run(before())
         kept = room.store.room(room.code)
+        thought = [room.store.split(room.code, poll) for poll in ("scene-order", "scene-leak",
+                                                                   "check-pre-1")]
+        assert thought[0].rounds[0].sure == (4, 3) and thought[1].both == 5
         room.stop()
         room.start()  # the same port, as a restarted service
         assert room.store.room(room.code) == kept
         assert room.store.counts(room.code, "scene-order") == [10, 10]
+        assert [room.store.split(room.code, poll) for poll in (
+            "scene-order", "scene-leak", "check-pre-1")] == thought
         loop.run(after())
     finally:
         loop.run(close_all(room))

@@ -1,0 +1,128 @@
+"""The concept check: six questions on the lesson's ideas (assets/i18n/check.toml) that a
+lecturer puts on every screen of a room at its start and again at its end, and the gain per
+question over the students who answered both times, paired by their signed voter ids."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rooms import StoreDown, shared_store
+from rooms.export import gains_csv
+from rooms.records import PHASES, Gain
+from ui.chart import chart
+from ui.i18n import text
+from ui.membership import Member, refusing
+from ui.poll_bars import gains_bars
+from ui.state import flag, remembered
+from ui.tick import every
+
+RIGHT = (1, 2, 2, 1, 0, 3)
+"""The right option of each question (0 for A): the lesson's facts, argued in its scenes
+(order without position, E + P, RoPE's offset, ALiBi past its length, the causal mask's leak,
+today's models)."""
+CHECK_SECONDS = 2.0  # how often the lecturer's count of students in a sitting is read again
+
+
+def questions(lang: str) -> list[tuple[str, list[str], int]]:
+    """The check's questions in lang: (text, options, the right option)."""
+    return [(text(f"check.q{n}.text", lang),
+             [text(f"check.q{n}.options.{letter}", lang) for letter in "abcd"], right)
+            for n, right in enumerate(RIGHT, start=1)]
+
+
+@refusing
+def _open(code: str, phase: str, lang: str) -> None:
+    shared_store().open_check(code, phase, questions(lang))
+
+
+@refusing
+def _close(code: str, phase: str) -> None:
+    shared_store().close_check(code, phase)
+
+
+def _number(value: float | None, digits: int) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0f}%"
+
+
+def gains_table_columns(gains: list[Gain], lang: str) -> dict[str, list[str]]:
+    """The gains as table columns: question, its idea, students, right before and after (%),
+    <g>."""
+    values = [[str(g.number) for g in gains], [text(f"check.q{g.number}.idea", lang)
+                                               for g in gains],
+              [str(g.paired) for g in gains], [_percent(g.pre) for g in gains],
+              [_percent(g.post) for g in gains], [_number(g.gain, 2) for g in gains]]
+    return {text(f"check.column_{k}", lang): column for k, column in zip(
+        ("question", "idea", "both", "before", "after", "gain"), values, strict=True)}
+
+
+def panel(s, m: Member) -> None:
+    """The lecturer's check: start and end each sitting (one at a time on the screens), how
+    many students answered, and once both sittings have answers, the gains and their CSV."""
+    st.caption(s.t("check.help"))
+    st.toggle(s.t("check.show"), help=s.t("check.show_help"),
+              **remembered("check_show", False, flag))
+    _sittings(s, m)
+
+
+@st.fragment
+def _sittings(s, m: Member) -> None:
+    every(CHECK_SECONDS, "tick_check")
+    store = shared_store()
+    try:
+        room = store.room(m.code)
+        if room is None or room.closed:
+            return
+        sat = {phase: store.sitters(m.code, phase) for phase in PHASES}
+        opened = {phase: bool(store.check(m.code, phase)) for phase in PHASES}
+        gains = store.gains(m.code)
+    except StoreDown:
+        st.warning(s.t("room.down"))
+        return
+    for phase in PHASES:
+        if room.live == f"check-{phase}":
+            st.info(s.t("check.on_screen", n=sat[phase]))
+            st.button(s.t(f"check.end_{phase}"), key=f"check_end_{phase}", on_click=_close,
+                      args=(m.code, phase), type="primary", width="stretch")
+        elif not room.live.startswith("check-") and not opened[phase]:  # each sitting once
+            st.button(s.t(f"check.start_{phase}"), key=f"check_start_{phase}",
+                      on_click=_open, args=(m.code, phase, s.lang), width="stretch",
+                      type="primary" if phase == "pre" or opened["pre"] else "secondary")
+    if any(opened.values()):
+        st.caption(s.t("check.sat", pre=sat["pre"], post=sat["post"]))
+    if gains and any(g.paired for g in gains):
+        st.markdown(f"**{s.t('check.gains_head')}**")
+        short = gains_table_columns(gains, s.lang)
+        st.table({k: v for i, (k, v) in enumerate(short.items()) if i not in (1, 2)},
+                 hide_index=True)
+        st.download_button(s.t("check.download"), data=gains_csv(store, m.code),
+                           file_name=f"posviz-room-{m.code}-gains.csv", mime="text/csv",
+                           on_click="ignore", width="stretch", key="check_gains_csv")
+    elif opened["post"]:
+        st.caption(s.t("check.none_both"))
+
+
+def gains_panel(s, m: Member | None) -> None:
+    """Across the page, once the lecturer switches it on: the gain per question, as bars and
+    as a table (the projector's view of what the lecture taught)."""
+    if m is None or not m.lecturer or not st.session_state.get("kept_check_show"):
+        return
+    try:
+        gains = shared_store().gains(m.code)
+    except StoreDown:
+        st.warning(s.t("room.down"))
+        return
+    panel = st.container(border=True)
+    panel.markdown(f"### {s.t('check.gains_head')}")
+    if not gains or not any(g.paired for g in gains):
+        panel.markdown(s.t("check.none_both"))
+        return
+    chart(gains_bars(gains, [s.t(f"check.q{g.number}.idea") for g in gains],
+                     s.t("check.chart_title"), (s.t("check.column_before"),
+                                                s.t("check.column_after")),
+                     s.t("check.chart_axis")), "check_gains", where=panel)
+    panel.table(gains_table_columns(gains, s.lang), hide_index=True)
+    panel.caption(s.t("check.gain_help"))
