@@ -15,7 +15,12 @@ Prints, with the cores used:
    resident memory per connected student; the largest class held at p95 <= 1.5 s;
 2. what an unchanged room costs with the largest class waiting on it;
 3. a sizing table: students per core, and what 5,000 students need;
-4. side by side, the same class on the same machine: the path before the room's screen (every
+4. a class of 500 thinking aloud on one question of the lesson (scene 4): each answers and says
+   how sure, the lecturer opens a second round, each answers again, then the six questions of the
+   concept check: p50 and p95 from a student's tap to the answer being counted (the lecturer's
+   tally reads the counts again every second: add up to 1 s for it to show), and server CPU per
+   answer;
+5. side by side, the same class on the same machine: the path before the room's screen (every
    follower reran the lecturer's page, from a checkout of the commit before ui/doc.py came in,
    measured by that checkout's own benchmark) against this one, and the ratio.
 
@@ -50,6 +55,7 @@ TARGET_P95 = 1.5      # seconds: what a class should wait for the lecturer's mov
 CLASSES = (100, 250, 500, 1000, 2000)
 COMPARED = 100        # students in the side-by-side run of the two paths
 HALL = 5000
+THINKING = 500        # students in the class that answers, revotes and sits the check
 _ADDRESSES = itertools.count(1)
 
 
@@ -123,6 +129,54 @@ async def walk(lecturer: Lecturer, followers: list[Follower], pid: int, pause: f
     return (times, time.monotonic() - start, cpu_seconds(pid) - used,
             (now.user + now.system) - (mine.user + mine.system),
             sum(f.http.received for f in followers) - received)
+
+
+async def tapped(student: Follower, times: list[float], *vote: object) -> None:
+    start = time.monotonic()
+    status = await student.vote(*vote)
+    if status != 200:
+        raise RuntimeError(f"an answer was refused: {status}")
+    times.append(time.monotonic() - start)
+
+
+async def thinking(lecturer: Lecturer, followers: list[Follower], store_url: str, pid: int
+                   ) -> tuple[list[float], float]:
+    """Scene 4's question answered with how sure, a second round, the concept check: every
+    tap's time, and the server's CPU seconds for all of them."""
+    store = open_store(store_url)
+    await lecturer.show("lesson", scene="4", text="刚想到了")  # opens the scene's question
+    await gather_in(500, (f.wait() for f in followers))
+    times: list[float] = []
+    used = cpu_seconds(pid)
+    await gather_in(100, (tapped(f, times, "scene-order", i % 2) for i, f in enumerate(followers)))
+    await gather_in(100, (tapped(f, times, "scene-order", i % 2, i % 3 == 0)
+                          for i, f in enumerate(followers)))
+    store.second_round(lecturer.code, "scene-order")
+    await gather_in(500, (f.wait() for f in followers))
+    await gather_in(100, (tapped(f, times, "scene-order", 1) for f in followers))
+    store.open_check(lecturer.code, "pre", [(f"Q{n}?", ["a", "b", "c", "d"], 0)
+                                            for n in range(1, 7)])
+    await gather_in(500, (f.wait() for f in followers))
+    async def sit(i: int, student: Follower) -> None:  # one question after another
+        for n in range(1, 7):
+            await tapped(student, times, f"check-pre-{n}", (i + n) % 4)
+
+    await gather_in(100, (sit(i, f) for i, f in enumerate(followers)))
+    return times, cpu_seconds(pid) - used
+
+
+def answering(loop: Loop, n: int) -> tuple[float, float, float, int]:
+    """A class of n thinking aloud on a fresh server: p50 and p95 tap time (s), server CPU
+    per answer (ms), and the number of answers."""
+    folder = tempfile.mkdtemp()
+    store_url = f"sqlite:///{folder}/rooms.sqlite3"
+    with serving(env=server_env(store_url)) as (proc, url):
+        lecturer, followers = loop.run(seat(url, store_url, n))
+        times, server = loop.run(thinking(lecturer, followers, store_url, proc.pid))
+        loop.run(close(lecturer, followers))
+    times.sort()
+    return (statistics.median(times), times[int(0.95 * (len(times) - 1))],
+            1e3 * server / len(times), len(times))
 
 
 async def close(lecturer: Lecturer, followers: list[Follower]) -> None:
@@ -262,6 +316,11 @@ def main() -> None:
     print(f"  students per core: {per_core:,}; {HALL:,} students: {replicas} server "
           f"process(es) on {replicas + (1 if replicas > 1 else 0)} cores"
           f"{' (one more for HAProxy and Redis)' if replicas > 1 else ''}")
+    thought = answering(loop, THINKING)
+    print(f"4. a class of {THINKING} answers with how sure, again in a second round, and the "
+          f"six questions of the concept check ({thought[3]:,} answers): tap to counted p50 "
+          f"{thought[0]:.3f} s, p95 {thought[1]:.3f} s (the lecturer's tally shows it within "
+          f"1 s more); server CPU {thought[2]:.2f} ms per answer", flush=True)
     compared = None
     if not args.quick:
         old = before(COMPARED, args.pause)
@@ -269,7 +328,7 @@ def main() -> None:
         old_ms = 1e3 * old["server_cpu"] / (old["students"] * old["moves"])
         new_ms = 1e3 * new.server_cpu / (new.students * new.moves)
         compared = dict(before=old, after=asdict(new), before_ms=old_ms, after_ms=new_ms)
-        print(f"4. the same class of {COMPARED}, side by side (server CPU per follower per "
+        print(f"5. the same class of {COMPARED}, side by side (server CPU per follower per "
               f"move, the moves' own cost included; p95):")
         print(f"  before (every follower reruns the page, {commit_before()}): "
               f"{old_ms:6.2f} ms  p95 {old['p95']:5.2f} s")
@@ -282,7 +341,8 @@ def main() -> None:
             cores=cores, empty=asdict(empty), walks=[asdict(w) | dict(
                 per_follower_ms=w.per_follower_ms(empty), bytes_per_move=w.bytes_per_move,
                 mb_per_student=w.mb_per_student) for w in walks], held=held,
-            idle_share=idle, compared=compared), indent=2))
+            idle_share=idle, thinking=dict(zip(("p50", "p95", "cpu_ms", "answers"), thought,
+                                               strict=True)), compared=compared), indent=2))
 
 
 if __name__ == "__main__":
