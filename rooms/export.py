@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from rooms.records import LETTERS, SECOND, StoreDown
@@ -19,38 +20,32 @@ CONFIDENCE = {True: "sure", False: "guessing", None: ""}
 def answers_csv(store: RoomStore, code: str) -> str:
     """Every answer of the room as CSV (UTF-8 with a byte order mark, for spreadsheets): ids,
     never the signed cookies; a store that fails says so in the file."""
-    out = io.StringIO()
-    rows = csv.writer(out)
-    rows.writerow(HEADER)
-    try:
-        answers = store.answers(code)
-    except StoreDown as down:
-        rows.writerow([code, "", f"the answers could not be read: {down}"])
-        answers = []
-    for a in answers:
-        rows.writerow([code, a.poll.removesuffix(SECOND), a.round, spreadsheet_cell(a.question),
-                       spreadsheet_cell(a.voter), LETTERS[a.option],
-                       spreadsheet_cell(a.option_text),
-                       "" if a.correct is None else LETTERS[a.correct], CONFIDENCE[a.sure],
-                       datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds"),
-                       spreadsheet_cell(a.network)])
-    return "\ufeff" + out.getvalue()
+    return _sheet(HEADER, code, lambda: [
+        [code, a.poll.removesuffix(SECOND), a.round, spreadsheet_cell(a.question),
+         spreadsheet_cell(a.voter), LETTERS[a.option], spreadsheet_cell(a.option_text),
+         "" if a.correct is None else LETTERS[a.correct], CONFIDENCE[a.sure],
+         datetime.fromtimestamp(a.at, UTC).isoformat(timespec="seconds"),
+         spreadsheet_cell(a.network)] for a in store.answers(code)])
 
 
 def gains_csv(store: RoomStore, code: str) -> str:
     """The concept check's gain per question as CSV: the students who sat it before and after,
     their right shares (%) each time and the normalized gain (empty where it is undefined)."""
+    return _sheet(GAINS_HEADER, code, lambda: [
+        [code, g.number, g.paired, _number(g.pre), _number(g.post), _number(g.gain, 3)]
+        for g in store.gains(code)])
+
+
+def _sheet(header: list[str], code: str, read: Callable[[], list[list[object]]]) -> str:
+    """A CSV for spreadsheets (UTF-8 with a byte order mark): the header, then the rows read
+    from the store, or a line saying the store could not be read."""
     out = io.StringIO()
-    rows = csv.writer(out)
-    rows.writerow(GAINS_HEADER)
+    sheet = csv.writer(out)
+    sheet.writerow(header)
     try:
-        gains = store.gains(code)
+        sheet.writerows(read())
     except StoreDown as down:
-        rows.writerow([code, "", f"the answers could not be read: {down}"])
-        gains = []
-    for g in gains:
-        rows.writerow([code, g.number, g.paired, _number(g.pre), _number(g.post),
-                       _number(g.gain, 3)])
+        sheet.writerow([code, "", f"the answers could not be read: {down}"])
     return "\ufeff" + out.getvalue()
 
 
