@@ -214,7 +214,7 @@ function question(block, state, answerBlocks) {
   note.setAttribute("role", "status");
   const revealed = state && state.revealed;
   if (room && round === 2 && !revealed) {
-    const first = localStorage.getItem(mineKey(block.poll));
+    const first = localStorage.getItem(mineKey(block.poll.replace(/\.2$/, "")));
     box.appendChild(el("p", "posviz-round", say("round_two") + (first === null ? ""
       : ` ${say("first_answer", { mine: LETTERS[Number(first)] })}`)));
   }
@@ -271,7 +271,8 @@ function question(block, state, answerBlocks) {
   }
   if (revealed && state.correct !== null && state.correct !== undefined) {
     const right = LETTERS[state.correct];
-    const first = localStorage.getItem(mineKey(block.poll));  // a reader silent in round 2
+    const first = localStorage.getItem(mineKey(block.poll.replace(/\.2$/, "")));  // silent
+    // in round 2: the answer it gave in round 1
     const last = chosen !== null ? chosen : first === null ? null : Number(first);
     note.textContent = last === null ? say("answer_is", { right })
       : say(last === state.correct ? "right" : "wrong", { right, mine: LETTERS[last] });

@@ -37,7 +37,7 @@ from rooms import (
 )
 from rooms.export import answers_csv
 from rooms.http import watch
-from rooms.records import next_step
+from rooms.records import SECOND, next_step
 from rooms.signing import TICKET_SECONDS, Voter
 from rooms.throttle import STARTS
 from ui import check, config
@@ -504,7 +504,8 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
             _tally(m.code, poll.id, letters, s.lang, show,
                    poll.correct if correct is None else correct)
         buttons = where.container(horizontal=True)
-        if current.id == poll.id and not poll.id.startswith("check-"):
+        if current.id == poll.id and not poll.id.endswith(SECOND) \
+                and not poll.id.startswith("check-"):  # a first round, not the check's
             buttons.button(s.t("room.second_round"), key=f"again_{poll.id}",
                            help=s.t("room.second_round_help"), on_click=_second_round,
                            args=(m.code, poll.id))
@@ -515,7 +516,7 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
         where.link_button(s.t("room.answer_on_screen"), f"{public_base()}_posviz/follow/"
                           f"{m.code}?{urlencode({'lang': s.lang})}", type="primary")
         return
-    if current.id != poll.id:
+    if current.id.endswith(SECOND):
         where.markdown(f"**{s.t('room.round_two')}**")
     where.markdown(s.t("room.tap"))
     for i, (column, letter) in enumerate(zip(where.columns(len(letters)), letters,

@@ -469,3 +469,21 @@ def test_the_concept_check_runs_before_and_after_and_its_gains_reach_the_page(st
     assert "1. order without position" in specs
     csv_data = at.get("download_button")
     assert any("gains" in str(button.proto) for button in csv_data)
+
+
+def test_the_lecturers_own_question_goes_to_a_second_round_and_reveals_both(store):
+    at, code, _ = lecturer(store)
+    poll = store.ask(code, "Which extrapolates?", ["RoPE", "ALiBi"], correct=1)
+    voters = [store.new_voter(code, True) for _ in range(2)]
+    for voter in voters:
+        store.vote(code, poll.id, voter, 0)
+    at.run()
+    assert "under 30% are right. Explain the idea again" in shown(at)
+    at.button(key="again_q1").click().run()
+    assert store.room(code).live == "q1.2" and "Round 2: the class discusses" in shown(at)
+    assert "again_q1.2" not in {b.key for b in at.button}  # no third round
+    store.vote(code, poll.id, voters[0], 1)
+    at.button(key="reveal_q1.2").click().run()
+    assert not at.exception and store.poll(code, "q1").revealed
+    specs = "\n".join(json.dumps(spec) for spec in chart_specs(at))
+    assert "Round 1 (answers: 2)" in specs and "Round 2 (answers: 1)" in specs
