@@ -19,6 +19,7 @@ from posviz.sinusoidal import FORMULA, dot_by_offset
 from ui import answer_key as right_option
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
+from ui.markup import literal
 
 SCENES = ("meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
           "today")
@@ -30,6 +31,8 @@ SAME, NEAR, FAR = 0, 1, 10      # the rows compared in scene 2
 OFFSET = 3                      # scene 5: k places after against k places before
 SHIFT = 100                     # scene 6 moves the sentence this far
 CHUNK = 2                       # scene 10's chunk, standing in for Llama 4's 8,192
+PICK_KEYS = 6                   # a predicted picture's keys: the marked token is the last of
+# the first six (a poll has at most six options)
 
 
 def ask(d: ui.Doc, s: ui.Settings, name: str, right: int, answer: str | None = None,
@@ -152,11 +155,52 @@ def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
         added_after=added_after)
 
 
+def in_room(d: ui.Doc, s: ui.Settings) -> bool:
+    """Whether the page is drawn for a lecture room: the app's page of a member, or a room's
+    followers' document (a file has no room)."""
+    return s.room is not None if d.live else d.room
+
+
+def picture(d: ui.Doc, s: ui.Settings, name: str, seq: tuple[str, ...],
+            weights: np.ndarray) -> bool:
+    """In a lecture room, the predicted picture: the class taps, for the marked token (the
+    last of the first PICK_KEYS), the key it thinks gets the most of its attention (weights:
+    the model's (T, T) attention). Once revealed, the model's key, and on the app's page the
+    class's picture beside the model's row. Returns whether the answer is shown (always,
+    outside a room)."""
+    n = min(len(seq), PICK_KEYS)
+    if n < 2 or not in_room(d, s):
+        return True
+    query, row = n - 1, weights[n - 1, :n]
+    truth = int(np.argmax(row))
+    options = [f"{key} {token[:40]}" for key, token in enumerate(seq[:n])]
+    question = s.t(f"lesson.{name}.pick", n=query, token=literal(seq[query]))
+    poll = f"{name}pick"
+
+    def asked(box, labels: list[str]) -> bool:
+        revealed = ui.room.lesson_poll(box, s, s.room, poll, question, labels, truth)
+        if revealed is None:
+            ui.room.options_list(box, labels)
+            revealed = box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{poll}")
+        return revealed
+
+    box = d.question(f"scene-{poll}", s.t("lesson.predict_picture"), question, options, asked)
+    if box is None:
+        return False
+    box.success(s.t("lesson.pick_answer", cell=truth, token=literal(seq[truth]),
+                    weight=float(row[truth])))
+    if d.live:
+        ui.room.class_picture(box.where, s, f"scene-{poll}", seq[:n], row, truth)
+    return True
+
+
 def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     if not s.position:
         d.info(s.t("alibi.position_off"))
     d.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi")
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
+    if s.position:  # where head 1's weight goes, under its penalty
+        picture(d, s, "alibi", seq, weights[0, 0])
     with_bias, without = (mean_attention_distance(w) for w in weights)
     if answer := ask(d, s, "alibi", right_option.alibi(with_bias[0], without[0],
                                                        with_bias[-1], without[-1]),
@@ -170,8 +214,11 @@ def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
 
 def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     scheme = "sinusoidal" if s.position else "none"
-    d.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal")
     run = attention.stack(seq, 1, cached.HEADS, scheme, True)
+    if picture(d, s, "causal", seq, run.mean_weights(0)):  # predicted before it is shown
+        d.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal")
+    else:
+        d.info(s.t("lesson.picture_hidden"))
     weight = run.mean_weights(0)[0, 0]
     ask(d, s, "causal", right_option.causal(weight, len(seq)), weight=weight, n=len(seq))
 

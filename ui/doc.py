@@ -105,20 +105,22 @@ def _question(poll: str, lead: str, text: str, options: Sequence[str], answer: l
 class Doc:
     """A page recorded as a document: each call appends a block; controls take the values of
     the view's query string (query: name -> its values) or their defaults. revealed names the
-    room's polls whose answers are shown; None (a file) keeps every answer, behind a button."""
+    room's polls whose answers are shown; None (a file) keeps every answer, behind a button.
+    room: whether it is drawn for a lecture room's followers (the room's own questions)."""
 
     live = False  # whether controls are widgets a reader can move
 
     def __init__(self, query: Mapping[str, Sequence[str]] | None = None,
                  revealed: Container[str] | None = None, blocks: list | None = None,
-                 lang: str = "en") -> None:
+                 lang: str = "en", room: bool = False) -> None:
         self.query = query or {}
         self.revealed = revealed
         self.blocks: list[dict] = [] if blocks is None else blocks
         self.lang = lang  # the reader's: charts are summarized in it
+        self.room = room
 
     def _nested(self, blocks: list, where: Any = None) -> Doc:
-        return Doc(self.query, self.revealed, blocks, self.lang)
+        return Doc(self.query, self.revealed, blocks, self.lang, self.room)
 
     def _put(self, block: dict, method: str, *args: Any, **kwargs: Any) -> Any:
         self.blocks.append(block)

@@ -83,17 +83,18 @@ def page_name(path: str) -> str:
 
 
 def blocks(page: str, query: str, lang: str,
-           revealed: Container[str] | None = None) -> list[dict]:
+           revealed: Container[str] | None = None, room: bool = False) -> list[dict]:
     """The document of a page (a name from pages()) for the view's query string, in lang.
-    revealed: the room's polls whose answers are shown (None: every answer, behind a button)."""
-    return drawn(page, parse_qs(query, keep_blank_values=True), lang, revealed)
+    revealed: the room's polls whose answers are shown (None: every answer, behind a button);
+    room: drawn for a lecture room's followers."""
+    return drawn(page, parse_qs(query, keep_blank_values=True), lang, revealed, room)
 
 
 def drawn(page: str, params: Mapping[str, Sequence[str]], lang: str,
-          revealed: Container[str] | None = None) -> list[dict]:
+          revealed: Container[str] | None = None, room: bool = False) -> list[dict]:
     """The document of a page for a view's parameters (name -> values), in lang."""
     s = shared.settings(params, lang)
-    d = Doc(params, revealed, lang=lang)
+    d = Doc(params, revealed, lang=lang, room=room)
     shared.head(d, s, page)
     _drawing.on = True
     try:
@@ -115,7 +116,7 @@ def document(page: str, query: str, lang: str,
     if (kept := _DOCUMENTS.get(key)) is not None:
         return kept
     try:
-        made = blocks(page_name(page), query, lang, revealed)
+        made = blocks(page_name(page), query, lang, revealed, room=True)
         drawn = json.dumps(made, ensure_ascii=False, separators=(",", ":")), tuple(asked(made))
     except Exception:
         log.exception("the view %r ? %r could not be drawn as a document", page, query)

@@ -70,6 +70,24 @@ def gains_bars(gains: list[Gain], ideas: list[str], title: str, names: tuple[str
         yaxis=dict(autorange="reversed", type="category", automargin=True)))
 
 
+def picture_rows(labels: list[str], shares: list[float], weights: list[float], truth: int,
+                 title: str, names: tuple[str, str], key_axis: str) -> go.Figure:
+    """The class's predicted picture over the model's: one row of the share of predictions
+    per key, one of the model's attention weights, on one colour scale (0 to 1), each cell
+    with its value, the model's key framed."""
+    figure = go.Figure(go.Heatmap(
+        z=[shares, weights], x=labels, y=list(names), zmin=0.0, zmax=1.0, colorscale="Blues",
+        text=[[f"{v:.0%}" for v in shares], [f"{v:.0%}" for v in weights]],
+        texttemplate="%{text}", hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
+        colorbar=dict(thickness=14, tickformat=".0%")))
+    figure.add_shape(type="rect", x0=truth - 0.5, x1=truth + 0.5, y0=-0.5, y1=1.5,
+                     line=dict(color=RIGHT, width=4))
+    figure.update_layout(layout(
+        title, height=260, xaxis=dict(title=dict(text=key_axis), type="category"),
+        yaxis=dict(autorange="reversed", type="category", automargin=True)))
+    return figure
+
+
 def _layout(title: str, x_title: str, counts) -> dict:
     total = sum(counts)
     return layout(

@@ -57,7 +57,7 @@ from ui.membership import (
     refusing,
     rooms_led,
 )
-from ui.poll_bars import poll_bars, sure_bars
+from ui.poll_bars import picture_rows, poll_bars, sure_bars
 from ui.report import report_file
 from ui.state import flag, remembered, to_url
 from ui.tick import every
@@ -554,6 +554,31 @@ def _revealed(where, s, code: str, poll: Poll, letters: str) -> None:
                           moves=f" ({moves})" if moves else ""))
     if poll.correct is not None:  # in words, not by the bar's colour alone
         where.markdown(s.t("room.right_answer", right=letters[poll.correct]))
+
+
+def class_picture(where, s, poll_id: str, tokens: tuple[str, ...], weights, truth: int) -> None:
+    """A revealed predicted picture (the app's page in a room): the class's predictions beside
+    the model's attention row, and how many predicted the model's key."""
+    m = s.room
+    if m is None:
+        return
+    try:
+        split = shared_store().split(m.code, poll_id)
+    except StoreDown:
+        where.warning(s.t("room.down"))
+        return
+    if split is None:
+        return
+    tally = split.rounds[-1]
+    shares = [n / tally.total if tally.total else 0.0 for n in tally.counts]
+    labels = [f"{key} {token}" for key, token in enumerate(tokens)]
+    chart(picture_rows(labels, shares, [float(w) for w in weights], truth,
+                       s.t("lesson.pick_title", n=len(tokens) - 1),
+                       (s.t("lesson.pick_class"), s.t("lesson.pick_model")),
+                       s.t("common.key_axis")), f"picture_{poll_id}", where=where,
+          toolbar=False)
+    where.caption(s.t("lesson.pick_right", k=tally.counts[truth] if truth < len(
+        tally.counts) else 0, total=tally.total, cell=truth))
 
 
 def lesson_poll(where, s, m: Member | None, scene: str, question: str, labels: list[str],

@@ -15,7 +15,7 @@ from rooms.export import answers_csv
 from tests.conftest import ROOT
 from tests.helpers.figure_data import chart_specs
 from tests.helpers.hostile import CATEGORIES
-from ui import check
+from ui import check, documents
 from ui.i18n import text
 
 # Every group of the hostile corpus at its two ends. The whole corpus goes through the store and the
@@ -487,3 +487,43 @@ def test_the_lecturers_own_question_goes_to_a_second_round_and_reveals_both(stor
     assert not at.exception and store.poll(code, "q1").revealed
     specs = "\n".join(json.dumps(spec) for spec in chart_specs(at))
     assert "Round 1 (answers: 2)" in specs and "Round 2 (answers: 1)" in specs
+
+
+def test_the_class_predicts_the_causal_map_before_it_is_shown(store):
+    """Scene 8 in a room: the class taps the key it thinks token 3 attends to most; the map
+    stays hidden (on the projector and every follower's screen) until the reveal, which shows
+    the class's picture beside the model's and how many predicted the model's key."""
+    at, code, _ = lecturer(store, LESSON, scene="8", text="刚想到了")
+    poll = store.poll(code, "scene-causalpick")
+    assert poll.options == ("0 刚", "1 想", "2 到", "3 了")
+    causal_map = "Layer 1, mean over"
+    assert causal_map not in json.dumps(chart_specs(at), ensure_ascii=False)
+    assert "The map is hidden until the lecturer reveals" in shown(at)
+    query = "scene=8&text=%E5%88%9A%E6%83%B3%E5%88%B0%E4%BA%86"
+    followed = json.dumps(documents.blocks("lesson", query, "en", frozenset(), room=True),
+                          ensure_ascii=False)
+    assert "scene-causalpick" in followed and causal_map not in followed
+    assert causal_map in json.dumps(documents.blocks("lesson", query, "en"),
+                                    ensure_ascii=False)  # a file, or no room: as always
+    for key in (0, 0, 1):
+        store.vote(code, poll.id, store.new_voter(code, True), key)
+    at.button(key="reveal_scene-causalpick").click().run()
+    assert not at.exception
+    truth = store.poll(code, poll.id).correct  # the model's key, decided by its numbers
+    specs = json.dumps(chart_specs(at), ensure_ascii=False)
+    assert causal_map in specs and "Token 3's attention: the class's predictions" in specs
+    right = [2, 1, 0, 0][truth]
+    assert f"{right} of 3 predicted the model's key ({truth})." in shown(at)
+    followed = json.dumps(documents.blocks("lesson", query, "en", frozenset({poll.id}),
+                                           room=True), ensure_ascii=False)
+    assert causal_map in followed and "The model's answer: key" in followed
+
+
+def test_a_predicted_picture_needs_two_tokens_and_alibi_asks_only_with_position(store):
+    at, code, _ = lecturer(store, LESSON, scene="8", text="刚")
+    assert store.poll(code, "scene-causalpick") is None and not at.exception
+    at, code, _ = lecturer(store, LESSON, scene="7", text="刚想到了", pos="false")
+    assert store.poll(code, "scene-alibipick") is None
+    at, code, _ = lecturer(store, LESSON, scene="7", text="a very long sentence of nine words "
+                           "or so here")
+    assert store.poll(code, "scene-alibipick").options[-1] == "5 nine"  # the first six

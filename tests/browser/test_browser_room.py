@@ -64,9 +64,9 @@ def app_page(page) -> tuple[list[str], list[str]]:
 
 
 def document(query: str, lang: str) -> tuple[list[str], list[str]]:
-    """The headings, and the charts by name, of the lesson's document for a view in lang (the
-    same as the app's page in that language: tests/documents/test_documents.py)."""
-    made = list(walk(documents.blocks("lesson", query, lang, frozenset())))
+    """The headings, and the charts by name, of the lesson's document for a room's view in lang
+    (the same as the app's page in that language: tests/documents/test_documents.py)."""
+    made = list(walk(documents.blocks("lesson", query, lang, frozenset(), room=True)))
     return ([b["text"] for b in made if b["t"] == "heading"],
             [b["name"] for b in made if b["t"] == "chart"])
 
@@ -205,6 +205,40 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     if os.environ.get("POSVIZ_SCREENSHOT"):  # the README's pictures
         phone.screenshot(path=ROOT / "assets" / "room-phone.png")
         lecturer.screenshot(path=ROOT / "assets" / "room-lecturer.png")
+
+    # the predicted picture: on scene 8 the map is hidden until the class has tapped the key
+    # it thinks token 3 attends to most; the reveal shows the map, and the projector the
+    # class's picture beside the model's
+    lecturer.locator("[data-testid=stPagination] button", has_text="8").first.click()
+    for student in students.values():
+        shown_scene(student, 8)
+        expect(student.locator('[data-poll="scene-causalpick"] .posviz-option')).to_have_count(4)
+        expect(student.locator(".js-plotly-plot")).to_have_count(0)  # no map yet
+    for student, key in ((laptop, 0), (phone, 3), (phone_zh, 3)):
+        student.locator('[data-poll="scene-causalpick"] .posviz-option').nth(key).click()
+        expect(student.locator('[data-poll="scene-causalpick"] .posviz-option.chosen')
+               ).to_have_count(1)
+    pick = lecturer.get_by_role("button", name="Reveal the answer to the room").first
+    pick.scroll_into_view_if_needed()
+    expect(lecturer.get_by_text("Answers: 3 · students connected: 3").first).to_be_visible(
+        timeout=15_000)
+    with rerun(lecturer):
+        pick.click()
+    expect(lecturer.get_by_text(re.compile(r"^\d of 3 predicted the model's key"))).to_be_visible()
+    lecturer.locator(".st-key-chart_picture_scene-causalpick").scroll_into_view_if_needed()
+    lecturer.wait_for_function("() => document.querySelector("
+                               "'.st-key-chart_picture_scene-causalpick .js-plotly-plot')")
+    lecturer.screenshot(path=artifacts / "room-lecturer-picture.png")
+    for student in students.values():
+        expect(student.locator(".js-plotly-plot").first).to_be_attached(
+            timeout=FOLLOW_WITHIN * 1000)  # the map, now
+        expect(student.locator('[data-poll="scene-causalpick"] .posviz-results')).to_be_visible()
+    expect(phone_zh.locator('[data-poll="scene-causalpick"] .posviz-question-text')
+           ).to_contain_text("点选那个键")
+    phone.screenshot(path=artifacts / "room-phone-picture.png")
+    lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
+    for student in students.values():
+        shown_scene(student, 4)
 
     # the laptop explores on its own in the app, at the lecturer's view, then follows again
     laptop.get_by_role("link", name="Explore on my own").click()
