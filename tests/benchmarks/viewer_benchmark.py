@@ -15,11 +15,11 @@ Prints, with the cores used:
    resident memory per connected student; the largest class held at p95 <= 1.5 s;
 2. what an unchanged room costs with the largest class waiting on it;
 3. a sizing table: students per core, and what 5,000 students need;
-4. a class of 500 thinking aloud on one question of the lesson (scene 4): each answers and says
-   how sure, the lecturer opens a second round, each answers again, then the six questions of the
-   concept check: p50 and p95 from a student's tap to the answer being counted (the lecturer's
-   tally reads the counts again every second: add up to 1 s for it to show), and server CPU per
-   answer;
+4. a class of 500 thinking aloud: each answers scene 4's question and says how sure, the
+   lecturer opens a second round, each answers again, then the six questions of the concept
+   check, then taps a key for scene 8's predicted picture: p50 and p95 from a student's tap to
+   the answer being counted (the lecturer's tally reads the counts again every second: add up
+   to 1 s for it to show), and server CPU per answer;
 5. side by side, the same class on the same machine: the path before the room's screen (every
    follower reran the lecturer's page, from a checkout of the commit before ui/doc.py came in,
    measured by that checkout's own benchmark) against this one, and the ratio.
@@ -141,8 +141,9 @@ async def tapped(student: Follower, times: list[float], *vote: object) -> None:
 
 async def thinking(lecturer: Lecturer, followers: list[Follower], store_url: str, pid: int
                    ) -> tuple[list[float], float]:
-    """Scene 4's question answered with how sure, a second round, the concept check: every
-    tap's time, and the server's CPU seconds for all of them."""
+    """Scene 4's question answered with how sure, a second round, the concept check, scene 8's
+    predicted picture: every tap's time, and the server's CPU seconds for all of them (the
+    lecturer's two page runs included)."""
     store = open_store(store_url)
     await lecturer.show("lesson", scene="4", text="刚想到了")  # opens the scene's question
     await gather_in(500, (f.wait() for f in followers))
@@ -162,6 +163,11 @@ async def thinking(lecturer: Lecturer, followers: list[Follower], store_url: str
             await tapped(student, times, f"check-pre-{n}", (i + n) % 4)
 
     await gather_in(100, (sit(i, f) for i, f in enumerate(followers)))
+    store.close_check(lecturer.code, "pre")
+    await lecturer.show("lesson", scene="8", text="刚想到了")  # the predicted picture
+    await gather_in(500, (f.wait() for f in followers))
+    await gather_in(100, (tapped(f, times, "scene-causalpick", i % 4)
+                          for i, f in enumerate(followers)))
     return times, cpu_seconds(pid) - used
 
 
@@ -318,7 +324,8 @@ def main() -> None:
           f"{' (one more for HAProxy and Redis)' if replicas > 1 else ''}")
     thought = answering(loop, THINKING)
     print(f"4. a class of {THINKING} answers with how sure, again in a second round, and the "
-          f"six questions of the concept check ({thought[3]:,} answers): tap to counted p50 "
+          f"six questions of the concept check, and taps a key of a predicted picture "
+          f"({thought[3]:,} answers): tap to counted p50 "
           f"{thought[0]:.3f} s, p95 {thought[1]:.3f} s (the lecturer's tally shows it within "
           f"1 s more); server CPU {thought[2]:.2f} ms per answer", flush=True)
     compared = None

@@ -1,7 +1,8 @@
 """A lecture room's views audited in headless Chromium by axe-core and the checks a screen
 reader needs beyond it (tests/helpers/axe.py): the lecturer's page with its sidebar open, the
 student's room screen at the lecturer's view (answered, with how sure; the concept check; a
-question revealed after two rounds), and what a wrong code shows in the app and on the
+question revealed after two rounds), the lecturer's page with the class's predicted picture,
+and what a wrong code shows in the app and on the
 room screen, in English and Chinese, on a desk and a phone, in the light and the dark theme.
 Every page of the app and every scene of the lesson is audited so by the screen sweep
 (tests/browser/test_browser_screens.py), as it draws them.
@@ -165,6 +166,19 @@ def test_every_view_of_a_room_passes_axe_on_both_screens_in_both_languages_and_t
         for tab in tabs:
             tab.page.locator(".posviz-rounds").wait_for(timeout=30_000)
         audit(tabs, "room screen, two rounds revealed", lang, app=False)
+    for lang in LANGS:  # the lecturer's page with the class's predicted picture revealed
+        for tab in tabs:
+            tab.app(LESSON, lang, scene="8", room=room.code)  # opens the question, once
+        picture = f"scene-{documents.scenes()[7]}pick"
+        if not store.poll(room.code, picture).revealed:
+            for key in (0, 1, 1):
+                store.vote(room.code, picture, store.new_voter(room.code, True), key)
+            store.reveal(room.code, picture, correct=1)
+            for tab in tabs:
+                tab.app(LESSON, lang, scene="8", room=room.code)
+        for tab in tabs:
+            tab.page.locator(".st-key-chart_picture_" + picture).wait_for(timeout=30_000)
+        audit(tabs, "lecturer's page, predicted picture", lang)
     for context in contexts:
         context.close()
     found = [violation for tab in tabs for violation in tab.found]
