@@ -278,7 +278,7 @@ function question(block, state, answerBlocks) {
       : say(last === state.correct ? "right" : "wrong", { right, mine: LETTERS[last] });
     if (last !== null) note.classList.add(last === state.correct ? "right" : "wrong");
   } else if (room && chosen !== null && !revealed) {
-    note.textContent = say("voted", { mine: LETTERS[chosen] });
+    note.textContent = say(block.check ? "voted_check" : "voted", { mine: LETTERS[chosen] });
   }
   box.appendChild(note);
   if (revealed && state.counts) box.appendChild(allResults(block.options, state));
@@ -498,6 +498,8 @@ function news(payload, main, moved) {
   if (payload.live && payload.live.id !== shown.live) {
     said.push(payload.live.check ? say("check_head")
       : say("asked", { question: payload.live.question }));
+  } else if (!payload.live && shown.live && shown.live.startsWith("check-")) {
+    said.push(say("check_over"));
   }
   revealedPolls(payload).filter((id) => !shown.revealed.includes(id)).forEach((id) => {
     const note = main.querySelector(`[data-poll="${CSS.escape(id)}"] .posviz-question-note`);
@@ -516,11 +518,14 @@ function showRoom(payload) {
     const sitting = el("section", "posviz-check");
     sitting.append(el("h2", "", say("check_head")), el("p", "", say("check_body")));
     payload.live.check.forEach((asked, i) => {
-      sitting.appendChild(question({ poll: asked.id, text: asked.question, options: asked.options,
-                                     lead: say("check_lead", { n: i + 1,
-                                                               total: payload.live.check.length }),
-                                     hidden: false, typed: true },
-                                   polls[asked.id] || null, []));
+      // the reader's language: the room keeps the lecturer's words (the CSV's)
+      const n = asked.id.split("-").pop();
+      const own = (key, kept) => (strings[key] !== undefined ? strings[key] : kept);
+      sitting.appendChild(question({
+        poll: asked.id, text: own(`check_${n}`, asked.question),
+        options: asked.options.map((kept, k) => own(`check_${n}_${k}`, kept)),
+        lead: say("check_lead", { n: i + 1, total: payload.live.check.length }),
+        hidden: false, typed: true, check: true }, polls[asked.id] || null, []));
     });
     main.appendChild(sitting);
   } else if (payload.live) {
@@ -528,6 +533,11 @@ function showRoom(payload) {
                                 text: payload.live.question,
                                 options: payload.live.options, hidden: false, typed: true },
                               polls[payload.live.id] || null, []));
+  }
+  if (!payload.live && shown.live && shown.live.startsWith("check-")) {  // it just ended
+    const over = el("div", "posviz-note success posviz-check-over");
+    over.appendChild(el("p", "", say("check_over")));
+    main.appendChild(over);
   }
   draw(payload.doc, main);
   root.replaceChildren(bar(payload), main);

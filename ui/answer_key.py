@@ -10,10 +10,22 @@ Every function returns the index of the right option (0 for A).
 from __future__ import annotations
 
 from posviz.rope import same_up_to_rounding
+from ui.i18n import text
 
 OPTIONS = dict(meaning=2, position=3, sum=2, order=2, sinusoidal=2, rope=4, alibi=4, causal=3,
                leak=4, today=2)
 """How many options each scene's question has (A, B, ...)."""
+CHECK = (1, 2, 2, 1, 0, 3)
+"""The right option of each question of the concept check (assets/i18n/check.toml): the
+lesson's facts, argued in its scenes (order without position, E + P, RoPE's offset, ALiBi past
+its length, the causal mask's leak, today's models)."""
+
+
+def check_questions(lang: str) -> list[tuple[str, list[str], int]]:
+    """The concept check's questions in lang: (text, options, the right option)."""
+    return [(text(f"check.q{n}.text", lang),
+             [text(f"check.q{n}.options.{letter}", lang) for letter in "abcd"], right)
+            for n, right in enumerate(CHECK, start=1)]
 
 
 def changed(before: float, after: float) -> bool:

@@ -9,6 +9,7 @@ import streamlit as st
 from rooms import StoreDown, shared_store
 from rooms.export import gains_csv
 from rooms.records import PHASES, Gain
+from ui.answer_key import check_questions
 from ui.chart import chart
 from ui.i18n import text
 from ui.membership import Member, refusing
@@ -16,23 +17,12 @@ from ui.poll_bars import gains_bars
 from ui.state import flag, remembered
 from ui.tick import every
 
-RIGHT = (1, 2, 2, 1, 0, 3)
-"""The right option of each question (0 for A): the lesson's facts, argued in its scenes
-(order without position, E + P, RoPE's offset, ALiBi past its length, the causal mask's leak,
-today's models)."""
 CHECK_SECONDS = 2.0  # how often the lecturer's count of students in a sitting is read again
-
-
-def questions(lang: str) -> list[tuple[str, list[str], int]]:
-    """The check's questions in lang: (text, options, the right option)."""
-    return [(text(f"check.q{n}.text", lang),
-             [text(f"check.q{n}.options.{letter}", lang) for letter in "abcd"], right)
-            for n, right in enumerate(RIGHT, start=1)]
 
 
 @refusing
 def _open(code: str, phase: str, lang: str) -> None:
-    shared_store().open_check(code, phase, questions(lang))
+    shared_store().open_check(code, phase, check_questions(lang))
 
 
 @refusing
@@ -95,9 +85,9 @@ def _sittings(s, m: Member) -> None:
         st.caption(s.t("check.sat", pre=sat["pre"], post=sat["post"]))
     if gains and any(g.paired for g in gains):
         st.markdown(f"**{s.t('check.gains_head')}**")
-        short = gains_table_columns(gains, s.lang)
-        st.table({k: v for i, (k, v) in enumerate(short.items()) if i not in (1, 2)},
-                 hide_index=True)
+        st.markdown("\n".join(s.t("check.gain_line", n=g.number, before=_percent(g.pre),
+                                   after=_percent(g.post), gain=_number(g.gain, 2),
+                                   both=g.paired) for g in gains))
         st.download_button(s.t("check.download"), data=gains_csv(store, m.code),
                            file_name=f"posviz-room-{m.code}-gains.csv", mime="text/csv",
                            on_click="ignore", width="stretch", key="check_gains_csv")

@@ -26,6 +26,7 @@ from rooms import spaced
 from rooms.http import Screens
 from rooms.kept import Kept
 from ui import shared
+from ui.answer_key import check_questions
 from ui.blocks import walk
 from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
@@ -55,7 +56,7 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
                "word_label", "word_submit", "word_wrong", "too_many", "room_full", "set_aside",
                "busy", "unknown_block", "how_sure", "sure", "guessing", "round_two",
                "first_answer", "round_1", "round_2", "changed", "closed", "closed_mine",
-               "check_head", "check_body", "check_lead")
+               "check_head", "check_body", "check_lead", "voted_check", "check_over")
 
 
 def pages() -> dict[str, str]:
@@ -173,7 +174,19 @@ def viewer_strings(lang: str) -> dict[str, str]:
     """The viewer's own words in lang (static/viewer.js), and its charts' export buttons."""
     return ({key: text(f"viewer.{key}", lang) for key in VIEWER_KEYS}
             | chart_labels(lang)
-            | {"question": text("room.question_head", lang), "down": text("room.down", lang)})
+            | {"question": text("room.question_head", lang), "down": text("room.down", lang)}
+            | check_strings(lang))
+
+
+def check_strings(lang: str) -> dict[str, str]:
+    """The concept check's questions and options in lang, for a room's screen to show each
+    reader in their own language (the room keeps them in the lecturer's): check_1, check_1_0,
+    ..."""
+    out = {}
+    for number, (question, options, _) in enumerate(check_questions(lang), start=1):
+        out[f"check_{number}"] = question
+        out |= {f"check_{number}_{i}": option for i, option in enumerate(options)}
+    return out
 
 
 def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str, voter: str = "",

@@ -61,7 +61,7 @@ def gains_bars(gains: list[Gain], ideas: list[str], title: str, names: tuple[str
                      text=["–" if getattr(g, when) is None else f"{getattr(g, when):.0f}%"
                            for g in gains], textposition="outside", cliponaxis=False,
                      hovertemplate=f"%{{y}}, {name}: %{{x:.0f}}%<extra></extra>")
-              for when, name, colour, opacity in (("pre", names[0], OTHER, 0.45),
+              for when, name, colour, opacity in (("pre", names[0], COLORWAY[1], 1.0),
                                                   ("post", names[1], RIGHT, 1.0))]
     return go.Figure(traces, layout(
         title, height=130 + 70 * len(gains), showlegend=True, legend_traceorder="normal",

@@ -15,7 +15,8 @@ from rooms.export import answers_csv
 from tests.conftest import ROOT
 from tests.helpers.figure_data import chart_specs
 from tests.helpers.hostile import CATEGORIES
-from ui import check, documents
+from ui import documents
+from ui.answer_key import CHECK
 from ui.i18n import text
 
 # Every group of the hostile corpus at its two ends. The whole corpus goes through the store and the
@@ -450,7 +451,7 @@ def test_the_concept_check_runs_before_and_after_and_its_gains_reach_the_page(st
     assert store.check(code, "pre")[0].question == text("check.q1.text", "en")
     students = [store.new_voter(code, True) for _ in range(4)]
     for i, voter in enumerate(students):
-        store.vote(code, "check-pre-1", voter, check.RIGHT[0] if i == 0 else 3)
+        store.vote(code, "check-pre-1", voter, CHECK[0] if i == 0 else 3)
     at.run()
     assert "Answered so far: 4 students." in shown(at)
     at.button(key="check_end_pre").click().run()
@@ -458,12 +459,13 @@ def test_the_concept_check_runs_before_and_after_and_its_gains_reach_the_page(st
     assert "check_start_pre" not in {b.key for b in at.button}  # a sitting runs once
     at.button(key="check_start_post").click().run()
     for voter in students[:3]:
-        store.vote(code, "check-post-1", voter, check.RIGHT[0])
+        store.vote(code, "check-post-1", voter, CHECK[0])
     at.button(key="check_end_post").click().run()
     assert not at.exception
-    table = at.table[0].value
-    assert list(table.iloc[0]) == ["1", "33%", "100%", "1.00"]  # question, before, after, <g>
+    assert "Q1: 33% → 100%, ⟨g⟩ 1.00 (3 students)" in shown(at)  # the sidebar's line
     at.toggle(key="check_show").set_value(True).run()
+    table = at.table[0].value  # across the page: the whole table
+    assert list(table.iloc[0]) == ["1", "order without position", "3", "33%", "100%", "1.00"]
     specs = "\n".join(json.dumps(spec) for spec in chart_specs(at))
     assert "Right before and after the lecture, per idea" in specs
     assert "1. order without position" in specs

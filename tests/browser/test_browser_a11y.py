@@ -31,7 +31,8 @@ from tests.helpers.axe import Audits, audit, report
 from tests.helpers.load_fixtures import TITLED_JS, page_url, rerun, route_name, settle, still
 from tests.helpers.room_fixtures import ticket
 from tests.helpers.screens import SCREENS
-from ui import check, documents
+from ui import documents
+from ui.answer_key import check_questions
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -135,9 +136,11 @@ def room_views(tabs: list[Tab], lang: str, room: Room, rooms_url: str) -> None:
 
     store = open_store(rooms_url)
     phase = PHASES[LANGS.index(lang)]
-    store.open_check(room.code, phase, check.questions(lang))
-    for tab in tabs:
+    store.open_check(room.code, phase, check_questions("en"))  # an English lecturer's
+    for tab in tabs:  # ... in the reader's language
         tab.page.locator(".posviz-check .posviz-question").first.wait_for(timeout=30_000)
+        assert tab.page.locator(".posviz-check .posviz-question-text").first.inner_text(
+        ) == text("check.q1.text", lang)
     audit(tabs, "room screen, concept check", lang, app=False)
     store.close_check(room.code, phase)
 

@@ -11,7 +11,8 @@ import pytest
 from rooms import open_store
 from rooms.records import check_poll
 from tests.helpers.hostile import CATEGORIES
-from ui import check, documents
+from ui import documents
+from ui.answer_key import CHECK, check_questions
 from ui.blocks import walk
 from ui.i18n import text
 from ui.markup import literal
@@ -46,9 +47,9 @@ def test_a_report_holds_each_round_its_confidence_who_moved_and_the_gains(store,
         store.vote(code, poll.id, voter, 1, sure=True)
     store.reveal(code, poll.id, correct=1)
     for phase, right in (("pre", [0, 0, 0, 1]), ("post", [1, 1, 1, 1])):
-        store.open_check(code, phase, check.questions(lang))
+        store.open_check(code, phase, check_questions(lang))
         for voter, ok in zip(students, right, strict=True):
-            store.vote(code, check_poll(phase, 1), voter, check.RIGHT[0] if ok else 3)
+            store.vote(code, check_poll(phase, 1), voter, CHECK[0] if ok else 3)
         store.close_check(code, phase)
     made = report_file(store, code, lang, NOW)
     blocks = list(walk(read(made)))
