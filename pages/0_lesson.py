@@ -35,6 +35,21 @@ PICK_KEYS = 6                   # a predicted picture's keys: the marked token i
 # the first six (a poll has at most six options)
 
 
+def polled(d: ui.Doc, s: ui.Settings, name: str, lead: str, question: str, labels: list[str],
+           right: int) -> ui.Doc | None:
+    """A scene's question (poll `scene-<name>`, option `right` right): a poll of the room in a
+    lecture room, else revealed by a toggle of its own; returns where its answer goes once it
+    is shown."""
+    def asked(box, options: list[str]) -> bool:
+        revealed = ui.room.lesson_poll(box, s, s.room, name, question, options, right)
+        if revealed is None:
+            ui.room.options_list(box, options)
+            revealed = box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{name}")
+        return revealed
+
+    return d.question(f"scene-{name}", lead, question, labels, asked)
+
+
 def ask(d: ui.Doc, s: ui.Settings, name: str, right: int, answer: str | None = None,
         **numbers: object) -> ui.Doc | None:
     """The scene's question in a box with its lettered options (option `right` is right).
@@ -46,15 +61,7 @@ def ask(d: ui.Doc, s: ui.Settings, name: str, right: int, answer: str | None = N
     question = s.t(f"lesson.{name}.question", **numbers)
     labels = [s.t(f"lesson.{name}.options.{letter}", **numbers)
               for letter in "abcdef"[:right_option.OPTIONS[name]]]
-
-    def asked(box, options: list[str]) -> bool:
-        revealed = ui.room.lesson_poll(box, s, s.room, name, question, options, right)
-        if revealed is None:
-            ui.room.options_list(box, options)
-            revealed = box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{name}")
-        return revealed
-
-    box = d.question(f"scene-{name}", s.t("lesson.predict"), question, labels, asked)
+    box = polled(d, s, name, s.t("lesson.predict"), question, labels, right)
     if box is not None:
         said = s.t(answer or f"lesson.{name}.answer", **numbers)
         box.success(f"**{ui.room.LETTERS[right]}.** " + said)
@@ -175,22 +182,13 @@ def picture(d: ui.Doc, s: ui.Settings, name: str, seq: tuple[str, ...],
     truth = int(np.argmax(row))
     options = [f"{key} {token[:40]}" for key, token in enumerate(seq[:n])]
     question = s.t(f"lesson.{name}.pick", n=query, token=literal(seq[query]))
-    poll = f"{name}pick"
-
-    def asked(box, labels: list[str]) -> bool:
-        revealed = ui.room.lesson_poll(box, s, s.room, poll, question, labels, truth)
-        if revealed is None:
-            ui.room.options_list(box, labels)
-            revealed = box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{poll}")
-        return revealed
-
-    box = d.question(f"scene-{poll}", s.t("lesson.predict_picture"), question, options, asked)
+    box = polled(d, s, f"{name}pick", s.t("lesson.predict_picture"), question, options, truth)
     if box is None:
         return False
     box.success(s.t("lesson.pick_answer", cell=truth, token=literal(seq[truth]),
                     weight=float(row[truth])))
     if d.live:
-        ui.room.class_picture(box.where, s, f"scene-{poll}", seq[:n], row, truth)
+        ui.room.class_picture(box.where, s, f"scene-{name}pick", seq[:n], row, truth)
     return True
 
 
