@@ -43,8 +43,10 @@ PAGE_CSS = """<style>
 [data-testid=stCaptionContainer] {color: inherit !important; opacity: .78}
 [data-testid=stCaptionContainer] p {color: inherit !important}
 [data-testid=stSliderThumbValue] {color: inherit !important}
-a:focus-visible, button:focus-visible, summary:focus-visible, [tabindex]:focus-visible {
+a:focus-visible, button:focus-visible, summary:focus-visible,
+[tabindex]:not([tabindex="-1"]):focus-visible {
   outline: 2px solid currentColor !important; outline-offset: 2px}
+[tabindex="-1"]:focus {outline: none}
 label:has(input:focus-visible) {outline: 2px solid currentColor; outline-offset: 2px;
   border-radius: .3rem}
 @media (prefers-reduced-motion: reduce) {*, *::before, *::after {

@@ -86,6 +86,13 @@ def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
     with rerun(page):
         page.keyboard.press("PageDown")  # the clicker goes on after a reveal
     shows_scene(page, 2, "en")
+    # the focus is on the new scene's heading, for a screen reader, with no ring drawn round
+    # it (the lecturer did not Tab there); a control Tabbed to keeps its ring
+    page.wait_for_function("() => document.activeElement?.matches('[data-testid=stMain] h2')")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "none"
+    page.keyboard.press("Tab")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    page.locator("[data-testid=stMain] h2").first.click()  # focus on the page again
     with rerun(page):
         page.keyboard.press("PageUp")
     shows_scene(page, 1, "en")
