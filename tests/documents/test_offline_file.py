@@ -180,3 +180,29 @@ def test_every_hostile_text_goes_through_a_file_as_text(browser, tmp_path):
     assert page.locator("section.posviz-document img, section.posviz-document script").count() == 0
     assert not requests and not errors, (requests, errors)
     page.close()
+
+
+# The width of each text's first character in the file, over the font size.
+QUOTE_WIDTHS_JS = """() => [...document.querySelectorAll('.posviz-document p')].map((p) => {
+  const range = document.createRange();
+  const text = [...p.childNodes].find((n) => n.nodeType === 3);
+  range.setStart(text, 0);
+  range.setEnd(text, 1);
+  return range.getBoundingClientRect().width / parseFloat(getComputedStyle(p).fontSize);
+})"""
+
+
+@pytest.mark.parametrize(("lang", "widest"), [("en", 0.6), ("zh", 1.1)])
+def test_a_files_font_follows_its_language(browser, tmp_path, lang, widest):
+    """English quotes are drawn by a Latin font (a CJK font's are a full em wide); Chinese
+    text by a CJK font."""
+    saved = tmp_path / f"{lang}.html"
+    saved.write_text(documents.offline_html("quotes", [{"title": "", "blocks": [
+        {"t": "markdown", "text": "“quoted” — a dash"},
+        {"t": "markdown", "text": "刚想到了"}]}], lang), encoding="utf-8")
+    page, requests, errors = opened_watched(browser, saved)
+    page.locator(".posviz-document p").first.wait_for()
+    quote, han = page.evaluate(QUOTE_WIDTHS_JS)
+    assert quote < widest and han > 0.9, (quote, han)  # a Han character is a full em anyway
+    assert not requests and not errors
+    page.close()
