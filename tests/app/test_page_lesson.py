@@ -15,6 +15,7 @@ from posviz.sinusoidal import dot_by_offset
 from posviz.tokens import repeated, token_labels, tokenize
 from tests.helpers.figure_data import chart_blocks, chart_payloads
 from tests.helpers.lesson import SCENES, lesson, reveal
+from ui.blocks import walk
 from ui.documents import blocks
 from ui.i18n import text
 
@@ -275,3 +276,15 @@ def test_the_position_answer_says_similarity_is_not_monotone_with_the_true_numbe
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_rope_answer_names_the_signed_offset(lang):
     assert "n − m" in reveal(lesson("6", lang=lang), 6)[1]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_with_position_off_the_p_panel_says_it_is_zero(lang):
+    """Scene 3 with the switch off: the P panel is all zeros, and says so in its title rather
+    than showing a blank panel."""
+    def titles(query: str) -> str:
+        return json.dumps([b["figure"] for b in walk(blocks("lesson", query, lang))
+                           if b["t"] == "chart"], ensure_ascii=False)
+    off, on = titles("scene=3&pos=false"), titles("scene=3")
+    assert text("embedding.panel_p_off", lang) in off
+    assert text("embedding.panel_p_off", lang) not in on and text("embedding.panel_p", lang) in on

@@ -51,7 +51,9 @@ def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool,
     matrices = dict(panel_e=e, panel_p=p, panel_x=e + p)
     marked = sorted(t for ts in repeated(list(tokens)).values() for t in ts)
     return aligned_heatmaps(
-        [matrices[name] for name in panels], [text(f"embedding.{name}", lang) for name in panels],
+        [matrices[name] for name in panels],
+        [text(f"embedding.{name}" + ("_off" if name == "panel_p" and not position else ""), lang)
+         for name in panels],
         token_labels(list(tokens)), title=text(rows_title(marked), lang),
         x_title=text("common.dimension_axis", lang), y_title=text("common.token_axis", lang),
         marked_rows=marked, files=[PANEL_FILES[name] for name in panels])
