@@ -13,7 +13,7 @@ import unicodedata
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import axis, checked, layout, masked_layer, plain
+from posviz.figures.common import MASKED_COLOR, axis, checked, layout, masked_layer, plain
 
 WEIGHT_COLORS = "Blues"
 DIFFERENCE_COLORS = "RdBu_r"
@@ -171,6 +171,32 @@ def map_grid(maps: np.ndarray, masks: np.ndarray, labels: list[str], panel_title
     return go.Figure(traces, _stacked(
         _panels(names, panel_titles, _columns(min(n_cols, len(maps)), 0.06), **named),
         names, panel_titles, **named))
+
+
+VISIBLE_COLOR = "#08306b"  # the darkest of WEIGHT_COLORS
+
+
+def visibility_grid(masks: np.ndarray, labels: list[str], panel_titles: list[str], *,
+                    title: str, x_title: str, y_title: str,
+                    names: tuple[str, str]) -> go.Figure:
+    """Which keys each query may see (P, T, T booleans), in a grid: two colours with a legend
+    (names: visible, hidden), not a colour scale, since a cell is one or the other."""
+    figure = map_grid(masks.astype(float), masks, labels, panel_titles, title=title,
+                      x_title=x_title, y_title=y_title, value_name=names[0],
+                      n_cols=len(masks))
+    two = dict(coloraxis=dict(colorscale=[[0, VISIBLE_COLOR], [1, VISIBLE_COLOR]],
+                              showscale=False), showlegend=True)
+    figure.update_layout(**two)
+    narrow = figure.layout.meta["narrow"]  # the stacked layout, for a narrow column: the same
+    figure.update_layout(meta=figure.layout.meta | {"narrow": narrow | two})
+    for trace in figure.data:  # each panel's cells, in their legend entry's group
+        trace.legendgroup = "visible" if trace.coloraxis else "hidden"
+    entries = zip(("visible", "hidden"), names, (VISIBLE_COLOR, MASKED_COLOR), strict=True)
+    for group, name, colour in list(entries)[:1 if masks.all() else 2]:  # hidden: if any is
+        figure.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                    legendgroup=group, hoverinfo="skip",
+                                    marker=dict(symbol="square", size=14, color=colour)))
+    return figure
 
 
 def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarray,

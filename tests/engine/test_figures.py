@@ -4,9 +4,11 @@ import numpy as np
 import pytest
 
 from posviz.embedding import token_embeddings
+from posviz.figures.attention import visibility_grid
 from posviz.figures.common import SQUARE_TICKS, plain, token_heatmap
 from posviz.figures.embedding import aligned_heatmaps
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap, vector_pair, waves
+from posviz.modern import chunked_mask
 from posviz.sinusoidal import dot_by_offset, sinusoidal, sinusoidal_sampled
 from posviz.tokens import token_labels, tokenize
 from tests.helpers.figure_data import array, figure_json
@@ -99,3 +101,17 @@ def test_layer_stacks_draw_each_layer_once_in_its_kind():
                    for y, base in zip(t["y"], t["base"], strict=True))
     assert cells == [("a", 0, "R"), ("a", 1, "N"), ("a", 2, "R"), ("b", 0, "L"), ("b", 1, "R")]
     assert list(figure["layout"]["xaxis"]["range"]) == [0, 3]
+
+
+def test_a_visibility_grid_has_two_colours_and_a_legend_in_either_layout():
+    """Seen or hidden is one of two, not a scale: no colour bar, a legend of both, wide or
+    stacked."""
+    masks = np.stack([chunked_mask(5, 2), chunked_mask(5, 5)])
+    figure = visibility_grid(masks, [f"{i} t" for i in range(5)], ["chunk", "all"], title="t",
+                             x_title="key", y_title="query", names=("seen", "hidden"))
+    narrow = figure.layout.meta["narrow"]
+    for shown in (figure.layout.to_plotly_json(), narrow):
+        assert shown["coloraxis"]["showscale"] is False and shown["showlegend"] is True
+    assert [t.name for t in figure.data if t.type == "scatter"] == ["seen", "hidden"]
+    visible = [t for t in figure.data if t.type == "heatmap" and t.coloraxis]
+    assert all(np.nanmin(np.asarray(t.z, dtype=float)) == 1.0 for t in visible)

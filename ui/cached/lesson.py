@@ -13,7 +13,7 @@ from posviz import rope
 from posviz.alibi import hide_masked
 from posviz.attention import init_layers, queries_keys
 from posviz.embedding import repeat_distances, token_embeddings
-from posviz.figures.attention import change_bars, map_grid, order_maps, twin_maps
+from posviz.figures.attention import change_bars, order_maps, twin_maps, visibility_grid
 from posviz.figures.common import token_heatmap
 from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps
 from posviz.figures.rope import plane_view
@@ -131,12 +131,13 @@ def irope_figure(tokens: Tokens, chunk: int, lang: str) -> go.Figure:
     `chunk` tokens (its 8,192 scaled down) and a position-free layer's whole causal context."""
     n = len(tokens)
     masks = np.stack([chunked_mask(n, chunk), chunked_mask(n, n)])
-    return map_grid(masks.astype(float), masks, token_labels(list(tokens)),
-                    [text("today.irope_rope_panel", lang, demo=chunk),
-                     text("today.irope_nope_panel", lang)], title=text("today.irope_fig", lang),
-                    x_title=text("common.key_axis", lang),
-                    y_title=text("common.query_axis", lang),
-                    value_name=text("today.visible", lang), n_cols=2)
+    return visibility_grid(masks, token_labels(list(tokens)),
+                           [text("today.irope_rope_panel", lang, demo=chunk),
+                            text("today.irope_nope_panel", lang)],
+                           title=text("today.irope_fig", lang),
+                           x_title=text("common.key_axis", lang),
+                           y_title=text("common.query_axis", lang),
+                           names=(text("today.visible", lang), text("today.hidden", lang)))
 
 
 @figure_cache
