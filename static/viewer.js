@@ -403,11 +403,13 @@ function drawCharts(scope) {
 
 function drawFile() {
   const data = JSON.parse(fileData.textContent);
+  if (data.heading) root.appendChild(inline("h1", "", data.heading));
   if (data.documents.length > 1) {
     const contents = el("nav", "posviz-contents");
     contents.setAttribute("aria-label", say("contents"));
     data.documents.forEach((doc, i) => {
-      const link = el("a", "", say("scene", { n: i + 1 }));
+      const named = doc.title && !/^\d+$/.test(doc.title);
+      const link = named ? inline("a", "", doc.title) : el("a", "", say("scene", { n: i + 1 }));
       link.href = `#scene-${i + 1}`;
       contents.appendChild(link);
     });

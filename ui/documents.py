@@ -224,11 +224,13 @@ window.posvizPlotly = new Promise((resolve, reject) => {{
 """
 
 
-def offline_html(title: str, documents: list[dict], lang: str) -> str:
-    """One self-contained HTML file: the documents (each {"title", "blocks"}), drawn in the
+def offline_html(title: str, documents: list[dict], lang: str, heading: str = "") -> str:
+    """One self-contained HTML file: the documents (each {"title", "blocks"}; with more than
+    one, a list of contents by their titles goes first, under heading if given), drawn in the
     browser by the viewer with plotly, KaTeX and markdown-it inlined, opening from disk with no
     network at all."""
-    data = {"lang": lang, "strings": viewer_strings(lang), "documents": documents}
+    data = {"lang": lang, "strings": viewer_strings(lang), "documents": documents,
+            "heading": heading}
     chart = "data:text/javascript;charset=utf-8," + quote(_asset("chart.js"), safe="")
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">
@@ -250,11 +252,17 @@ def offline_html(title: str, documents: list[dict], lang: str) -> str:
 
 
 def lesson_file(query: str, lang: str) -> bytes:
-    """The guided lesson's scenes for the view's sentence and switches, as one file."""
-    documents = [{"title": str(n), "blocks": blocks(LESSON, scene_query(query, n), lang)}
-                 for n in range(1, len(scenes()) + 1)]
-    return offline_html(f"{text('lesson.title', lang)} · posviz", documents,
-                        lang).encode("utf-8")
+    """The guided lesson's scenes for the view's sentence and switches, as one file: the
+    lesson's title once, a list of the scenes, then each scene (without the title each scene's
+    page repeats)."""
+    documents = []
+    for n in range(1, len(scenes()) + 1):
+        made = [block for block in blocks(LESSON, scene_query(query, n), lang)
+                if not (block["t"] == "heading" and block["level"] == 1)]
+        head = next(block["text"] for block in made if block["t"] == "heading")
+        documents.append({"title": head, "blocks": made})
+    title = text("lesson.title", lang)
+    return offline_html(f"{title} · posviz", documents, lang, heading=title).encode("utf-8")
 
 
 def page_file(page: str, query: str, lang: str) -> bytes:

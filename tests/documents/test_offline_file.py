@@ -17,6 +17,7 @@ from posviz.tokens import clip_tokens, tokenize
 from tests.helpers.hostile import CATEGORIES, HOSTILE
 from tests.helpers.load_fixtures import settle
 from ui import documents
+from ui.i18n import text
 
 pytestmark = pytest.mark.browser
 
@@ -78,6 +79,11 @@ def test_the_guided_lesson_downloads_as_one_file_that_works_with_no_network(
     sections = page.locator("section.posviz-document")
     expect(sections).to_have_count(len(documents.scenes()))
     assert page.evaluate("document.documentElement.lang") == "zh-Hans"
+    expect(page.locator("h1")).to_have_count(1)  # the lesson's title once, then its contents
+    expect(page.locator("h1")).to_have_text(text("lesson.title", "zh"))
+    links = page.locator("nav.posviz-contents a")
+    expect(links).to_have_count(len(documents.scenes()))
+    expect(links.nth(3)).to_have_text(f"4. {text('lesson.order.head', 'zh')}")
     tokens = clip_tokens(tokenize(SENTENCE))[0]
     for n in range(len(documents.scenes())):
         section = sections.nth(n)
