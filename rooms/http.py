@@ -55,7 +55,7 @@ import functools
 import gzip
 import json
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Container
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,13 +181,14 @@ class Calls:
             self.waiting -= 1
 
 
-def _poll_state(store: RoomStore, code: str, poll: Poll) -> dict:
-    """What a follower is told of a question: the round it is in and, once revealed, the
-    right answer and each round's counts (a concept check's first sitting keeps its right
-    answers to itself: the class sits it again)."""
-    current = store.current(code, poll.id)
-    state = {"revealed": poll.revealed, "round": 2 if current.id.endswith(SECOND) else 1,
-             "correct": None, "counts": None}
+def _poll_state(store: RoomStore, code: str, poll: Poll, ids: Container[str]) -> dict:
+    """What a follower is told of a question: the round it is in (ids: the room's polls, a
+    second round among them) and, once revealed, the right answer and each round's counts (a
+    concept check's first sitting keeps its right answers to itself: the class sits it
+    again)."""
+    second = poll.id.endswith(SECOND) or poll.id + SECOND in ids
+    state = {"revealed": poll.revealed, "round": 2 if second else 1, "correct": None,
+             "counts": None}
     if poll.revealed and not poll.id.startswith("check-pre-"):
         split = store.split(code, poll.id)
         state |= {"correct": poll.correct, "counts": list(split.rounds[-1].counts),
@@ -251,7 +252,8 @@ class Watch:
             sitting = [poll_id for poll_id in polls if room.live.startswith("check-")
                        and poll_id.startswith(room.live + "-")]
             for poll_id in {*asked, room.live, *sitting} & polls.keys():
-                head["polls"][poll_id] = _poll_state(self.store, room.code, polls[poll_id])
+                head["polls"][poll_id] = _poll_state(self.store, room.code, polls[poll_id],
+                                                     polls)
             if room.live in polls:
                 live = polls[room.live]
                 head["live"] = {"id": live.id, "question": live.question,
