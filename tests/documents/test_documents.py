@@ -33,6 +33,13 @@ KINDS = ("title", "header", "subheader", "caption", "markdown", "info", "warning
 SAMPLE = [group[-1] for group in CATEGORIES.values()]  # one hostile text of each kind
 
 
+@pytest.fixture(autouse=True)
+def memory_held_still(monkeypatch):
+    """The real-model page shows the memory free, read afresh by each of the two runs compared:
+    held at one figure, so that another process's allocation between them is no difference."""
+    monkeypatch.setattr("posviz.pretrained.available_memory", lambda: 8 << 30)
+
+
 def name_of(route: str | None) -> str:
     return "home" if route is None else documents.page_name(
         next(name for name, path in documents.pages().items() if path == route))

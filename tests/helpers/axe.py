@@ -4,12 +4,13 @@ size (24 x 24 px), and by the checks a screen reader needs beyond axe's rules: t
 language, and of every chart a name, a description and a data table.
 
 The screen sweep (tests/browser/test_browser_screens.py) audits every page and every scene of
-the lesson as it draws them; tests/browser/test_browser_a11y.py audits a room's views. Each view
-is audited in the theme its tab is in, then turned to the other theme and audited again by the
-rules that colours decide (`COLOUR_RULES`: the others read the page's structure, which a theme
-does not change); axe checks the contrast of text in view only, so the window grows as tall as
-the page first. The next view starts in the theme the last audit was in, with every rule: each
-theme has every rule on every other view and the colour rules on all of them.
+the lesson as it draws them, each screen's English walk in the light theme and its Chinese walk
+in the dark one: every view by every rule in each theme. tests/browser/test_browser_a11y.py
+audits a room's views: each in the theme its tab is in, then turned to the other theme and
+audited again by the rules that colours decide (`COLOUR_RULES`: the others read the page's
+structure, which a theme does not change); the next view starts in the theme the last audit was
+in, with every rule. axe checks the contrast of text in view only, so the window grows as tall
+as the page first.
 """
 
 from __future__ import annotations
@@ -173,15 +174,18 @@ class Audits:
         self.since = time.monotonic()
 
 
-def audit(tabs: list[Audits], view: str, lang: str, app: bool = True) -> None:
-    """Audit the view each tab shows in its theme by every rule, then in the other one (which
-    the tab stays in) by the colour rules; several tabs side by side, each axe run in its own
-    tab's renderer while the next tab gets ready."""
-    for first in (True, False):
+def audit(tabs: list[Audits], view: str, lang: str, app: bool = True,
+          both: bool = True) -> None:
+    """Audit the view each tab shows in its theme by every rule, then (both) in the other one
+    (which the tab stays in) by the colour rules; several tabs side by side, each axe run in its
+    own tab's renderer while the next tab gets ready. A tab that walks every view in one theme,
+    while another walks them in the other, audits each view in its own theme alone
+    (both=False): a theme's change redraws every chart."""
+    for first in (True, False) if both else (True,):
         for tab in tabs:
             tab.start(app, every=first)
         for tab in tabs:
-            tab.finish(view, lang, turn=first)
+            tab.finish(view, lang, turn=first and both)
 
 
 def short(selector: str) -> str:
