@@ -23,7 +23,7 @@ from typing import Any
 import streamlit as st
 
 from ui.chart import chart, figure_json, figure_summary
-from ui.markup import entities, text_table
+from ui.markup import cell_text, entities, text_table
 from ui.state import coded_radio
 
 CHOICES = ("radio", "coded_radio", "select_slider")  # controls whose first argument is options
@@ -63,10 +63,6 @@ def chips_html(tokens: Sequence[str], labels: Sequence[str]) -> str:
     return "".join(
         f'<span class="posviz-chip"><sub>{entities(label)}</sub>&nbsp;{entities(tok)}</span>'
         for label, tok in zip(labels, tokens, strict=True))
-
-
-def _cell(value: object) -> str:
-    return f"{value:.15f}" if isinstance(value, float) else str(value)
 
 
 def _number(kind: type, low: float, high: float) -> Callable[[str], Any]:
@@ -178,8 +174,9 @@ class Doc:
 
     def table(self, columns: Mapping[str, Sequence[object]]) -> None:
         """A small table, a column per header (cells as text)."""
-        self._put(self._table(columns), "table", dict(columns), hide_index=True,
-                  hide_header=False)
+        self._put(self._table(columns), "table", {head: list(map(cell_text, cells))
+                                                   for head, cells in columns.items()},
+                  hide_index=True, hide_header=False)
 
     def text_table(self, columns: Mapping[str, Sequence[object]]) -> None:
         """A table whose cells are shown exactly as typed (ui.markup.text_table)."""
@@ -187,6 +184,8 @@ class Doc:
 
     def dataframe(self, rows: list[dict[str, object]], labels: Mapping[str, str]) -> None:
         """Rows of a data grid, showing the columns labels names, under those labels."""
+        rows = [{key: cell_text(v) if isinstance(v, float) else v for key, v in row.items()}
+                for row in rows]  # numbers as every table writes them
         columns = {label: [row[key] for row in rows] for key, label in labels.items()}
         config = {key: labels.get(key) for key in (rows[0] if rows else labels)}
         self._put(self._table(columns), "dataframe", rows, hide_index=True, width="stretch",
@@ -195,7 +194,8 @@ class Doc:
     @staticmethod
     def _table(columns: Mapping[str, Sequence[object]]) -> dict:
         return {"t": "table", "head": list(columns),
-                "rows": [[_cell(v) for v in row] for row in zip(*columns.values(), strict=True)]}
+                "rows": [[cell_text(v) for v in row]
+                         for row in zip(*columns.values(), strict=True)]}
 
     def chips(self, tokens: Sequence[str], labels: Sequence[str] | None = None) -> None:
         """The tokens as chips, exactly as typed, each with a small label (default: position)."""

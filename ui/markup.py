@@ -3,6 +3,8 @@
 import string
 from collections.abc import Sequence
 
+from posviz.permutation import readable
+
 TABLE_CSS = """<style>.posviz-table {border-collapse: collapse; font-size: .9rem; width: 100%}
 .posviz-table th, .posviz-table td {padding: .3rem .6rem; text-align: left;
   border-bottom: 1px solid rgba(128, 128, 128, .3)}
@@ -22,13 +24,20 @@ def literal(typed: str) -> str:
                    for c in typed)
 
 
-def text_table(columns: dict[str, Sequence[object]], decimals: int = 15) -> str:
+def cell_text(value: object) -> str:
+    """A table's cell as every renderer shows it (the app, a room's screen, a file): a float as
+    the pages write numbers (posviz.permutation.readable: 2.209, 3.4e-05, 0), anything else as
+    it is."""
+    return readable(value) if isinstance(value, float) else str(value)
+
+
+def text_table(columns: dict[str, Sequence[object]]) -> str:
     """A table for st.html, a column per header, every cell shown exactly as typed (floats
-    with this many decimals, right-aligned). Unlike st.table it renders no Markdown in a cell,
+    as cell_text writes them, right-aligned). Unlike st.table it renders no Markdown in a cell,
     and unlike st.dataframe it loads no data-grid script before the page shows."""
     def cell(value: object) -> str:
         if isinstance(value, float):
-            return f'<td class="number">{value:.{decimals}f}</td>'
+            return f'<td class="number">{cell_text(value)}</td>'
         return f"<td>{entities(str(value))}</td>"
 
     head = "".join(f"<th>{entities(name)}</th>" for name in columns)

@@ -30,7 +30,7 @@ def test_inputs_are_embedding_plus_sinusoid_and_equal_embedding_without_position
     assert not p.any()
     np.testing.assert_array_equal(x, e)
     np.testing.assert_array_equal(x[0], x[4])
-    assert at.dataframe[0].value["input_distance"].tolist() == [0.0]
+    assert at.dataframe[0].value["input_distance"].tolist() == ["0"]
 
 
 def test_d_model_slider_sets_the_width():
