@@ -29,6 +29,7 @@ it, comma-separated addresses or CIDRs):
 from __future__ import annotations
 
 import argparse
+import fcntl
 import getpass
 import http.client
 import os
@@ -130,13 +131,19 @@ def students_url(args: argparse.Namespace) -> str:
 
 def console(run: Path) -> str:
     """Where the gate's lines go: supervisord's output, which it inherits from this process,
-    when that is a terminal or a pipe; else the run folder's gate.log (a socket such as
-    systemd's journal cannot be opened by name, and a file would be written at two offsets)."""
+    when that is a terminal, a pipe or a file; else the run folder's gate.log (a socket such
+    as systemd's journal cannot be opened by name). A file is switched to appending first:
+    supervisord opens it again for the gate, and two writers each at an offset of its own
+    would write over each other's lines."""
     try:
         mode = os.fstat(1).st_mode  # what supervisord inherits (exec keeps it)
     except OSError:  # closed
-        mode = 0
-    return "/dev/stdout" if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) else str(run / "gate.log")
+        return str(run / "gate.log")
+    if stat.S_ISREG(mode):
+        fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_APPEND)
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISREG(mode):
+        return "/dev/stdout"
+    return str(run / "gate.log")
 
 
 def healthy(address: str) -> bool:

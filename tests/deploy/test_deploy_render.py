@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import configparser
 import contextlib
+import fcntl
 import os
 import re
 import shlex
@@ -227,3 +228,31 @@ def test_students_are_told_an_address_a_browser_opens(monkeypatch, options, netw
     """Never http://0.0.0.0:8500/, where HAProxy listens but no browser elsewhere can go."""
     monkeypatch.setattr(up, "network_address", lambda: network)
     assert students_url(parse(options)) == url
+
+
+@pytest.mark.parametrize("kind", ["file", "pipe", "socket"])
+def test_the_ready_line_goes_to_the_operators_output_unless_it_cannot_be_opened(tmp_path, kind):
+    """A terminal, a pipe or a file (switched to appending, so that supervisord's lines and the
+    gate's never overwrite each other) is the operator's; a socket cannot be opened by name,
+    and the line goes to the run folder's gate.log."""
+    with contextlib.ExitStack() as stack:
+        if kind == "file":
+            out = os.open(tmp_path / "console", os.O_WRONLY | os.O_CREAT)
+        elif kind == "pipe":
+            reading, out = os.pipe()
+            stack.callback(os.close, reading)
+        else:
+            pair = socket.socketpair()
+            stack.callback(lambda: [s.close() for s in pair])
+            out = os.dup(pair[0].fileno())
+        held = os.dup(1)
+        os.dup2(out, 1)
+        os.close(out)
+        try:
+            where = up.console(tmp_path)
+            appending = bool(fcntl.fcntl(1, fcntl.F_GETFL) & os.O_APPEND)
+        finally:
+            os.dup2(held, 1)
+            os.close(held)
+    assert where == (str(tmp_path / "gate.log") if kind == "socket" else "/dev/stdout")
+    assert appending == (kind == "file")
