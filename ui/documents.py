@@ -83,18 +83,20 @@ def page_name(path: str) -> str:
     return path if path in pages() else "home"
 
 
-def blocks(page: str, query: str, lang: str,
-           revealed: Container[str] | None = None, room: bool = False) -> list[dict]:
+def blocks(page: str, query: str, lang: str, revealed: Container[str] | None = None,
+           room: bool = False, controls: bool = False) -> list[dict]:
     """The document of a page (a name from pages()) for the view's query string, in lang.
     revealed: the room's polls whose answers are shown (None: every answer, behind a button);
-    room: drawn for a lecture room's followers."""
-    return drawn(page, parse_qs(query, keep_blank_values=True), lang, revealed, room)
+    room: drawn for a lecture room's followers; controls: in the words of the app, whose
+    reader has its controls (as the app records its pages), not of a screen without them."""
+    return drawn(page, parse_qs(query, keep_blank_values=True), lang, revealed, room, controls)
 
 
 def drawn(page: str, params: Mapping[str, Sequence[str]], lang: str,
-          revealed: Container[str] | None = None, room: bool = False) -> list[dict]:
+          revealed: Container[str] | None = None, room: bool = False,
+          controls: bool = False) -> list[dict]:
     """The document of a page for a view's parameters (name -> values), in lang."""
-    s = shared.settings(params, lang)
+    s = shared.settings(params, lang, controls)
     d = Doc(params, revealed, lang=lang, room=room)
     shared.head(d, s, page)
     _drawing.on = True

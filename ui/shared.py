@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from posviz.tokens import clip_tokens, tokenize
 from ui.doc import Doc
-from ui.i18n import prose, text
+from ui.i18n import catalog, prose, text
 from ui.state import flag
 
 if TYPE_CHECKING:
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
+VIEWER = "_viewer"  # a catalog key's twin for a screen without the app's controls
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,14 @@ class Settings:
     position: bool
     present: bool  # presentation mode: large text, tucked-away sidebar
     room: Member | None = None  # the lecture room this session is in
+    controls: bool = True  # the reader has the app's controls (not a room's screen or a file)
 
     def t(self, key: str, **values: object) -> str:
-        """The UI text for key in the current language."""
+        """The UI text for key in the current language. Where the reader has none of the app's
+        controls (a document for a room's screen or a file), the key's `_viewer` twin if it
+        has one: the same fact, with no word of a control that screen lacks."""
+        if not self.controls and f"{key}{VIEWER}" in catalog():
+            key += VIEWER
         return text(key, self.lang, **values)
 
     def prose(self, name: str) -> str:
@@ -79,9 +85,11 @@ def head(d: Doc, s: Settings, name: str) -> None:
         d.warning(s.t("common.clipped", kept=len(s.tokens), total=s.n_typed))
 
 
-def settings(query: Mapping[str, Sequence[str]], lang: str) -> Settings:
-    """The shared settings a view's query string gives, for a reader in lang."""
+def settings(query: Mapping[str, Sequence[str]], lang: str,
+             controls: bool = False) -> Settings:
+    """The shared settings a view's query string gives, for a reader in lang (with the app's
+    controls, or, by default, without them: a room's screen, a file)."""
     typed = (query.get("text") or [DEFAULT_TEXT])[-1]
     tokens, n_typed = clip_tokens(tokenize(typed))
     position = flag((query.get("pos") or ["true"])[-1])
-    return Settings(lang, typed, tokens, n_typed, position, present=False)
+    return Settings(lang, typed, tokens, n_typed, position, present=False, controls=controls)

@@ -90,7 +90,7 @@ def agree(at: AppTest, page: str, lang: str, revealed: frozenset[str] = frozense
     document."""
     assert not at.exception, at.exception
     recorded = at.session_state["posviz_doc"]
-    made = documents.blocks(page, url_query(at), lang, revealed)
+    made = documents.blocks(page, url_query(at), lang, revealed, controls=True)
     assert recorded == made
     want, got = expected(made), drawn(at, lang)
     for kind in KINDS:  # Streamlit drops a text's outer blank lines
@@ -233,3 +233,40 @@ def test_a_view_that_cannot_be_drawn_gives_the_followers_a_note_not_a_traceback(
     assert json.loads(made) == [{"t": "note", "kind": "warning",
                                  "text": text("viewer.unavailable", "zh")}] and polls == ()
     assert "a page that fails" in caplog.text
+
+
+def test_a_tables_numbers_read_alike_in_the_app_and_in_its_document():
+    """One rounding rule for every renderer (ui.markup.cell_text): the app's data grid shows
+    the very strings that a room's screen and a downloaded file draw from the document."""
+    at = AppTest.from_file(str(ROOT / "pages/1_embedding.py"), default_timeout=120)
+    at.query_params.update(text="the cat sat on the mat the cat")
+    at.session_state["posviz_record"] = True
+    at.run()
+    [block] = [b for b in walk(at.session_state["posviz_doc"]) if b["t"] == "table"]
+    assert block["rows"] == at.dataframe[0].value.astype(str).values.tolist()
+    cells = {cell for row in block["rows"] for cell in row[3:]}
+    assert "0" in cells and all(re.fullmatch(r"0|\d+\.\d{3}", c) for c in cells), cells
+
+
+# Words that send a reader to a control: the app's sidebar, typing, a switch, a pick. A room's
+# screen and a downloaded file have none of them.
+CONTROL_WORDS = re.compile(
+    r"\bsidebar\b|\b[Tt]ype (a|at|the|one)\b|\b[Ss]witch position\b|\b[Pp]ick (one|an|another)\b"
+    r"|\b[Cc]hoose a\b|\b[Pp]ress Enter\b|\b[Tt]ry\b|侧边栏|请(至少)?输入|试试|请选|请换")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("query", ["text=x&pos=false", "text="])
+def test_no_document_sends_its_reader_to_a_control_the_screen_lacks(query, lang):
+    """A room's screen and a file draw a page's document with none of the app's controls: what
+    it says is the same fact in words that name no sidebar, nothing to type or pick (the
+    catalog's `_viewer` twins), here for one token with position off and for no sentence."""
+    for page in documents.pages():
+        made = documents.blocks(page, query, lang)
+        said = [json.dumps({k: v for k, v in block.items() if k != "figure"},
+                           ensure_ascii=False) for block in walk(made)]
+        sent = [line for line in said if CONTROL_WORDS.search(line)]
+        assert not sent, f"{page}: {sent}"
+        app = documents.blocks(page, query, lang, controls=True)  # the app keeps its words
+        assert len(app) == len(made)
+
