@@ -51,21 +51,43 @@ function holdAtTop(main) {
 // A presentation clicker sends Page Down and Page Up; a keyboard has the arrows too. While focus
 // is on the page itself, a button or a switch (a question's reveal: neither uses these keys),
 // not in a field, a slider, a radio group or a menu, they press the view's next and previous
-// buttons (`keys`: their CSS selectors).
+// buttons, and R its question's reveal (`keys`: their CSS selectors).
 const EDITING = "input:not([type=checkbox]), textarea, select, [contenteditable], [role=slider], "
   + "[role=radio], [role=tab], [role=listbox], [role=option], [role=menu], [role=menuitem], "
   + ".posviz-data, [role=figure], [data-testid=stTable]";  // the arrows scroll a table, a chart
-const STEPS = { PageDown: "next", ArrowRight: "next", PageUp: "back", ArrowLeft: "back" };
+const STEPS = { PageDown: "next", ArrowRight: "next", PageUp: "back", ArrowLeft: "back",
+  r: "reveal", R: "reveal" };
+const QUESTION = "[class*=st-key-question_]";  // a question's box (ui.doc.StreamlitDoc.question)
+const ANSWERED = "[data-testid=stAlertContentSuccess], .posviz-chart";  // its answer, shown
+const ANSWER_FRAMES = 600;  // frames to wait for the answer (about ten seconds)
 
 function onKey(event) {
   const step = STEPS[event.key];
   const target = event.target instanceof Element ? event.target : null;
-  if (!step || !tab.keys || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey
-      || (target && target.closest(EDITING))) return;
+  if (!step || !tab.keys || !tab.keys[step] || event.altKey || event.ctrlKey || event.metaKey
+      || event.shiftKey || (target && target.closest(EDITING))) return;
   const button = document.querySelector(tab.keys[step]);
   if (!button || button.disabled) return;
   event.preventDefault();
+  const box = button.closest(QUESTION);
   button.click();
+  if (step === "reveal" && box) focusAnswer([...box.classList].find((c) => c.startsWith(
+    "st-key-question_")));
+}
+
+// After a reveal the focus goes to the question's box once its answer shows (the control that
+// revealed it may be gone: a room's Reveal gives way to the class's answers), not to the page's
+// body; placed there, not Tabbed to, it draws no ring.
+function focusAnswer(name) {
+  let frames = 0;
+  const look = () => {
+    const box = document.querySelector(`.${name}`);
+    if (box && box.querySelector(ANSWERED)) {
+      box.tabIndex = -1;
+      box.focus({ preventScroll: true });
+    } else if ((frames += 1) < ANSWER_FRAMES) requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
 }
 
 // A table wider than its column scrolls sideways inside Streamlit's box, which the keyboard

@@ -387,7 +387,7 @@ class StreamlitDoc(Doc):
 
     def question(self, poll: str, lead: str, text: str, options: Sequence[str],
                  ask: Callable[[Any, list[str]], bool | None]) -> Doc | None:
-        box = self.where.container(border=True)
+        box = self.where.container(border=True, key=f"question_{poll}")
         box.markdown(f"**{lead}** {text}")
         answer: list = []
         if self.record:

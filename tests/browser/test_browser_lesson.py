@@ -70,8 +70,8 @@ def test_a_link_to_a_scene_opens_it_and_its_full_lesson_link_keeps_the_sentence(
 
 def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
     """Page Down (what a presentation clicker sends) and the arrow keys move between scenes
-    while focus is on the page, and after a reveal (focus on its switch); typed into the
-    sentence box, an arrow only moves the caret."""
+    while focus is on the page, and after a reveal (focus on its switch); R reveals the answer
+    and the focus goes to it; typed into the sentence box, an arrow only moves the caret."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{server}/lesson?scene=1")
     shows_scene(page, 1, "en")
@@ -81,8 +81,15 @@ def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
         with rerun(page):
             page.keyboard.press(key)
         shows_scene(page, scene, "en")
-    page.locator(".st-key-lesson_reveal_meaning label").click()  # reveal: focus on the switch
+    page.locator("[data-testid=stMain] h2").first.click()
+    with rerun(page):
+        page.keyboard.press("r")  # R reveals the answer, and the focus goes to it
     page.wait_for_selector("[data-testid=stMain] [data-testid=stAlertContentSuccess]")
+    page.wait_for_function("() => document.activeElement?.matches('.st-key-question_scene-"
+                           "meaning') && !!document.activeElement.querySelector("
+                           "'[data-testid=stAlertContentSuccess]')")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "none"
+    page.locator(".st-key-lesson_reveal_meaning input").focus()  # focus on the switch
     with rerun(page):
         page.keyboard.press("PageDown")  # the clicker goes on after a reveal
     shows_scene(page, 2, "en")
