@@ -255,10 +255,13 @@ def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles
     named = dict(title=title, x_title=x_title, y_title=y_title,
                  coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
                                 colorbar=dict(title=dict(text=plain(value_name)))))
-    drawn = _stacked(_panels(names, panel_titles, _columns(len(maps), 0.08), **named), names,
+    widest = max(_label_width(plain(label)) for labels in label_sets for label in labels)
+    gap = min(0.3, max(0.08, (widest + 16) / NARROWEST_ROW))  # room for a panel's own rows
+    drawn = _stacked(_panels(names, panel_titles, _columns(len(maps), gap), **named), names,
                      panel_titles, **named)
-    for shape in (drawn, drawn["meta"]["narrow"]):  # each panel's keys are its own order's
+    for shape in (drawn, drawn["meta"]["narrow"]):  # each panel's rows and keys its own order's
         for p, labels in enumerate(label_sets):
+            shape[f"yaxis{_suffix(p + 1)}"]["showticklabels"] = True
             if "tickvals" in shape[f"xaxis{_suffix(p + 1)}"]:
                 shape[f"xaxis{_suffix(p + 1)}"].update(_upright([plain(k) for k in labels]))
     return go.Figure(traces, drawn)

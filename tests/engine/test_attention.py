@@ -268,10 +268,14 @@ def test_panels_side_by_side_carry_their_stacked_layout_for_a_phone():
     assert json.loads(as_json(go.Layout(narrow).to_plotly_json())) == json.loads(as_json(narrow))
 
 
-def test_maps_of_two_orders_label_each_panels_keys_with_its_own_order():
+def test_maps_of_two_orders_label_each_panels_keys_and_rows_with_its_own_order():
     yours, turned = token_labels(list("刚想到了")), token_labels(list("了到想刚"))
     fig = order_maps([np.eye(4), np.eye(4)], [yours, turned], ["a", "b"], title="t",
                      x_title="k", y_title="q", value_name="w")
     for shape in (fig.layout.to_plotly_json(), fig.layout.meta["narrow"]):
         assert list(shape["xaxis"]["tickvals"]) == yours
         assert list(shape["xaxis2"]["tickvals"]) == turned
+        assert shape["yaxis"]["showticklabels"] and shape["yaxis2"]["showticklabels"]
+    assert [list(t.y) for t in fig.data if t.type == "heatmap"] == [yours, turned]
+    side = fig.layout.to_plotly_json()  # the rows of the second panel fit between the two
+    assert side["xaxis2"]["domain"][0] - side["xaxis"]["domain"][1] >= 0.08
