@@ -6,6 +6,8 @@ so a lecturer can prepare one link per slide. The figures and numbers are cached
 ui.cached.lesson, or in a lesson page's module where a scene shows that page's own.
 """
 
+import unicodedata
+
 import numpy as np
 import streamlit as st
 
@@ -111,6 +113,25 @@ def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     if answer := ask(d, s, "sum", right_option.total(copy["input_distance"]),
                      None if s.position else "lesson.sum.answer_off"):
         distance_table(answer, s, rows, ("embedding_distance", "input_distance"))
+
+
+def written(tokens: list[str]) -> str:
+    """Tokens as a sentence: a space between two, unless both are wide (Chinese) characters."""
+    wide = [unicodedata.east_asian_width(t[0]) in "WF" and
+            unicodedata.east_asian_width(t[-1]) in "WF" for t in tokens]
+    return "".join(("" if i == 0 or (wide[i - 1] and wide[i]) else " ") + t
+                   for i, t in enumerate(tokens))
+
+
+def order_text(s: ui.Settings) -> str:
+    """Scene 4's text, of the typed sentence and its reversal (刚想到了 and 了到想刚 when it is
+    the sentence)."""
+    backwards = reversal(len(s.tokens))
+    same = reads_the_same(s.tokens, backwards)
+    return s.t("lesson.order.body_same" if same else "lesson.order.body",
+               sentence=literal(written(s.tokens)),
+               reversed=literal(written(reordered(s.tokens, backwards))),
+               a=literal(s.tokens[0]), b=literal(s.tokens[1]))
 
 
 def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
@@ -331,7 +352,10 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     name = SCENES[scene - 1]
     d.header(f"{scene}. {s.t(f'lesson.{name}.head')}")
     ui.need_tokens(d, s)
-    d.markdown(s.t(f"lesson.{name}.body"))
+    if name != "order":
+        d.markdown(s.t(f"lesson.{name}.body"))
+    elif len(s.tokens) > 1:  # a single token: the scene says it needs two
+        d.markdown(order_text(s))
     SCENE_BODIES[name](d, s, tuple(s.tokens))
     if d.live:
         navigation(s, scene, name)

@@ -256,11 +256,12 @@ CONTROL_WORDS = re.compile(
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("query", ["text=x&pos=false", "text="])
+@pytest.mark.parametrize("query", ["text=x&pos=false", "text=", "text=我我"])
 def test_no_document_sends_its_reader_to_a_control_the_screen_lacks(query, lang):
     """A room's screen and a file draw a page's document with none of the app's controls: what
     it says is the same fact in words that name no sidebar, nothing to type or pick (the
-    catalog's `_viewer` twins), here for one token with position off and for no sentence."""
+    catalog's `_viewer` twins), here for one token with position off, for no sentence and for
+    a sentence that reads the same reversed."""
     for page in documents.pages():
         made = documents.blocks(page, query, lang)
         said = [json.dumps({k: v for k, v in block.items() if k != "figure"},
