@@ -112,10 +112,9 @@ def test_the_norms_table_shows_tokens_as_typed_and_lengths_kept_by_the_rotation(
     at.run()
     (table,) = [e.proto.body for e in at.get("html") if "posviz-table" in e.proto.body]
     assert "<td>&#42;</td>" in table and "<b>" not in table  # each token as text, not markup
-    norms = re.findall(r'<td class="number">(\d+\.\d{15})</td>', table)
+    norms = re.findall(r'<td class="number">(\d+\.\d{3})</td>', table)  # as every table rounds
     assert len(norms) == 2 * len(tokenize("**x** $y$ <b>z</b>"))
-    before, after = np.array(norms[0::2], float), np.array(norms[1::2], float)
-    np.testing.assert_allclose(after, before, rtol=0, atol=1e-12)  # the rotation keeps lengths
+    assert norms[0::2] == norms[1::2]  # the rotation keeps lengths
 
 
 def test_position_off_names_only_what_it_hides_and_still_draws_the_arrows_unturned():

@@ -5,10 +5,12 @@ CATEGORIES groups the inputs by what they attack; HOSTILE is all of them, in tha
 `from_streamlit`).
 """
 
+from typing import Any
+
 from posviz.tokens import MAX_TOKENS, tokenize
 from ui.blocks import walk
 from ui.i18n import text
-from ui.shared import OWN_TOKENIZER
+from ui.shared import OWN_TOKENIZER, VIEWER
 
 CATEGORIES: dict[str, list[str]] = {
     # Nothing to tokenize: every page must prompt for a sentence instead of failing.
@@ -252,15 +254,16 @@ RENDERED = ("title", "header", "subheader", "markdown", "caption", "latex", "inf
 MARKDOWN_BLOCKS = ("heading", "markdown", "caption", "note")  # blocks the screens read so
 
 
-def check(where: str, typed: str, lang: str, shown: dict[str, list[str]],
+def check(where: str, typed: str, lang: str, shown: dict[str, Any],
           prose: list[str], page: str | None) -> None:
     """The empty prompt and the cut notice exactly when due (never on a page that reads the
     sentence with a tokenizer of its own and says itself where that cuts); the typed text in
     no Markdown element unless the page's own words hold it anyway (prose: drawn for another
     sentence)."""
     n = len(tokenize(typed))
-    if n == 0:
-        assert text("common.empty", lang) in shown["info"], f"{where}: no empty prompt"
+    if n == 0:  # in the app's words, or a document's (a screen without the sidebar)
+        prompt = text("common.empty" + ("" if shown["controls"] else VIEWER), lang)
+        assert prompt in shown["info"], f"{where}: no empty prompt"
     clipped = text("common.clipped", lang, kept=MAX_TOKENS, total=n)
     due = n > MAX_TOKENS and page not in OWN_TOKENIZER
     assert (clipped in shown["warning"]) == due, \
@@ -270,9 +273,9 @@ def check(where: str, typed: str, lang: str, shown: dict[str, list[str]],
             f"{where}: in Markdown"
 
 
-def from_document(blocks: list[dict]) -> dict[str, list[str]]:
+def from_document(blocks: list[dict]) -> dict[str, Any]:
     """A document's notes by kind, and every text the screens render as Markdown."""
-    out: dict[str, list[str]] = {"info": [], "warning": [], "rendered": []}
+    out: dict[str, Any] = {"info": [], "warning": [], "rendered": [], "controls": False}
     for block in walk(blocks):
         if block["t"] == "note" and block["kind"] in out:
             out[block["kind"]].append(block["text"])
@@ -283,6 +286,7 @@ def from_document(blocks: list[dict]) -> dict[str, list[str]]:
     return out
 
 
-def from_streamlit(at) -> dict[str, list[str]]:
+def from_streamlit(at) -> dict[str, Any]:
     notes = {kind: [e.value for e in getattr(at, kind)] for kind in ("info", "warning")}
-    return notes | {"rendered": [e.value for kind in RENDERED for e in getattr(at, kind)]}
+    return notes | {"rendered": [e.value for kind in RENDERED for e in getattr(at, kind)],
+                    "controls": True}
