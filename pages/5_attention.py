@@ -2,12 +2,24 @@
 
 import ui
 from posviz.attention import FORMULA, HEAD_DIM, LAYER_FORMULA, SCHEMES
-from posviz.permutation import is_reversal, readable, repeat_gap
+from posviz.permutation import is_reversal, readable, reads_the_same, repeat_gap, reversal
 from ui import orders
 from ui.cached import attention as cached
 
 HEADS = (1, 2, 4, 8)
 BAG_NOISE = 1e-9  # a difference below this is float rounding: nothing moved
+
+
+def collapse(d: ui.Doc, s: ui.Settings, n_layers: int, n_heads: int) -> None:
+    """With position off, first of all: the sentence read in reverse is the same bag of tokens,
+    unmasked (the outputs only reorder), and what the causal mask still leaks, side by side."""
+    tokens = tuple(s.tokens)
+    backwards = tuple(reversal(len(tokens)).tolist())
+    if reads_the_same(s.tokens, backwards):  # one token, 我我我: the twin view says so
+        return
+    off, on = (cached.check(tokens, backwards, n_layers, n_heads, "none", masked).gap
+               for masked in (False, True))
+    d.success(s.t("attention.collapse", off=readable(off), on=readable(on)))
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
@@ -31,6 +43,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     scheme = picked if s.position else "none"
     if not s.position:
         d.info(s.t("attention.position_off"))
+        collapse(d, s, n_layers, n_heads)
     elif scheme == "alibi" and not causal:
         d.caption(s.t("attention.alibi_symmetric_note"))
     tokens = tuple(s.tokens)

@@ -5,7 +5,10 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from posviz.permutation import readable, reversal
 from tests.helpers.figure_data import chart_specs
+from ui.cached import attention
+from ui.i18n import text
 
 PAGE = "../../pages/5_attention.py"
 
@@ -185,3 +188,26 @@ def test_a_reordering_that_reads_the_same_says_nothing_moved(lang, sentence):
         assert not at.metric and len(chart_specs(at)) == 2  # no twin maps, no numbers
     at.text_input(key="text").set_value("a b c").run()
     assert text("attention.reads_same", lang) not in messages(at) and headline(at) > 0.1
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_position_off_shows_the_bag_of_tokens_first_and_the_masks_leak_beside_it(lang):
+    """The classic collapse first (no mask: the reversed sentence's outputs are the same, only
+    reordered), with what the causal mask still leaks in the same note, before any map; a
+    sentence that reads the same reversed has no collapse to show."""
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.query_params.update(text="刚想到了", pos="false", lang=lang)
+    at.run()
+    assert not at.exception
+    backwards, stack = tuple(reversal(4).tolist()), (at.slider(key="attention_layers").value,
+                                                     at.select_slider(key="attention_heads").value)
+    off, on = (attention.check(tuple("刚想到了"), backwards, *stack, "none", masked).gap
+               for masked in (False, True))
+    assert off < 1e-9 and on > 0.1
+    assert at.success[0].value == text("attention.collapse", lang, off=readable(off),
+                                       on=readable(on))
+    again = AppTest.from_file(PAGE, default_timeout=30)
+    again.query_params.update(text="我我我", pos="false", lang=lang)
+    again.run()
+    assert not [m for m in again.success
+                if m.value.startswith(text("attention.collapse", lang)[:9])]
