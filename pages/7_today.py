@@ -271,8 +271,8 @@ def counted(d: ui.Doc, s: ui.Settings) -> None:
     outputs, read = modern.positions_without_encoding(len(s.tokens))
     d.text_table({s.t("today.count_col.token"): s.tokens,
                   s.t("today.count_col.position"): list(range(1, len(s.tokens) + 1)),
-                  s.t("today.count_col.output"): [f"{o:.6f}" for o in outputs],
-                  s.t("today.count_col.read"): [f"{r:.6f}" for r in read]})
+                  s.t("today.count_col.output"): [float(o) for o in outputs],
+                  s.t("today.count_col.read"): [float(r) for r in read]})  # as tables round
 
 
 def xpos_part(d: ui.Doc, s: ui.Settings) -> None:

@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 afb0a31f7f985781f18ae14ca1c1335b2784e7d068d8658a4d366411f6cdaf9e) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 3a982581cc439026b3012a5855b59183ed874564de8ec6e64a896c7c40b83c8e) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -60,7 +60,8 @@ function grids(gd) {
   lines.forEach((t, i) => {
     const xs = flat(t.x);
     values(t).forEach((y, j) => {
-      if (!Number.isNaN(y)) rows.push([plain(t.name ?? `trace ${i}`), plain(xs[j] ?? j), y]);
+      const x = xs[j] ?? j;
+      if (!Number.isNaN(y)) rows.push([plain(t.name ?? `trace ${i}`), typeof x === "number" ? x : plain(x), y]);
     });
   });
   return [{ name: "", head: ["trace", "x", "y"], rows }];

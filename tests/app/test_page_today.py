@@ -123,7 +123,7 @@ def test_the_sentence_gets_its_positions_read_back_without_any_encoding():
                  and text("today.count_col.read", "en") in b["head"])
     assert [row[0] for row in table["rows"]] == list("刚想到了")
     assert [row[1] for row in table["rows"]] == ["1", "2", "3", "4"]
-    assert [row[3] for row in table["rows"]] == ["1.000000", "2.000000", "3.000000", "4.000000"]
+    assert [row[3] for row in table["rows"]] == ["1.000", "2.000", "3.000", "4.000"]
 
 
 def test_cope_counts_clauses_back_on_the_typed_sentence():

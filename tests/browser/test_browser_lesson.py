@@ -135,7 +135,7 @@ def test_a_whole_lesson_by_keyboard_alone(server, browser):
 def test_a_charts_data_table_holds_its_numbers_with_their_labels(server, browser):
     """Scene 2's map of positions: its table names each row and column by its position (plotly
     sends numeric labels as typed arrays); scene 6's arrows: their points, not a legend's empty
-    entries; both under the chart's own name."""
+    entries, x and y rounded alike; both under the chart's own name."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{server}/lesson?scene=2")
     shows_scene(page, 2, "en")
@@ -150,4 +150,6 @@ def test_a_charts_data_table_holds_its_numbers_with_their_labels(server, browser
     expect(rows.first).to_be_visible()
     cells = [row.locator("td").all_inner_texts() for row in rows.all()]
     assert len(cells) >= 4 and any(float(y) != 0 for _, y in cells), cells
+    digits = [v.lstrip("-").replace(".", "").lstrip("0") for row in cells for v in row]
+    assert all(len(d) <= 4 for d in digits), cells  # x rounded as y is: 4 significant digits
     page.close()

@@ -248,12 +248,12 @@ def test_a_tables_numbers_read_alike_in_the_app_and_in_its_document():
     assert "0" in cells and all(re.fullmatch(r"0|\d+\.\d{3}", c) for c in cells), cells
 
 
-# Words that send a reader to a control: the app's sidebar, typing, a switch, a pick. A room's
-# screen and a downloaded file have none of them.
+# Words that send a reader to a control: the app's sidebar, typing, a switch, a pick, a slider,
+# a mouse. A room's screen and a downloaded file have none of them (a phone, no mouse either).
 CONTROL_WORDS = re.compile(
     r"\bsidebar\b|\b[Tt]ype (a|at|the|one)\b|\b[Ss]witch (position|the)\b"
     r"|\b[Pp]ick (one|an|another)\b|\b[Cc]hoose a\b|\b[Pp]ress Enter\b|\b[Tt]ry\b"
-    r"|侧边栏|请(至少)?输入|试试|请选|请换")
+    r"|\bsliders?\b|\b[Hh]over\b|侧边栏|请(至少)?输入|试试|请选|请换|滑块|悬停|鼠标")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -67,7 +67,9 @@ export function grids(gd) {
   lines.forEach((t, i) => {
     const xs = flat(t.x);
     values(t).forEach((y, j) => {
-      if (!Number.isNaN(y)) rows.push([plain(t.name ?? `trace ${i}`), plain(xs[j] ?? j), y]);
+      const x = xs[j] ?? j;  // a number stays one: the data table rounds it as it does y
+      if (!Number.isNaN(y)) rows.push([plain(t.name ?? `trace ${i}`), typeof x === "number" ? x
+        : plain(x), y]);
     });
   });
   return [{ name: "", head: ["trace", "x", "y"], rows }];
