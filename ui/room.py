@@ -128,7 +128,8 @@ def join_box(where, lang: str, field: str = "room_join", inline: bool = False) -
     form = where.form(f"{field}_form", border=False, enter_to_submit=True)
     field_at, button_at = form.columns([3, 1]) if inline else (form, form)
     field_at.text_input(text("room.join_label", lang), key=field, max_chars=24,
-                        placeholder="482 913", help=text("room.join_help", lang))
+                        placeholder=text("room.join_placeholder", lang),
+                        help=text("room.join_help", lang))
     button_at.form_submit_button(text("room.join", lang), key=f"{field}_go", on_click=_join,
                                  args=(field,))
 
