@@ -123,33 +123,27 @@ def written(tokens: list[str]) -> str:
                    for i, t in enumerate(tokens))
 
 
-def order_text(s: ui.Settings) -> str:
-    """Scene 4's text, of the typed sentence and its reversal (刚想到了 and 了到想刚 when it is
-    the sentence)."""
-    backwards = reversal(len(s.tokens))
-    same = reads_the_same(s.tokens, backwards)
-    return s.t("lesson.order.body_same" if same else "lesson.order.body",
-               sentence=literal(written(s.tokens)),
-               reversed=literal(written(reordered(s.tokens, backwards))),
-               a=literal(s.tokens[0]), b=literal(s.tokens[1]))
-
-
 def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     if len(seq) < 2:
         d.chips(s.tokens)
         d.info(s.t("lesson.need_two"))
         return
     backwards = tuple(reversal(len(seq)).tolist())
+    turned_tokens = reordered(s.tokens, backwards)
+    same = reads_the_same(s.tokens, backwards)  # 我我我: the same sentence again
+    # the scene's text speaks of the typed sentence (刚想到了 and 了到想刚 when it is that one)
+    d.markdown(s.t("lesson.order.body_same" if same else "lesson.order.body",
+                   sentence=literal(written(s.tokens)), reversed=literal(written(turned_tokens)),
+                   a=literal(s.tokens[0]), b=literal(s.tokens[1])))
     # the case the question asks about, whatever the switch: no position, no causal mask
     d.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order")
     yours, turned = d.columns(2)
     yours.caption(s.t("lesson.order.yours"))
     yours.chips(s.tokens)
     turned.caption(s.t("lesson.order.reversed"))
-    turned.chips(reordered(s.tokens, backwards), [str(k) for k in backwards])
+    turned.chips(turned_tokens, [str(k) for k in backwards])
     none, sinusoidal = (attention.check(seq, backwards, cached.LAYERS, cached.HEADS, name, False)
                         for name in ("none", "sinusoidal"))
-    same = reads_the_same(s.tokens, backwards)  # 我我我: the same sentence again
     if answer := ask(d, s, "order", right_option.order(none.gap),
                      "lesson.order.answer_same" if same else None, none=readable(none.gap),
                      sinusoidal=readable(sinusoidal.gap)):
@@ -352,10 +346,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     name = SCENES[scene - 1]
     d.header(f"{scene}. {s.t(f'lesson.{name}.head')}")
     ui.need_tokens(d, s)
-    if name != "order":
+    if name != "order":  # scene 4 writes its own, of the typed sentence
         d.markdown(s.t(f"lesson.{name}.body"))
-    elif len(s.tokens) > 1:  # a single token: the scene says it needs two
-        d.markdown(order_text(s))
     SCENE_BODIES[name](d, s, tuple(s.tokens))
     if d.live:
         navigation(s, scene, name)

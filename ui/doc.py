@@ -174,9 +174,8 @@ class Doc:
 
     def table(self, columns: Mapping[str, Sequence[object]]) -> None:
         """A small table, a column per header (cells as text)."""
-        self._put(self._table(columns), "table", {head: list(map(cell_text, cells))
-                                                   for head, cells in columns.items()},
-                  hide_index=True, hide_header=False)
+        cells = {head: list(map(cell_text, column)) for head, column in columns.items()}
+        self._put(self._table(cells), "table", cells, hide_index=True, hide_header=False)
 
     def text_table(self, columns: Mapping[str, Sequence[object]]) -> None:
         """A table whose cells are shown exactly as typed (ui.markup.text_table)."""
