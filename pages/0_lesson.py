@@ -6,7 +6,6 @@ so a lecturer can prepare one link per slide. The figures and numbers are cached
 ui.cached.lesson, or in a lesson page's module where a scene shows that page's own.
 """
 
-import unicodedata
 
 import numpy as np
 import streamlit as st
@@ -21,7 +20,7 @@ from posviz.sinusoidal import FORMULA, dot_by_offset
 from ui import answer_key as right_option
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
-from ui.markup import literal
+from ui.markup import literal, written
 
 SCENES = ("meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
           "today")
@@ -113,14 +112,6 @@ def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
     if answer := ask(d, s, "sum", right_option.total(copy["input_distance"]),
                      None if s.position else "lesson.sum.answer_off"):
         distance_table(answer, s, rows, ("embedding_distance", "input_distance"))
-
-
-def written(tokens: list[str]) -> str:
-    """Tokens as a sentence: a space between two, unless both are wide (Chinese) characters."""
-    wide = [unicodedata.east_asian_width(t[0]) in "WF" and
-            unicodedata.east_asian_width(t[-1]) in "WF" for t in tokens]
-    return "".join(("" if i == 0 or (wide[i - 1] and wide[i]) else " ") + t
-                   for i, t in enumerate(tokens))
 
 
 def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:

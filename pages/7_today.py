@@ -11,7 +11,7 @@ from posviz.embedding import token_embeddings
 from posviz.figures.common import token_heatmap
 from posviz.figures.modern import cache_bars, layer_stacks, share_bars
 from posviz.figures.rope import line_chart
-from posviz.permutation import readable
+from posviz.permutation import readable, reads_the_same, reversal
 from ui.cached import lesson
 
 D_MODEL = 64          # the sentence's queries: one head of this size, as on the RoPE page
@@ -46,12 +46,19 @@ def number(v: object) -> str:
     return f"{v:,}" if isinstance(v, int) else f"{v:,.0f}" if isinstance(v, float) else str(v)
 
 
+def sentence_qk(s: ui.Settings, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """The typed sentence's queries and keys, one head of width dim, seeded as on the RoPE
+    page. (T, dim) each"""
+    layer = init_layers(1, dim)[0]
+    q, k = queries_keys(token_embeddings(s.tokens, dim), layer, n_heads=1)
+    return q[0], k[0]
+
+
 def complex_form(d: ui.Doc, s: ui.Settings) -> None:
     d.subheader(s.t("today.complex_head"))
     d.markdown(s.t("today.complex_body"))
     d.formula(FORMULA)
-    layer = init_layers(1, D_MODEL)[0]
-    q = queries_keys(token_embeddings(s.tokens, D_MODEL), layer, n_heads=1)[0][0]  # (T, D)
+    q = sentence_qk(s, D_MODEL)[0]  # (T, D)
     positions = np.arange(len(s.tokens))
     gap = max(np.abs(modern.complex_rope(q, positions) - rope.apply_rope(q, positions)).max(),
               np.abs(modern.rope_by_rotate_half(q, positions)
@@ -277,18 +284,23 @@ def counted(d: ui.Doc, s: ui.Settings) -> None:
 
 def xpos_part(d: ui.Doc, s: ui.Settings) -> None:
     d.markdown(s.t("today.xpos_body", gamma=frontier.XPOS_GAMMA, base=frontier.XPOS_SCALE_BASE))
-    offsets = np.arange(0, FAR + 1, 16)
+    q, k = sentence_qk(s, FRONTIER_DIM)
+    offsets = np.arange(0, FAR + 1, 2)
+    curves = {s.t(f"today.xpos_{kind}"): frontier.offset_scores(q[-1], k[0], offsets, decay)
+              for kind, decay in (("rope", False), ("decayed", True))}
+    d.chart(line_chart(offsets, curves, title=s.t(
+        "today.xpos_fig", last=s.tokens[-1], first=s.tokens[0], d=FRONTIER_DIM),
+        x_title=s.t("today.offset_axis"), y_title=s.t("today.score_axis")), "today_xpos")
     zeta = frontier.xpos_decay(FRONTIER_DIM)
-    last = len(zeta) - 1
-    curves = {s.t("today.xpos_rope"): np.ones(len(offsets))}
-    for pair in (0, last // 4, last // 2, last):
-        curves[s.t("today.xpos_pair", i=pair)] = zeta[pair] ** (offsets / frontier.XPOS_SCALE_BASE)
-    d.chart(line_chart(offsets, curves, title=s.t("today.xpos_fig", d=FRONTIER_DIM),
-                       x_title=s.t("today.offset_axis"), y_title=s.t("today.kept_axis"),
-                       dashed=(s.t("today.xpos_rope"),)), "today_xpos")
     kept = zeta ** (FAR / frontier.XPOS_SCALE_BASE)
-    d.caption(s.t("today.xpos_caption", far=number(FAR), fast=readable(float(kept[0])),
-                  slow=readable(float(kept[-1])), last=last))
+    own = zeta[0] ** ((len(s.tokens) - 1) / frontier.XPOS_SCALE_BASE)  # the sentence's offsets
+    rope_far, xpos_far = (np.abs(c[offsets >= FAR // 2]).mean() for c in curves.values())
+    said = s.t("today.xpos_caption", far=number(FAR), fast=readable(float(kept[0])),
+               slow=readable(float(kept[-1])), last=len(zeta) - 1, half=number(FAR // 2),
+               rope_far=readable(float(rope_far)), xpos_far=readable(float(xpos_far)))
+    if len(s.tokens) > 1:
+        said += " " + s.t("today.xpos_own", n=len(s.tokens) - 1, own=readable(float(own)))
+    d.caption(said)
 
 
 def cope_part(d: ui.Doc, s: ui.Settings) -> None:
@@ -314,6 +326,17 @@ def stacks_part(d: ui.Doc, s: ui.Settings) -> None:
                          {kind: s.t(f"today.kind.{kind}") for kind in ("rope", "nope", "linear")},
                          title=s.t("today.stacks_fig"), x_title=s.t("today.layer_axis")),
             "today_stacks")
+    backwards = reversal(len(s.tokens))
+    if reads_the_same(s.tokens, backwards):
+        d.caption(s.t("today.stacks_same"))
+        return
+    gaps = frontier.reversal_gaps(token_embeddings(s.tokens, FRONTIER_DIM))
+    d.markdown(s.t("today.stacks_sentence"))
+    d.text_table({s.t("today.stacks_col.layer"): [s.t(f"today.layer.{k}") for k in gaps],
+                  s.t("today.stacks_col.order"): [s.t(f"today.order.{k}") for k in gaps],
+                  s.t("today.stacks_col.gap"): list(gaps.values())})
+    d.caption(s.t("today.stacks_caption", nope=readable(gaps["nope"]),
+                  linear=readable(gaps["linear"]), unmasked=readable(gaps["unmasked"])))
 
 
 def longrope_part(d: ui.Doc, s: ui.Settings) -> None:
@@ -341,6 +364,28 @@ def longrope_part(d: ui.Doc, s: ui.Settings) -> None:
                   s.t("today.target_mark", n=number(c["max_position_embeddings"])):
                   c["max_position_embeddings"]},
         dashed=(s.t("today.method_original"),)), "today_longrope")
+    longrope_sentence(d, s, c, factor)
+
+
+def longrope_sentence(d: ui.Doc, s: ui.Settings, c: dict, factor: float) -> None:
+    """The sentence's last query against each key, as RoPE and as Phi-3's LongRoPE turn them."""
+    dim, base, original = (c[key] for key in (
+        "head_dim_computed", "rope_theta", "original_max_position_embeddings"))
+    q, k = sentence_qk(s, dim)
+    positions = np.arange(len(s.tokens))
+    scale = frontier.longrope_attention_factor(factor, original)
+    turns = {"xpos_rope": lambda x: rope.apply_rope(x, positions, base, "half")} | {
+        f"longrope_{kind}": lambda x, f=c[f"{kind}_factor"]: frontier.longrope(
+            x, positions, base, f, scale) for kind in ("short", "long")}
+    scores = {key: turn(q)[-1] @ turn(k).T / np.sqrt(dim) for key, turn in turns.items()}
+    d.markdown(s.t("today.longrope_sentence", dim=dim, original=number(original)))
+    d.text_table({s.t("today.cope_col.token"): s.tokens,
+                  s.t("today.cope_col.back"): [len(s.tokens) - 1 - j for j in positions],
+                  **{s.t(f"today.{key}"): [float(v) for v in row] for key, row in scores.items()}})
+    moved = np.abs(scores["longrope_short"] - scores["xpos_rope"] * scale ** 2).max()
+    d.caption(s.t("today.longrope_sentence_caption", scale=f"{scale ** 2:.3f}",
+                  moved=readable(float(moved)),
+                  largest=readable(float(np.abs(scores["xpos_rope"]).max()))))
 
 
 def frontier_section(d: ui.Doc, s: ui.Settings) -> None:

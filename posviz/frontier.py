@@ -1,17 +1,22 @@
 """Position schemes from the research frontier, computed: xPos (RoPE with a decay per pair),
-CoPE (positions that count what the context marks) and LongRoPE (a searched stretch per pair).
+CoPE (positions that count what the context marks), LongRoPE (a searched stretch per pair) and
+the position-free layers of today's stacks (attention without position, the gated delta rule).
 
-Shapes: T = positions (queries i, keys j), d = a head's width, P = d / 2 pairs.
+Shapes: T = positions (queries i, keys j), d = a head's width, P = d / 2 pairs, D = d_model.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from posviz.attention import Layer, init_layers
+from posviz.permutation import permutation_check, reversal
 from posviz.rope import apply_rope, rope_frequencies
 
 XPOS_GAMMA = 0.4  # torchscale's (i + 0.4 d) / (1.4 d)
 XPOS_SCALE_BASE = 512  # torchscale's scale_base: the decay is zeta ** (offset / 512)
+DELTA_ALPHA, DELTA_BETA = 0.9, 0.5  # the gated delta rule's decay and write strength, held fixed
+LAYER_KINDS = ("rope", "nope", "unmasked", "linear")  # `reversal_gaps`' layers
 
 
 # ---- xPos (Sun et al. 2022, arXiv 2212.10554; microsoft/torchscale) -----------------------
@@ -94,7 +99,57 @@ def longrope_attention_factor(factor: float, original: int) -> float:
     return float(np.sqrt(1 + np.log(factor) / np.log(original)))
 
 
+def longrope(x: np.ndarray, positions: np.ndarray, base: float, factors: list[float],
+             scale: float) -> np.ndarray:
+    """LongRoPE on x (T, d) as Phi-3 applies it: split-halves pairs (`rotate_half`) turned at
+    `longrope_frequencies`, the result times the attention factor `scale` (Hugging Face
+    multiplies cos and sin by it, so a score grows by scale ** 2). (T, d)"""
+    return scale * apply_rope(x, positions, base, pairing="half",
+                              frequencies=longrope_frequencies(np.shape(x)[-1], base, factors))
+
+
 # ---- layers without position in today's stacks -------------------------------------------
+
+def gated_delta(q: np.ndarray, k: np.ndarray, v: np.ndarray, alpha: float = DELTA_ALPHA,
+                beta: float = DELTA_BETA) -> np.ndarray:
+    """The gated delta rule (Yang et al. 2024, arXiv 2412.06464), token by token: a state S
+    (d, d) decays by alpha, forgets beta of what it held for key k_t and writes beta v_t there,
+
+        S_t = alpha S_{t-1} (I - beta k_t k_t^T) + beta v_t k_t^T,    o_t = S_t q_t,
+
+    with q and k L2-normalised as Gated DeltaNet does. No position enters: order reaches o_t
+    only through the order of the updates. q, k, v (T, d); returns o (T, d)."""
+    q, k = (np.asarray(a, dtype=float) / np.linalg.norm(a, axis=-1, keepdims=True)
+            for a in (q, k))
+    state = np.zeros((np.shape(v)[-1], k.shape[-1]))                      # (d, d)
+    out = np.empty((len(q), state.shape[0]))
+    for t, (q_t, k_t, v_t) in enumerate(zip(q, k, np.asarray(v, dtype=float), strict=True)):
+        state = alpha * (state - beta * np.outer(state @ k_t, k_t)) + beta * np.outer(v_t, k_t)
+        out[t] = state @ q_t
+    return out
+
+
+def linear_layer(x: np.ndarray, layer: Layer) -> np.ndarray:
+    """One linear-attention layer with a residual connection, as `attention_layer` is one
+    softmax-attention layer: y = x + gated_delta(x W_q, x W_k, x W_v) W_o. (T, D)"""
+    return x + gated_delta(x @ layer.wq, x @ layer.wk, x @ layer.wv) @ layer.wo
+
+
+def reversal_gaps(x: np.ndarray, seed: int = 0) -> dict[str, float]:
+    """How differently one seeded layer of each kind reads a sentence x (T, D) and its reversal:
+    the largest |y - y'| over tokens and channels, the reversal's outputs put back with their
+    tokens. "rope": causal attention with RoPE; "nope": causal attention without position;
+    "unmasked": attention with neither (0 up to rounding: a bag of tokens); "linear": the gated
+    delta rule."""
+    x = np.asarray(x, dtype=float)
+    order = reversal(len(x))
+    gaps = {kind: permutation_check(x, order, 1, 1, "rope" if kind == "rope" else "none",
+                                    causal=kind != "unmasked", seed=seed).gap
+            for kind in LAYER_KINDS[:3]}
+    layer = init_layers(1, x.shape[1], seed)[0]
+    gaps["linear"] = float(np.abs(linear_layer(x, layer)
+                                  - linear_layer(x[order], layer)[np.argsort(order)]).max())
+    return gaps
 
 def layer_kinds(model: str) -> list[str]:
     """What carries position in each layer of a model, from its published configuration:

@@ -1,6 +1,7 @@
 """Typed text shown exactly as typed: no Markdown, LaTeX or HTML in it survives."""
 
 import string
+import unicodedata
 from collections.abc import Sequence
 
 from posviz.permutation import readable
@@ -22,6 +23,14 @@ def literal(typed: str) -> str:
     backslash-escaped, line breaks as spaces, so that it shows as typed."""
     return "".join("\\" + c if c in string.punctuation else " " if c in "\r\n" else c
                    for c in typed)
+
+
+def written(tokens: list[str]) -> str:
+    """Tokens as a sentence: a space between two, unless both are wide (Chinese) characters."""
+    wide = [unicodedata.east_asian_width(t[0]) in "WF" and
+            unicodedata.east_asian_width(t[-1]) in "WF" for t in tokens]
+    return "".join(("" if i == 0 or (wide[i - 1] and wide[i]) else " ") + t
+                   for i, t in enumerate(tokens))
 
 
 def cell_text(value: object) -> str:

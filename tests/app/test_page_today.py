@@ -136,16 +136,65 @@ def test_cope_counts_clauses_back_on_the_typed_sentence():
     assert text("today.cope_none_viewer", "en") in [b.get("text") for b in plain]
 
 
-def test_xpos_is_drawn_beside_rope_with_its_decay_per_pair():
-    figure = charts()["today_xpos"]
-    assert [t["name"] for t in figure["data"]] == [text("today.xpos_rope", "en")] + [
-        text("today.xpos_pair", "en", i=i) for i in (0, 7, 15, 31)]
+def sentence_qk(tokens: list[str], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    from posviz.attention import init_layers, queries_keys
+
+    q, k = queries_keys(token_embeddings(tokens, dim), init_layers(1, dim)[0], 1)
+    return q[0], k[0]
+
+
+def test_xpos_scores_the_sentences_last_query_and_first_key_beside_rope():
+    figure = charts("刚想到了")["today_xpos"]
+    assert [t["name"] for t in figure["data"]] == ["RoPE", "xPos"]
+    title = figure["layout"]["title"]["text"]
+    assert "“了”" in title and "“刚”" in title
+    q, k = sentence_qk(list("刚想到了"), 64)
+    offsets = np.arange(0, 4097, 2)
+    for trace, decay in zip(figure["data"], (False, True), strict=True):
+        np.testing.assert_allclose(array(trace["y"]), frontier.offset_scores(
+            q[-1], k[0], offsets, decay), rtol=1e-5, atol=1e-5)
+    rope_far, xpos_far = (np.abs(array(t["y"])[offsets >= 2048]).mean() for t in figure["data"])
+    assert xpos_far < rope_far / 3  # the decay shows far out
     zeta = frontier.xpos_decay(64)
-    np.testing.assert_allclose(array(figure["data"][1]["y"]),
-                               zeta[0] ** (np.arange(0, 4097, 16) / 512), rtol=1e-6)
-    kept = zeta ** (4096 / 512)
     said = next(c.value for c in page().caption if c.value.startswith("At offset 4,096"))
-    assert readable(float(kept[0])) in said and readable(float(kept[-1])) in said
+    assert readable(float(zeta[0] ** 8)) in said and readable(float(zeta[-1] ** 8)) in said
+    assert f"longest offset (3), the fastest pair keeps {readable(zeta[0] ** (3 / 512))}" in said
+    one = next(c.value for c in page("en", "x").caption if c.value.startswith("At offset"))
+    assert "longest offset" not in one
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_kind_of_layer_reads_the_sentence_and_its_reversal(lang):
+    doc = blocks("today", "text=刚想到了", lang)
+    table = next(b for b in doc if b["t"] == "table"
+                 and text("today.stacks_col.gap", lang) in b["head"])
+    gaps = frontier.reversal_gaps(token_embeddings(list("刚想到了"), 64))
+    assert [row[0] for row in table["rows"]] == [text(f"today.layer.{k}", lang) for k in gaps]
+    assert [row[2] for row in table["rows"]] == [readable(v) for v in gaps.values()]
+    assert gaps["unmasked"] < 1e-12 < 0.1 < min(gaps["rope"], gaps["nope"], gaps["linear"])
+    same = blocks("today", "text=我我我", lang)
+    assert text("today.stacks_same", lang) in [b.get("text") for b in same]
+    assert not any(text("today.stacks_col.gap", lang) in b.get("head", ()) for b in same)
+
+
+def test_longrope_turns_the_sentence_with_phi3s_short_and_long_factors():
+    from posviz import rope
+
+    doc = blocks("today", "text=the cat sat on the mat", "en")
+    table = next(b for b in doc if b["t"] == "table"
+                 and text("today.longrope_short", "en") in b["head"])
+    q, k = sentence_qk(["the", "cat", "sat", "on", "the", "mat"], 96)
+    positions, scale = np.arange(6), frontier.longrope_attention_factor(32, 4096)
+    want = [rope.apply_rope(q, positions, 10_000.0, "half")[-1]
+            @ rope.apply_rope(k, positions, 10_000.0, "half").T / np.sqrt(96)]
+    for kind in ("short_factor", "long_factor"):
+        factors = modern.value("phi3_mini_128k", kind)
+        turned_q, turned_k = (frontier.longrope(x, positions, 10_000.0, factors, scale)
+                              for x in (q, k))
+        want.append(turned_q[-1] @ turned_k.T / np.sqrt(96))
+    assert [row[2:] for row in table["rows"]] == [
+        [readable(float(w[j])) for w in want] for j in range(6)]
+    assert table["rows"][-1][3] == table["rows"][-1][4]  # no offset: the factors agree
 
 
 def test_the_stacks_and_longrope_are_drawn_from_the_published_values():

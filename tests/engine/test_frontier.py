@@ -96,6 +96,65 @@ def test_longrope_divides_each_pair_by_its_published_factor():
         frontier.longrope_frequencies(dim, base, [1.0] * 47)
 
 
+def test_longrope_turns_as_phi3s_rotary_embedding_does():
+    """Hugging Face's procedure: cos and sin of positions times inv_freq, repeated over both
+    halves and multiplied by the attention factor; x cos + rotate_half(x) sin."""
+    from posviz.modern import value
+
+    factors = value("phi3_mini_128k", "long_factor")
+    x, positions = RNG.normal(size=(6, 96)), np.arange(6)
+    inv_freq = 1.0 / (np.array(factors) * 10_000.0 ** (np.arange(0, 96, 2) / 96))
+    emb = np.concatenate([positions[:, None] * inv_freq] * 2, axis=-1)          # (T, d)
+    cos, sin = np.cos(emb) * 1.19, np.sin(emb) * 1.19
+    rotated = np.concatenate([-x[:, 48:], x[:, :48]], axis=-1)                   # rotate_half
+    np.testing.assert_allclose(frontier.longrope(x, positions, 10_000.0, factors, 1.19),
+                               x * cos + rotated * sin, atol=1e-12)
+
+
+def delta_by_loop(q, k, v, alpha, beta):
+    """The gated delta rule as flash-linear-attention's naive recurrence writes it: decay the
+    state, read what it holds for k, write beta times the error there, read out with q."""
+    state, out = np.zeros((v.shape[1], k.shape[1])), []
+    for q_t, k_t, v_t in zip(q / np.linalg.norm(q, axis=1, keepdims=True),
+                             k / np.linalg.norm(k, axis=1, keepdims=True), v, strict=True):
+        state = state * alpha
+        state = state + np.outer(beta * (v_t - state @ k_t), k_t)
+        out.append(state @ q_t)
+    return np.array(out)
+
+
+def test_the_gated_delta_rule_is_the_reference_recurrence():
+    q, k, v = RNG.normal(size=(3, 7, 8))
+    np.testing.assert_allclose(frontier.gated_delta(q, k, v, 0.8, 0.3),
+                               delta_by_loop(q, k, v, 0.8, 0.3), atol=1e-12)
+
+
+def test_with_orthonormal_keys_the_delta_rule_keeps_each_value_decayed():
+    """Keys at right angles never overwrite each other: reading key j back at step t gives
+    beta v_j decayed t - j times."""
+    keys = np.linalg.qr(RNG.normal(size=(8, 8)))[0][:5]                        # (5, 8)
+    v = RNG.normal(size=(5, 8))
+    for j in range(5):
+        out = frontier.gated_delta(np.repeat(keys[j:j + 1], 5, axis=0), keys, v, 0.9, 0.5)
+        for t in range(5):
+            want = 0.9 ** (t - j) * 0.5 * v[j] if t >= j else np.zeros(8)
+            np.testing.assert_allclose(out[t], want, atol=1e-12)
+
+
+def test_only_attention_with_neither_position_nor_mask_reads_a_bag_of_tokens():
+    from posviz.embedding import token_embeddings
+
+    x = token_embeddings(list("刚想到了"), 64)
+    gaps = frontier.reversal_gaps(x)
+    assert gaps["unmasked"] < 1e-12
+    assert min(gaps["rope"], gaps["nope"], gaps["linear"]) > 0.1
+    layer = frontier.init_layers(1, 64)[0]  # the linear layer is causal: a later token changes
+    later = x.copy()                        # nothing before it
+    later[3] = token_embeddings(["猫"], 64)[0]
+    np.testing.assert_array_equal(frontier.linear_layer(x, layer)[:3],
+                                  frontier.linear_layer(later, layer)[:3])
+
+
 def test_each_stack_leaves_position_out_where_its_configuration_says():
     def at(model, kind):
         return [i + 1 for i, k in enumerate(frontier.layer_kinds(model)) if k == kind]
