@@ -81,10 +81,10 @@ def distance_table(d: ui.Doc, s: ui.Settings, rows: list[dict[str, object]],
 # The scenes: each draws its figures for the sentence (seq) and asks its question.
 
 
-def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     # the question's sentence: the copy's row is marked (◆) beside the token it copies
-    d.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang),
-            "lesson_meaning")
+    lead.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang),
+            "lesson_meaning", fit=True)
     d.caption(s.t("lesson.copied"))
     d.chips([*s.tokens, s.tokens[0]])
     rows = cached.copy_distances(seq, s.position)
@@ -93,19 +93,19 @@ def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
         distance_table(answer, s, rows, ("embedding_distance",))
 
 
-def position(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+def position(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     if not s.position:
         d.info(s.t("lesson.position.off"))
-    d.chart(cached.position_figure(len(seq), s.lang), "lesson_position")
+    lead.chart(cached.position_figure(len(seq), s.lang), "lesson_position", fit=True)
     same_dot, near_dot, far_dot = dot_by_offset(np.array([0, NEAR - SAME, FAR - SAME]),
                                                 cached.EMBED_D)
     ask(d, s, "position", right_option.position(near_dot, far_dot), same=SAME, near=NEAR,
         far=FAR, same_dot=same_dot, near_dot=near_dot, far_dot=far_dot)
 
 
-def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
-    d.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
-                                    s.lang), "lesson_sum")
+def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+    lead.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
+                                    s.lang), "lesson_sum", fit=True)
     d.caption(s.t("embedding.sum_caption"))
     rows = cached.copy_distances(seq, s.position)
     copy = right_option.copy_row(rows, len(seq))
@@ -114,7 +114,7 @@ def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
         distance_table(answer, s, rows, ("embedding_distance", "input_distance"))
 
 
-def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     if len(seq) < 2:
         d.chips(s.tokens)
         d.info(s.t("lesson.need_two"))
@@ -127,7 +127,7 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
                    sentence=literal(written(s.tokens)), reversed=literal(written(turned_tokens)),
                    a=literal(s.tokens[0]), b=literal(s.tokens[1])))
     # the case the question asks about, whatever the switch: no position, no causal mask
-    d.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order")
+    lead.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order", fit=True)
     yours, turned = d.columns(2)
     yours.caption(s.t("lesson.order.yours"))
     yours.chips(s.tokens)
@@ -141,22 +141,22 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
         answer.chart(cached.change_figure(seq, backwards, s.lang), "lesson_order_change")
 
 
-def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     d.formula(FORMULA)
     if not s.position:
         d.info(s.t("sinusoidal.position_off"))
     heatmap, curve = cached.sinusoidal_figures(len(seq), s.lang)
-    d.chart(heatmap, "lesson_sinusoidal")
+    lead.chart(heatmap, "lesson_sinusoidal", fit=True)
     after, before = dot_by_offset(np.array([OFFSET, -OFFSET]), cached.SINE_D)
     if answer := ask(d, s, "sinusoidal", right_option.sinusoidal(after, before), k=OFFSET,
                      after=after, before=before):
         answer.chart(curve, "lesson_offset")
 
 
-def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     if not s.position:
         d.warning(s.t("rope.no_position"))
-    d.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope")
+    lead.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope", fit=True)
     d.formula(rope.FORMULA)  # under the figure: a projector shows the figure first
     x, q, k, wq, wk = cached.rope_head(seq)
     last, moved = len(seq) - 1, np.array([0, SHIFT])
@@ -198,10 +198,11 @@ def picture(d: ui.Doc, s: ui.Settings, name: str, seq: tuple[str, ...],
     return True
 
 
-def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     if not s.position:
         d.info(s.t("alibi.position_off"))
-    d.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi")
+    lead.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi",
+               fit=True)
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
     if s.position:  # where head 1's weight goes, under its penalty
         picture(d, s, "alibi", seq, weights[0, 0])
@@ -216,25 +217,25 @@ def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
                      "lesson_alibi_distance")
 
 
-def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     scheme = "sinusoidal" if s.position else "none"
     run = attention.stack(seq, 1, cached.HEADS, scheme, True)
     if picture(d, s, "causal", seq, run.mean_weights(0)):  # predicted before it is shown
-        d.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal")
+        lead.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal", fit=True)
     else:
         d.info(s.t("lesson.picture_hidden"))
     weight = run.mean_weights(0)[0, 0]
     ask(d, s, "causal", right_option.causal(weight, len(seq)), weight=weight, n=len(seq))
 
 
-def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
+def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     if len(seq) < 3:
         d.info(s.t("lesson.need_three"))
         return
     new_order = tuple(reversal(len(seq), keep_last=True).tolist())
     moved = reordered(s.tokens, new_order)
-    d.chart(cached.twin_figure(seq, new_order, "none", True, "lesson.leak.fig", s.lang),
-            "lesson_leak")
+    lead.chart(cached.twin_figure(seq, new_order, "none", True, "lesson.leak.fig", s.lang),
+            "lesson_leak", fit=True)
     d.caption(s.t("lesson.leak.reordered"))
     d.chips(moved, [str(k) for k in new_order])
     leaked = attention.check(seq, new_order, cached.LAYERS, cached.HEADS, "none", True)
@@ -244,8 +245,8 @@ def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
         first=readable(first), second=readable(second))
 
 
-def today(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> None:
-    d.chart(cached.irope_figure(seq, CHUNK, s.lang), "lesson_today")
+def today(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+    lead.chart(cached.irope_figure(seq, CHUNK, s.lang), "lesson_today", fit=True)
     if len(seq) < 2:
         d.info(s.t("lesson.need_two"))
         return
@@ -337,9 +338,12 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     name = SCENES[scene - 1]
     d.header(f"{scene}. {s.t(f'lesson.{name}.head')}")
     ui.need_tokens(d, s)
+    # a projector shows the scene's figure under its heading, whole (fitted in the window:
+    # ui.chart), and the words under the figure
+    lead = d.container() if s.present else d
     if name != "order":  # scene 4 writes its own, of the typed sentence
         d.markdown(s.t(f"lesson.{name}.body"))
-    SCENE_BODIES[name](d, s, tuple(s.tokens))
+    SCENE_BODIES[name](d, s, tuple(s.tokens), lead)
     if d.live:
         navigation(s, scene, name)
 

@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 3a982581cc439026b3012a5855b59183ed874564de8ec6e64a896c7c40b83c8e) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 b81009a3897cee08efe5e5156f6a62f771ed6c387cab6c96b76f8b8742a27c11) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -380,22 +380,51 @@ function sized(div) {
   host.classList.toggle("posviz-wide", wide);
   if (wide) host.tabIndex = 0;
   else host.removeAttribute("tabindex");
-  const layout = themed(base, host);
+  let layout = themed(base, host);
   const title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
   const mates = rowMates(div);
   div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
-  const drawn = fitted(
+  const fit2 = (shape) => fitted(
     figure.data,
-    layout,
+    shape,
     div.posvizWidth,
     div.posvizView,
     toolbar,
     title,
     div.posvizTitleRoom
   );
+  let drawn = fit2(layout);
+  const room = windowRoom(div);
+  if (drawn.height > room && base.meta.short) {
+    layout = themed({ ...base, ...base.meta.short }, host);
+    drawn = fit2(layout);
+  }
+  if (drawn.height > room) {
+    const height = (layout.height || 450) - drawn.height + room;
+    drawn = fit2({
+      ...shortened(layout),
+      height: Math.max(LEAST_PLOT, layout.meta.least || 0, height)
+    });
+  }
   div.style.height = `${drawn.height}px`;
   return { drawn, mates };
+}
+var WINDOW_GAP = 40;
+var LEAST_PLOT = 240;
+var FITTED_TICKS = 4;
+function shortened(layout) {
+  const bars = Object.keys(layout).filter((key) => /^coloraxis\d*$/.test(key)).map((key) => [key, {
+    ...layout[key],
+    colorbar: { ...layout[key].colorbar || {}, nticks: FITTED_TICKS }
+  }]);
+  return { ...layout, ...Object.fromEntries(bars), margin: { ...layout.margin, b: WINDOW_GAP } };
+}
+function windowRoom(div) {
+  if (!div.posvizSource.fit) return Infinity;
+  const main = div.closest('[data-testid="stMain"]');
+  const top = div.getBoundingClientRect().top + (main ? main.scrollTop : window.scrollY);
+  return innerHeight - (top < innerHeight ? top : 0) - WINDOW_GAP;
 }
 function render(div, asMate = false) {
   const { drawn, mates } = sized(div);
@@ -608,7 +637,12 @@ function drawChart(data, parentElement) {
   const figure = JSON.parse(data.figure);
   figure.layout.meta = figure.layout.meta || {};
   div.dataset.name = data.name;
-  div.posvizSource = { figure, host: parentElement, toolbar: data.modebar !== false };
+  div.posvizSource = {
+    figure,
+    host: parentElement,
+    toolbar: data.modebar !== false,
+    fit: !!data.fit
+  };
   describe(data, parentElement, div, figure);
   if (!div.posvizResize) {
     div.posvizResize = new ResizeObserver(() => {

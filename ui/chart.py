@@ -106,19 +106,22 @@ TABLE_LABELS = ("table", "table_rows", "table_note", "hidden_cell")  # its data 
 
 
 def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True,
-          summary: str | None = None) -> None:
+          summary: str | None = None, fit: bool = False) -> None:
     """Draw a figure full width, in where (a column, ...) or the current container.
 
     name keys the chart on its page and names its files (`posviz-<name>.png`, ...). In
-    presentation mode the figure is enlarged for the room (`for_the_room`). toolbar=False
-    leaves out plotly's toolbar (zoom, export), e.g. for a room's small vote counts. summary:
-    what it shows, said to a screen reader (figure_summary's, unless given).
+    presentation mode the figure is enlarged for the room (`for_the_room`), and with fit it
+    is fitted in the window too (static/chart.js: a lesson scene's figure, seen whole on a
+    projector). toolbar=False leaves out plotly's toolbar (zoom, export), e.g. for a room's
+    small vote counts. summary: what it shows, said to a screen reader (figure_summary's,
+    unless given).
     """
     spec = figure_json(figure, presenting())
     said = figure_summary(figure, _lang()) if summary is None else summary
     with where if where is not None else contextlib.nullcontext():
         _COMPONENT(data={"figure": spec, "name": name, "labels": chart_labels(_lang()),
-                         "modebar": toolbar, "summary": said, "bundle": BUNDLE_VERSION},
+                         "modebar": toolbar, "summary": said, "bundle": BUNDLE_VERSION,
+                         "fit": fit and presenting()},
                    key=f"chart_{name}", width="stretch")
 
 

@@ -162,11 +162,13 @@ class Doc:
         self._put({"t": "formula", "parts": parts}, "markdown", f"$\\displaystyle {pieces}$",
                   text_alignment="center")
 
-    def chart(self, figure: Any, name: str, toolbar: bool = True) -> None:
-        """A plotly figure, keyed by name on its page (see ui.chart)."""
+    def chart(self, figure: Any, name: str, toolbar: bool = True, fit: bool = False) -> None:
+        """A plotly figure, keyed by name on its page (see ui.chart; fit: in the window, in
+        presentation mode)."""
         said = figure_summary(figure, self.lang)
         self._put({"t": "chart", "name": name, "figure": figure_json(figure, False),
-                   "toolbar": toolbar, "summary": said}, "chart", figure, name, toolbar, said)
+                   "toolbar": toolbar, "summary": said}, "chart", figure, name, toolbar, said,
+                  fit=fit)
 
     def metric(self, label: str, value: str, delta: str | None = None, **kwargs: Any) -> None:
         self._put({"t": "metric", "label": label, "value": value, "delta": delta}, "metric",
@@ -356,7 +358,7 @@ class StreamlitDoc(Doc):
         if method == "chart":
             figure, name, toolbar, said = args
             return chart(figure, name, where=None if self.where is st else self.where,
-                         toolbar=toolbar, summary=said)
+                         toolbar=toolbar, summary=said, **kwargs)
         return getattr(self.where, method)(*args, **kwargs)
 
     def _slot(self, blocks: list, where: Any) -> Doc:

@@ -26,6 +26,9 @@ GRID_PANEL_WIDTH = 190  # the narrowest a panel of the bias grid is drawn, in pi
 GRID_GAP = 0.05  # between panels, as a fraction of the width
 PANEL_HEIGHT = 280  # pixels per row of the bias grid, its panel title included
 NARROW_COLUMNS, NARROW_PANEL_WIDTH, NARROW_PANEL_HEIGHT = 2, 115, 220  # in a phone's column
+SHORT_PANEL_HEIGHT = 150  # pixels per row of the grid fitted in a projector's window, of which
+SHORT_TITLE_LINE, SHORT_GAP = 28, 12  # a line of its panel's title (enlarged) and the row's gap
+SHORT_KEY_LABELS = 8  # more keys than this: the fitted grid leaves the keys' labels to the queries'
 BASE_COLOR, EXTRA_COLOR = "#1f77b4", "#ff7f0e"
 BIAS_SCALE = "Blues_r"  # 0 (no penalty) white, strong penalties dark blue
 HEAD_COLORS = qualitative.Plotly  # the n-th head drawn as a line keeps its colour in every chart
@@ -104,10 +107,13 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
     # zero (no penalty) stays white even when every bias is zero (position off)
     lowest = min(float(np.nanmin(biases[np.asarray(heads) - 1])), -1.0)
 
-    def grid(cols: int, panel_width: int, panel_height: int, sep: str = " ") -> dict:
+    def grid(cols: int, panel_width: int, panel_height: int, sep: str = " ", line: int = 25,
+             gap: int | None = None, key_labels: bool = True) -> dict:
         """The layout of the panels cols to a row, each panel_width pixels wide at the least
-        and panel_height high (its title included; sep before the slope's value). The key
-        axis is titled under each column's last panel, only the first column's when narrow."""
+        and panel_height high (its title included, line pixels a line, and a gap under it of
+        gap pixels, as much as the title's if None; sep before the slope's value). The key
+        axis is titled under each column's last panel, only the first column's when narrow,
+        and labelled there unless key_labels is False."""
         panel_titles = [panel_format.format(h=h, m=slope_text(exponents[h - 1], sep))
                         for h in heads]
         lines = max(title.count("\n") + 1 for title in panel_titles)
@@ -116,20 +122,22 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
         # each panel keeps room for its two-line title and its key labels; the bar beside them
         height = TITLED_MARGIN + 70 + panel_height * rows
         plot = height - TITLED_MARGIN - 70                # pixels of the panels' paper area
-        width, title_room = (1 - GRID_GAP * (cols - 1)) / cols, 25 * lines / plot
+        width, title_room = (1 - GRID_GAP * (cols - 1)) / cols, line * lines / plot
+        below = title_room if gap is None else gap / plot
         axes, titles = {}, []
         for n in range(len(heads)):
             row, col = divmod(n, cols)
             left, top = col * (width + GRID_GAP), 1 - row / rows
             x_domain = (left, left + width)
-            y_domain = (top - 1 / rows + title_room, top - title_room)
+            y_domain = (top - 1 / rows + below, top - title_room)
             suffix = "" if n == 0 else str(n + 1)
             bottom, first = n + cols >= len(heads), col == 0
             # ranges end at the outer cells: the grey layer shows in hidden cells only;
             # plotly labels as many categories as there is room for
             titled = bottom and (col == 0 or panel_width > NARROW_PANEL_WIDTH)
             axes[f"xaxis{suffix}"] = axis(x_title if titled else "", type="category",
-                                          showticklabels=bottom, range=[-0.5, len(names) - 0.5],
+                                          showticklabels=bottom and key_labels,
+                                          range=[-0.5, len(names) - 0.5],
                                           domain=x_domain, anchor=f"y{suffix}")
             axes[f"yaxis{suffix}"] = axis(y_title if first else "", type="category",
                                           showticklabels=first, range=[len(names) - 0.5, -0.5],
@@ -141,6 +149,11 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
                                      colorbar=dict(title=dict(text=plain(value_name)))), **axes)
 
     drawn = grid(GRID_COLUMNS, GRID_PANEL_WIDTH, PANEL_HEIGHT)
+    # fitted in a projector's window (static/chart.js), shorter rows with room for its titles
+    short = checked(grid(GRID_COLUMNS, GRID_PANEL_WIDTH, SHORT_PANEL_HEIGHT,
+                         line=SHORT_TITLE_LINE, gap=SHORT_GAP,
+                         key_labels=len(names) <= SHORT_KEY_LABELS))
+    drawn["meta"]["short"] = short | {"meta": {**short["meta"], "least": short["height"]}}
     if len(heads) > NARROW_COLUMNS:
         drawn["meta"]["narrow"] = checked(grid(NARROW_COLUMNS, NARROW_PANEL_WIDTH,
                                                NARROW_PANEL_HEIGHT, "\n"))

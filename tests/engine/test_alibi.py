@@ -419,3 +419,24 @@ def test_the_bias_grid_carries_a_two_column_layout_for_a_phone():
         list(c) for c in narrow["coloraxis"]["colorscale"]]
     # the whole narrow layout is one plotly.py accepts, and writes the same
     assert json.loads(as_json(go.Layout(narrow).to_plotly_json())) == json.loads(as_json(narrow))
+
+
+@pytest.mark.parametrize("n_tokens", [4, 18])
+def test_the_bias_grid_carries_a_shorter_layout_for_a_projectors_window(n_tokens):
+    """Rows of 150 pixels, each keeping 2 x 28 pixels for its two-line panel titles above its
+    panels and 12 under them, and no shorter (meta.least); a long sentence's keys unlabelled."""
+    shown = heads_shown(8)
+    labels = token_labels([f"t{i}" for i in range(n_tokens)])
+    fig = bias_grid(causal_alibi_bias(8, n_tokens), slope_exponents(8), shown, labels,
+                    title="t", panel_format="h{h}\n{m}", x_title="x", y_title="y",
+                    value_name="v")
+    short = fig.layout.meta["short"]
+    assert short["height"] < fig.layout.height and short["meta"]["least"] == short["height"]
+    plot = short["height"] - 90 - 70
+    for n in range(4):  # head n + 1 above head n + 5: its panel ends where the title room starts
+        upper = short[f"yaxis{'' if n == 0 else n + 1}"]["domain"]
+        lower = short[f"yaxis{n + 5}"]["domain"]
+        assert (upper[0] - lower[1]) * plot == pytest.approx(56 + 12)
+        assert (lower[1] - lower[0]) * plot == pytest.approx(150 - 56 - 12)
+    assert short["xaxis5"]["showticklabels"] is (n_tokens <= 8)
+    assert json.loads(as_json(go.Layout(short).to_plotly_json())) == json.loads(as_json(short))

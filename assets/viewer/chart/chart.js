@@ -45,7 +45,8 @@ export function drawChart(data, parentElement) {
   const figure = JSON.parse(data.figure);
   figure.layout.meta = figure.layout.meta || {};
   div.dataset.name = data.name;
-  div.posvizSource = { figure, host: parentElement, toolbar: data.modebar !== false };
+  div.posvizSource = { figure, host: parentElement, toolbar: data.modebar !== false,
+                       fit: !!data.fit };
   describe(data, parentElement, div, figure);
   if (!div.posvizResize) {  // a new width (window, sidebar, phone turned) refits the chart
     div.posvizResize = new ResizeObserver(() => {  // not for a chart a page switch hid

@@ -82,15 +82,54 @@ function sized(div) {
   host.classList.toggle("posviz-wide", wide);
   if (wide) host.tabIndex = 0;  // the keyboard scrolls it sideways too
   else host.removeAttribute("tabindex");
-  const layout = themed(base, host);
+  let layout = themed(base, host);
   const title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
   const mates = rowMates(div);
   div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
-  const drawn = fitted(figure.data, layout, div.posvizWidth, div.posvizView, toolbar, title,
-                       div.posvizTitleRoom);
+  const fit = (shape) => fitted(figure.data, shape, div.posvizWidth, div.posvizView, toolbar,
+                                title, div.posvizTitleRoom);
+  let drawn = fit(layout);
+  const room = windowRoom(div);
+  if (drawn.height > room && base.meta.short) {  // the figure's own shorter layout first
+    layout = themed({ ...base, ...base.meta.short }, host);
+    drawn = fit(layout);
+  }
+  if (drawn.height > room) {  // the plot gives up the difference, down to its least
+    const height = (layout.height || 450) - drawn.height + room;
+    drawn = fit({ ...shortened(layout),
+                  height: Math.max(LEAST_PLOT, layout.meta.least || 0, height) });
+  }
   div.style.height = `${drawn.height}px`;
   return { drawn, mates };
+}
+
+// A chart asked to fit (a lesson scene's figure in presentation mode) is no taller than the
+// window, and when its top is in the window as the page opens, it fits between that top and
+// the window's bottom: a projector shows the scene's figure whole, without scrolling. A
+// figure may carry a shorter layout of its own for this (meta.short: a grid's rows with room
+// kept for their titles); the plot then gives up what is still missing, down to the least
+// height its layout allows (meta.least: below, a grid's panel titles would meet the panels).
+const WINDOW_GAP = 40;   // pixels kept under a fitted chart: its data table's line shows
+const LEAST_PLOT = 240;  // the least layout height a fitted chart is given
+
+// A shortened plot keeps what it can: its bottom margin only as deep as its axes' labels
+// need (the enlargement's axes grow their margins to fit them), and its colour bars, shorter
+// too, a few ticks, so that their labels never meet.
+const FITTED_TICKS = 4;
+
+function shortened(layout) {
+  const bars = Object.keys(layout).filter((key) => /^coloraxis\d*$/.test(key))
+    .map((key) => [key, { ...layout[key],
+                          colorbar: { ...(layout[key].colorbar || {}), nticks: FITTED_TICKS } }]);
+  return { ...layout, ...Object.fromEntries(bars), margin: { ...layout.margin, b: WINDOW_GAP } };
+}
+
+function windowRoom(div) {
+  if (!div.posvizSource.fit) return Infinity;
+  const main = div.closest('[data-testid="stMain"]');
+  const top = div.getBoundingClientRect().top + (main ? main.scrollTop : window.scrollY);
+  return innerHeight - (top < innerHeight ? top : 0) - WINDOW_GAP;
 }
 
 // Size the chart and draw it (or update it in place) unless it waits to come near the view;
