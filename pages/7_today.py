@@ -30,6 +30,7 @@ STACKS = (("llama4_scout", "Llama 4 Scout"), ("smollm3_3b", "SmolLM3 3B"),
           ("kimi_linear_48b_a3b", "Kimi Linear 48B-A3B"))
 FRONTIER_MODELS = (("smollm3_3b", "SmolLM3 3B"), ("kimi_linear_48b_a3b", "Kimi Linear 48B-A3B"),
                    ("phi3_mini_128k", "Phi-3 mini 128K"))  # sourced in the section's expander
+SLIGHT = 0.01  # a change of scores under this share of the largest is "next to nothing"
 COPE_STEEP = 8.0  # gate logits +-8: sigmoid 0.9997 on a mark, 0.0003 elsewhere
 # the table's rows: model, its scheme, and the keys of its published values
 MODELS = (
@@ -383,9 +384,11 @@ def longrope_sentence(d: ui.Doc, s: ui.Settings, c: dict, factor: float) -> None
                   s.t("today.cope_col.back"): [len(s.tokens) - 1 - j for j in positions],
                   **{s.t(f"today.{key}"): [float(v) for v in row] for key, row in scores.items()}})
     moved = np.abs(scores["longrope_short"] - scores["xpos_rope"] * scale ** 2).max()
-    d.caption(s.t("today.longrope_sentence_caption", scale=f"{scale ** 2:.3f}",
-                  moved=readable(float(moved)),
-                  largest=readable(float(np.abs(scores["xpos_rope"]).max()))))
+    largest = np.abs(scores["xpos_rope"]).max()
+    slight = moved <= SLIGHT * largest  # one token: no offset to turn; a few: next to nothing
+    d.caption(s.t("today.longrope_sentence_" + ("slight" if slight else "caption"),
+                  scale=f"{scale ** 2:.3f}", moved=readable(float(moved)),
+                  largest=readable(float(largest))))
 
 
 def frontier_section(d: ui.Doc, s: ui.Settings) -> None:

@@ -195,6 +195,10 @@ def test_longrope_turns_the_sentence_with_phi3s_short_and_long_factors():
     assert [row[2:] for row in table["rows"]] == [
         [readable(float(w[j])) for w in want] for j in range(6)]
     assert table["rows"][-1][3] == table["rows"][-1][4]  # no offset: the factors agree
+    said = [b["text"] for b in doc if b["t"] == "caption"]
+    assert any(t.startswith("Both LongRoPE") and "is not turned as plain RoPE" in t for t in said)
+    one = [b["text"] for b in blocks("today", "text=x", "en") if b["t"] == "caption"]
+    assert any(t.startswith("Both LongRoPE") and "next to nothing" in t for t in one)
 
 
 def test_the_stacks_and_longrope_are_drawn_from_the_published_values():
