@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 b81009a3897cee08efe5e5156f6a62f771ed6c387cab6c96b76f8b8742a27c11) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 54c653269f9cb4e65854733521e34e179e593000582086bdcb741a70dade33b4) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -402,23 +402,23 @@ function sized(div) {
   }
   if (drawn.height > room) {
     const height = (layout.height || 450) - drawn.height + room;
-    drawn = fit2({
-      ...shortened(layout),
-      height: Math.max(LEAST_PLOT, layout.meta.least || 0, height)
-    });
+    drawn = fit2(shortened(layout, Math.max(LEAST_PLOT, layout.meta.least || 0, height)));
   }
   div.style.height = `${drawn.height}px`;
   return { drawn, mates };
 }
 var WINDOW_GAP = 40;
 var LEAST_PLOT = 240;
-var FITTED_TICKS = 4;
-function shortened(layout) {
-  const bars = Object.keys(layout).filter((key) => /^coloraxis\d*$/.test(key)).map((key) => [key, {
-    ...layout[key],
-    colorbar: { ...layout[key].colorbar || {}, nticks: FITTED_TICKS }
-  }]);
-  return { ...layout, ...Object.fromEntries(bars), margin: { ...layout.margin, b: WINDOW_GAP } };
+var TICK_ROOM = 45;
+function shortened(layout, height) {
+  const margin = { ...layout.margin, b: WINDOW_GAP };
+  const plot = height - (margin.t || 0) - margin.b;
+  const bars = Object.keys(layout).filter((key) => /^coloraxis\d*$/.test(key)).map((key) => {
+    const bar = layout[key].colorbar || {};
+    const nticks = Math.max(3, Math.floor(plot * (bar.len || 1) / TICK_ROOM));
+    return [key, { ...layout[key], colorbar: { ...bar, nticks } }];
+  });
+  return { ...layout, ...Object.fromEntries(bars), margin, height };
 }
 function windowRoom(div) {
   if (!div.posvizSource.fit) return Infinity;

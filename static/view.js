@@ -127,9 +127,28 @@ function announce(said) {
   region.textContent = said;
 }
 
+// Streamlit's header is see-through at the page's top (the page starts under its empty bar);
+// once the page scrolls, it takes the page's colour, so that the sidebar's button never sits on
+// the text passing under it.
+function shadeHeader() {
+  const main = document.querySelector("[data-testid=stMain]");
+  if (!main || tab.shaded === main) return;
+  tab.shaded = main;
+  const shade = () => {
+    const header = document.querySelector("[data-testid=stHeader]");
+    const app = document.querySelector("[data-testid=stApp]");
+    if (header && app) {
+      header.style.background = main.scrollTop > 0 ? getComputedStyle(app).backgroundColor : "";
+    }
+  };
+  main.addEventListener("scroll", shade, { passive: true });
+  shade();
+}
+
 // The page's language is the reader's (Streamlit's page says "en" whatever it shows): screen
 // readers pick their voice, and browsers their glyphs, by it. The sidebar draws this element
-// with data.lang on every page; it also watches the page for tables that scroll.
+// with data.lang on every page; it also watches the page for tables that scroll, and shades the
+// header once the page scrolls.
 export default function (component) {
   if (component.data.announce) {
     announce(component.data.announce);
@@ -144,6 +163,7 @@ export default function (component) {
       tab.watching = true;
     }
     scrollableTables();
+    shadeHeader();
     return;
   }
   const { view, keys } = component.data;

@@ -192,8 +192,10 @@ def line_chart(x: np.ndarray, curves: dict[str, np.ndarray], *, title: str, x_ti
     dotted vertical line at marked_x and dashed horizontal lines at the marked_y values.
 
     The horizontal lines' labels sit in the right margin, where no curve can cross them,
-    alternately below and above their lines: give close values in increasing order. A legend
-    (two or more curves) goes under the plot, wrapping onto more rows when it must.
+    alternately below and above their lines: give close values in increasing order; in a
+    column too narrow for that margin (a phone's), inside the plot at its left edge instead
+    (meta.narrow), so that they show without the chart scrolling sideways. A legend (two or
+    more curves) goes under the plot, wrapping onto more rows when it must.
     """
     x = np.asarray(x, dtype=np.float32)
     data = [dict(type="scatter", x=x, y=np.asarray(y, dtype=np.float32), mode="lines",
@@ -209,10 +211,15 @@ def line_chart(x: np.ndarray, curves: dict[str, np.ndarray], *, title: str, x_ti
         notes.append(dict(text=plain(label), xref="paper", yref="y", x=1, xanchor="left",
                           xshift=6, y=np.log10(value) if log_y else value,
                           yanchor=("top", "bottom")[i % 2], showarrow=False))
-    return go.Figure(data, layout(
+    drawn = layout(
         title, height, shapes=shapes, annotations=notes,
         min_width=MIN_WIDTH + (MARK_MARGIN if notes else 0),
         margin=dict(l=10, r=MARK_MARGIN if notes else 10, t=50, b=10),
         xaxis=axis(x_title),
         # a log axis labels its decades only: no small digits in between
-        yaxis=axis(y_title, **(dict(type="log", dtick=1) if log_y else {}))))
+        yaxis=axis(y_title, **(dict(type="log", dtick=1) if log_y else {})))
+    if notes:
+        drawn["meta"]["narrow"] = dict(
+            annotations=[note | dict(x=0, xshift=4) for note in notes],
+            margin=dict(l=10, r=10, t=50, b=10), meta=dict(min_width=MIN_WIDTH))
+    return go.Figure(data, drawn)

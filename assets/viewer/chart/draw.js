@@ -97,8 +97,7 @@ function sized(div) {
   }
   if (drawn.height > room) {  // the plot gives up the difference, down to its least
     const height = (layout.height || 450) - drawn.height + room;
-    drawn = fit({ ...shortened(layout),
-                  height: Math.max(LEAST_PLOT, layout.meta.least || 0, height) });
+    drawn = fit(shortened(layout, Math.max(LEAST_PLOT, layout.meta.least || 0, height)));
   }
   div.style.height = `${drawn.height}px`;
   return { drawn, mates };
@@ -114,15 +113,20 @@ const WINDOW_GAP = 40;   // pixels kept under a fitted chart: its data table's l
 const LEAST_PLOT = 240;  // the least layout height a fitted chart is given
 
 // A shortened plot keeps what it can: its bottom margin only as deep as its axes' labels
-// need (the enlargement's axes grow their margins to fit them), and its colour bars, shorter
-// too, a few ticks, so that their labels never meet.
-const FITTED_TICKS = 4;
+// need (the enlargement's axes grow their margins to fit them), and colour bars ticked no
+// closer than a label's room, so that their labels never meet.
+const TICK_ROOM = 45;  // pixels of colour bar per tick
 
-function shortened(layout) {
+function shortened(layout, height) {
+  const margin = { ...layout.margin, b: WINDOW_GAP };
+  const plot = height - (margin.t || 0) - margin.b;
   const bars = Object.keys(layout).filter((key) => /^coloraxis\d*$/.test(key))
-    .map((key) => [key, { ...layout[key],
-                          colorbar: { ...(layout[key].colorbar || {}), nticks: FITTED_TICKS } }]);
-  return { ...layout, ...Object.fromEntries(bars), margin: { ...layout.margin, b: WINDOW_GAP } };
+    .map((key) => {
+      const bar = layout[key].colorbar || {};
+      const nticks = Math.max(3, Math.floor((plot * (bar.len || 1)) / TICK_ROOM));
+      return [key, { ...layout[key], colorbar: { ...bar, nticks } }];
+    });
+  return { ...layout, ...Object.fromEntries(bars), margin, height };
 }
 
 function windowRoom(div) {
