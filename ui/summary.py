@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -157,9 +158,14 @@ def _line(trace, lang: str) -> str:
 
 
 def _bars(trace, lang: str) -> str:
+    """A trace's bars, each label with its value; cells laid on a base (a row of layers) as
+    how many cells each label has."""
     across = trace.orientation == "h"
     values = np.asarray((trace.x if across else trace.y), dtype=float)
     labels = _labels(trace.y if across else trace.x, len(values))
+    if trace.base is not None:
+        counts = Counter(labels)  # labels in the order they first come
+        labels, values = list(counts), np.array(list(counts.values()), dtype=float)
     shown = [text("summary.bar", lang, label=label, v=number(v))
              for label, v in zip(labels[:BARS_SAID], values[:BARS_SAID], strict=False)]
     name = plain(trace.name or "")

@@ -75,6 +75,15 @@ def test_lines_and_bars_say_their_values():
     assert "sinusoidal：刚 2.87，想 0.94。" in said
 
 
+def test_cells_laid_in_rows_are_counted_per_row():
+    from posviz.figures.modern import layer_stacks
+
+    stacks = {"A": ["rope", "rope", "nope", "rope"], "B": ["linear", "nope", "linear"]}
+    figure = layer_stacks(stacks, {"rope": "RoPE", "nope": "NoPE", "linear": "linear"},
+                          title="Layers", x_title="layer")
+    assert summary(figure, "en") == ("Layers. RoPE: A 3. NoPE: A 1, B 1. linear: B 2.")
+
+
 @pytest.mark.parametrize("value, said", [(0.0, "0"), (1.0, "1"), (0.62, "0.62"),
                                          (0.6174, "0.617"), (-22.08, "-22.1"), (64.0, "64"),
                                          (54410.1, "54,410"), (1.1e-15, "1.10e-15")])
