@@ -29,14 +29,24 @@ from ui.state import coded_radio
 CHOICES = ("radio", "coded_radio", "select_slider")  # controls whose first argument is options
 FORMULA_CSS = """<style>
 [data-testid=stMarkdownContainer]:has(> p > .katex:only-child) {overflow-x: auto}
-[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) .katex .base {margin: .3em 0}
+[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) .katex .base {margin: .3em 1em}
 </style>"""
-"""A formula's parts stacked on a phone keep a gap between them; one wider than its line is
-set smaller (static/chart.js), and at its smallest scrolls sideways in its line."""
+r"""A formula's parts (KaTeX's bases, one a part) keep 1em on each side: two side by side are a
+\qquad apart, and a part that a narrow line puts under another stays centred (a \qquad of
+TeX's would stay at the end of the line before). Stacked on a phone they keep a gap between
+them; one wider than its line is set smaller (static/chart.js), and at its smallest scrolls
+sideways in its line."""
 CHIPS_CSS = """<style>.posviz-chip {display:inline-block; margin:0 .3em .3em 0;
     padding:.15em .5em; border:1px solid rgba(128,128,128,.5); border-radius:.4em;
     font-size:1.4rem}
     .posviz-chip sub {opacity:.75; font-size:.7em}</style>"""
+
+
+def formula_markdown(parts: list[str]) -> str:
+    """A formula's parts as the Markdown of one display formula, each part unbreakable and a
+    line allowed to break between two (FORMULA_CSS spaces them)."""
+    pieces = r"\allowbreak ".join(f"{{{part}}}" for part in parts)
+    return f"$\\displaystyle {pieces}$"
 
 
 class Stop(Exception):
@@ -158,8 +168,7 @@ class Doc:
         """A display formula that fits a phone: its parts (formula_parts) are each unbreakable
         and stand side by side on a desk, one under the other on a phone."""
         parts = formula_parts(tex)
-        pieces = r"\qquad\allowbreak ".join(f"{{{part}}}" for part in parts)
-        self._put({"t": "formula", "parts": parts}, "markdown", f"$\\displaystyle {pieces}$",
+        self._put({"t": "formula", "parts": parts}, "markdown", formula_markdown(parts),
                   text_alignment="center")
 
     def chart(self, figure: Any, name: str, toolbar: bool = True, fit: bool = False) -> None:

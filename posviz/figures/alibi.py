@@ -26,8 +26,10 @@ GRID_PANEL_WIDTH = 190  # the narrowest a panel of the bias grid is drawn, in pi
 GRID_GAP = 0.05  # between panels, as a fraction of the width
 PANEL_HEIGHT = 280  # pixels per row of the bias grid, its panel title included
 NARROW_COLUMNS, NARROW_PANEL_WIDTH, NARROW_PANEL_HEIGHT = 2, 115, 220  # in a phone's column
+NARROW_GAP = 16  # pixels under each row of a phone's grid
 SHORT_PANEL_HEIGHT = 150  # pixels per row of the grid fitted in a projector's window, of which
 SHORT_TITLE_LINE, SHORT_GAP = 28, 12  # a line of its panel's title (enlarged) and the row's gap
+BAR_BELOW = 70  # pixels under a phone's grid for its colour bar, laid across
 SHORT_KEY_LABELS = 8  # more keys than this: the fitted grid leaves the keys' labels to the queries'
 BASE_COLOR, EXTRA_COLOR = "#1f77b4", "#ff7f0e"
 BIAS_SCALE = "Blues_r"  # 0 (no penalty) white, strong penalties dark blue
@@ -108,20 +110,22 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
     lowest = min(float(np.nanmin(biases[np.asarray(heads) - 1])), -1.0)
 
     def grid(cols: int, panel_width: int, panel_height: int, sep: str = " ", line: int = 25,
-             gap: int | None = None, key_labels: bool = True) -> dict:
+             gap: int | None = None, key_labels: bool = True, bar_below: bool = False) -> dict:
         """The layout of the panels cols to a row, each panel_width pixels wide at the least
         and panel_height high (its title included, line pixels a line, and a gap under it of
         gap pixels, as much as the title's if None; sep before the slope's value). The key
         axis is titled under each column's last panel, only the first column's when narrow,
-        and labelled there unless key_labels is False."""
+        and labelled there unless key_labels is False. bar_below: the colour bar lies under
+        the panels, leaving the width to them (a phone's column)."""
         panel_titles = [panel_format.format(h=h, m=slope_text(exponents[h - 1], sep))
                         for h in heads]
         lines = max(title.count("\n") + 1 for title in panel_titles)
         cols = min(cols, len(heads))
         rows = -(-len(heads) // cols)
         # each panel keeps room for its two-line title and its key labels; the bar beside them
-        height = TITLED_MARGIN + 70 + panel_height * rows
-        plot = height - TITLED_MARGIN - 70                # pixels of the panels' paper area
+        under = BAR_BELOW if bar_below else 0             # the colour bar's strip
+        height = TITLED_MARGIN + 70 + under + panel_height * rows
+        plot = height - TITLED_MARGIN - 70 - under        # pixels of the panels' paper area
         width, title_room = (1 - GRID_GAP * (cols - 1)) / cols, line * lines / plot
         below = title_room if gap is None else gap / plot
         axes, titles = {}, []
@@ -143,10 +147,14 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
                                           showticklabels=first, range=[len(names) - 0.5, -0.5],
                                           domain=y_domain, anchor=f"x{suffix}")
             titles.append(_panel_title(panel_titles[n], x_domain, y_domain[1]))
-        return layout(title, height, min_width=panel_width * cols + 120, annotations=titles,
-                      margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
+        bar = dict(title=dict(text=plain(value_name)))
+        if bar_below:
+            bar = dict(title=dict(text=plain(value_name), side="top"), orientation="h",
+                       yref="container", y=0, yanchor="bottom", thickness=14, len=0.9)
+        return layout(title, height, min_width=panel_width * cols + (40 if bar_below else 120),
+                      annotations=titles, margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10 + under),
                       coloraxis=dict(colorscale=BIAS_SCALE, cmin=lowest, cmax=0.0,
-                                     colorbar=dict(title=dict(text=plain(value_name)))), **axes)
+                                     colorbar=bar), **axes)
 
     drawn = grid(GRID_COLUMNS, GRID_PANEL_WIDTH, PANEL_HEIGHT)
     # fitted in a projector's window (static/chart.js), shorter rows with room for its titles
@@ -156,7 +164,8 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
     drawn["meta"]["short"] = short | {"meta": {**short["meta"], "least": short["height"]}}
     if len(heads) > NARROW_COLUMNS:
         drawn["meta"]["narrow"] = checked(grid(NARROW_COLUMNS, NARROW_PANEL_WIDTH,
-                                               NARROW_PANEL_HEIGHT, "\n"))
+                                               NARROW_PANEL_HEIGHT, "\n", gap=NARROW_GAP,
+                                               bar_below=True))
     return go.Figure(traces, drawn)
 
 

@@ -26,6 +26,7 @@ from tests.helpers.figure_data import chart_specs
 from tests.helpers.hostile import CATEGORIES
 from ui import documents
 from ui.blocks import walk
+from ui.doc import formula_markdown
 from ui.i18n import text
 
 KINDS = ("title", "header", "subheader", "caption", "markdown", "info", "warning", "error",
@@ -63,8 +64,7 @@ def expected(blocks: list[dict]) -> dict[str, list]:
         elif kind == "note":
             out[block["kind"]].append(block["text"])
         elif kind == "formula":
-            pieces = r"\qquad\allowbreak ".join(f"{{{part}}}" for part in block["parts"])
-            out["markdown"].append(f"$\\displaystyle {pieces}$")
+            out["markdown"].append(formula_markdown(block["parts"]))
         elif kind == "metric":
             out["metric"].append((block["label"], block["value"]))
         elif kind == "chart":
