@@ -320,11 +320,18 @@ COMPACT_CSS = """<style>
 .st-key-lesson_bar [data-testid=stCaptionContainer] {text-align: right}
 [data-testid=stMain] h2 {padding-top: .25rem}
 </style>"""
+# In presentation mode the scene's title is the page's headline: the lesson's own title is
+# left to screen readers, and the scene's takes less height, which its figure gets.
+PROJECTOR_CSS = """<style>
+[data-testid=stMain] h1 {position: absolute; width: 1px; height: 1px; overflow: hidden;
+  clip-path: inset(50%); white-space: nowrap}
+[data-testid=stMain] h2 {font-size: 2rem !important; padding: 0 0 .5rem}
+</style>"""
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
     if d.live:
-        st.html(COMPACT_CSS)
+        st.html(COMPACT_CSS + (PROJECTOR_CSS if s.present else ""))
         picker, where = st.container(key="lesson_bar").columns(
             [4, 1], vertical_alignment="center")
         with picker:
