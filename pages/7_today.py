@@ -386,9 +386,9 @@ def longrope_sentence(d: ui.Doc, s: ui.Settings, c: dict, factor: float) -> None
     moved = np.abs(scores["longrope_short"] - scores["xpos_rope"] * scale ** 2).max()
     largest = np.abs(scores["xpos_rope"]).max()
     slight = moved <= SLIGHT * largest  # one token: no offset to turn; a few: next to nothing
-    d.caption(s.t("today.longrope_sentence_" + ("slight" if slight else "caption"),
-                  scale=f"{scale ** 2:.3f}", moved=readable(float(moved)),
-                  largest=readable(float(largest))))
+    d.caption(s.t("today.longrope_sentence_slight" if slight else
+                  "today.longrope_sentence_caption", scale=f"{scale ** 2:.3f}",
+                  moved=readable(float(moved)), largest=readable(float(largest))))
 
 
 def frontier_section(d: ui.Doc, s: ui.Settings) -> None:
