@@ -84,7 +84,7 @@ def distance_table(d: ui.Doc, s: ui.Settings, rows: list[dict[str, object]],
 def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     # the question's sentence: the copy's row is marked (◆) beside the token it copies
     lead.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang),
-            "lesson_meaning", fit=True)
+               "lesson_meaning", fit=True)
     d.caption(s.t("lesson.copied"))
     d.chips([*s.tokens, s.tokens[0]])
     rows = cached.copy_distances(seq, s.position)
@@ -105,7 +105,7 @@ def position(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> N
 
 def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     lead.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
-                                    s.lang), "lesson_sum", fit=True)
+                                       s.lang), "lesson_sum", fit=True)
     d.caption(s.t("embedding.sum_caption"))
     rows = cached.copy_distances(seq, s.position)
     copy = right_option.copy_row(rows, len(seq))
@@ -235,7 +235,7 @@ def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     new_order = tuple(reversal(len(seq), keep_last=True).tolist())
     moved = reordered(s.tokens, new_order)
     lead.chart(cached.twin_figure(seq, new_order, "none", True, "lesson.leak.fig", s.lang),
-            "lesson_leak", fit=True)
+               "lesson_leak", fit=True)
     d.caption(s.t("lesson.leak.reordered"))
     d.chips(moved, [str(k) for k in new_order])
     leaked = attention.check(seq, new_order, cached.LAYERS, cached.HEADS, "none", True)
