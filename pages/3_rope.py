@@ -4,8 +4,7 @@ import numpy as np
 
 import ui
 from posviz import rope
-from posviz.attention import init_layers, queries_keys
-from posviz.embedding import token_embeddings
+from posviz.attention import one_head
 from posviz.tokens import token_labels
 from ui.cached import rope as cached
 
@@ -29,9 +28,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.caption(s.t("rope.pairing_caption"))
     d.formula(rope.FORMULA if pairing == "interleaved" else rope.FORMULA_HALF)
 
-    layer = init_layers(1, D_MODEL)[0]
-    x = token_embeddings(s.tokens, D_MODEL)                              # (T, D)
-    q, k = (heads[0] for heads in queries_keys(x, layer, n_heads=1))     # (T, D) each
+    x, q, k, layer = one_head(s.tokens, D_MODEL)                        # (T, D) each
     positions = np.arange(len(s.tokens)) if s.position else np.zeros(len(s.tokens))
     labels = token_labels(s.tokens)
     pairs_of_tokens = len(s.tokens) > 1  # a query and a key at two different positions

@@ -6,7 +6,7 @@ import numpy as np
 
 import ui
 from posviz import frontier, modern, rope
-from posviz.attention import init_layers, queries_keys
+from posviz.attention import one_head
 from posviz.embedding import token_embeddings
 from posviz.figures.common import token_heatmap
 from posviz.figures.modern import cache_bars, layer_stacks, share_bars
@@ -47,19 +47,11 @@ def number(v: object) -> str:
     return f"{v:,}" if isinstance(v, int) else f"{v:,.0f}" if isinstance(v, float) else str(v)
 
 
-def sentence_qk(s: ui.Settings, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """The typed sentence's queries and keys, one head of width dim, seeded as on the RoPE
-    page. (T, dim) each"""
-    layer = init_layers(1, dim)[0]
-    q, k = queries_keys(token_embeddings(s.tokens, dim), layer, n_heads=1)
-    return q[0], k[0]
-
-
 def complex_form(d: ui.Doc, s: ui.Settings) -> None:
     d.subheader(s.t("today.complex_head"))
     d.markdown(s.t("today.complex_body"))
     d.formula(FORMULA)
-    q = sentence_qk(s, D_MODEL)[0]  # (T, D)
+    q = one_head(s.tokens, D_MODEL)[1]  # (T, D)
     positions = np.arange(len(s.tokens))
     gap = max(np.abs(modern.complex_rope(q, positions) - rope.apply_rope(q, positions)).max(),
               np.abs(modern.rope_by_rotate_half(q, positions)
@@ -285,7 +277,7 @@ def counted(d: ui.Doc, s: ui.Settings) -> None:
 
 def xpos_part(d: ui.Doc, s: ui.Settings) -> None:
     d.markdown(s.t("today.xpos_body", gamma=frontier.XPOS_GAMMA, base=frontier.XPOS_SCALE_BASE))
-    q, k = sentence_qk(s, FRONTIER_DIM)
+    _, q, k, _ = one_head(s.tokens, FRONTIER_DIM)
     offsets = np.arange(0, FAR + 1, 2)
     curves = {s.t(f"today.xpos_{kind}"): frontier.offset_scores(q[-1], k[0], offsets, decay)
               for kind, decay in (("rope", False), ("decayed", True))}
@@ -372,7 +364,7 @@ def longrope_sentence(d: ui.Doc, s: ui.Settings, c: dict, factor: float) -> None
     """The sentence's last query against each key, as RoPE and as Phi-3's LongRoPE turn them."""
     dim, base, original = (c[key] for key in (
         "head_dim_computed", "rope_theta", "original_max_position_embeddings"))
-    q, k = sentence_qk(s, dim)
+    _, q, k, _ = one_head(s.tokens, dim)
     positions = np.arange(len(s.tokens))
     scale = frontier.longrope_attention_factor(factor, original)
     turns = {"xpos_rope": lambda x: rope.apply_rope(x, positions, base, "half")} | {

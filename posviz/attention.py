@@ -95,6 +95,16 @@ def queries_keys(x: np.ndarray, layer: Layer, n_heads: int) -> tuple[np.ndarray,
     return split_heads(x @ layer.wq, n_heads), split_heads(x @ layer.wk, n_heads)
 
 
+def one_head(tokens: list[str], d_model: int, seed: int = 0
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, Layer]:
+    """The seeded model's first layer as one head of width d_model on tokens: the embeddings
+    x, queries q and keys k, (T, D) each, and the layer (its W_q and W_k)."""
+    layer = init_layers(1, d_model, seed)[0]
+    x = token_embeddings(list(tokens), d_model)                          # (T, D)
+    q, k = (heads[0] for heads in queries_keys(x, layer, n_heads=1))     # (T, D) each
+    return x, q, k, layer
+
+
 def attention_mask(seq_len: int, causal: bool) -> np.ndarray:
     """True where query i may attend to key j: j <= i when causal, everywhere otherwise. (T, T)."""
     return causal_mask(seq_len) if causal else np.ones((seq_len, seq_len), dtype=bool)

@@ -11,7 +11,7 @@ import streamlit as st
 
 from posviz import rope
 from posviz.alibi import hide_masked
-from posviz.attention import init_layers, queries_keys
+from posviz.attention import one_head
 from posviz.embedding import repeat_distances, token_embeddings
 from posviz.figures.attention import change_bars, order_maps, twin_maps, visibility_grid
 from posviz.figures.common import token_heatmap
@@ -163,9 +163,7 @@ def sinusoidal_figures(seq_len: int, lang: str) -> tuple[go.Figure, go.Figure]:
 def rope_head(tokens: Tokens) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                        np.ndarray]:
     """The RoPE lesson's single head: embeddings x, queries q, keys k and W_q, W_k."""
-    layer = init_layers(1, ROPE_D)[0]
-    x = token_embeddings(list(tokens), ROPE_D)                     # (T, D)
-    q, k = (heads[0] for heads in queries_keys(x, layer, n_heads=1))    # (T, D) each
+    x, q, k, layer = one_head(list(tokens), ROPE_D)
     return x, q, k, layer.wq, layer.wk
 
 
