@@ -14,7 +14,7 @@ from posviz.figures.common import (
     LINE_GREY,
     MASKED_COLOR,
     axis,
-    checked,
+    figure,
     layout,
     masked_layer,
     plain,
@@ -82,7 +82,7 @@ def slopes_bar(exponents: np.ndarray, n_base: int, *, title: str, x_title: str, 
     # a decade of headroom above the tallest bar for its label
     top = np.log10(2.0 ** float(exponents.max())) + (0.6 if labelled else 0.15)
     bottom = np.log10(2.0 ** float(exponents.min())) - 0.3
-    return go.Figure(traces, layout(
+    return figure(traces, layout(
         title, 400 if labelled else 380, bargap=0.15,
         xaxis=axis(x_title, dtick=1 if len(heads) <= 32 else 4),
         # a label per decade, written out: no small superscripts or in-between digits
@@ -158,15 +158,13 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
 
     drawn = grid(GRID_COLUMNS, GRID_PANEL_WIDTH, PANEL_HEIGHT)
     # fitted in a projector's window (static/chart.js), shorter rows with room for its titles
-    short = checked(grid(GRID_COLUMNS, GRID_PANEL_WIDTH, SHORT_PANEL_HEIGHT,
-                         line=SHORT_TITLE_LINE, gap=SHORT_GAP,
-                         key_labels=len(names) <= SHORT_KEY_LABELS))
+    short = grid(GRID_COLUMNS, GRID_PANEL_WIDTH, SHORT_PANEL_HEIGHT, line=SHORT_TITLE_LINE,
+                 gap=SHORT_GAP, key_labels=len(names) <= SHORT_KEY_LABELS)
     drawn["meta"]["short"] = short | {"meta": {**short["meta"], "least": short["height"]}}
     if len(heads) > NARROW_COLUMNS:
-        drawn["meta"]["narrow"] = checked(grid(NARROW_COLUMNS, NARROW_PANEL_WIDTH,
-                                               NARROW_PANEL_HEIGHT, "\n", gap=NARROW_GAP,
-                                               bar_below=True))
-    return go.Figure(traces, drawn)
+        drawn["meta"]["narrow"] = grid(NARROW_COLUMNS, NARROW_PANEL_WIDTH, NARROW_PANEL_HEIGHT,
+                                       "\n", gap=NARROW_GAP, bar_below=True)
+    return figure(traces, drawn)
 
 
 def distance_bars(with_bias: np.ndarray, without: np.ndarray, *, title: str, x_title: str,
@@ -174,7 +172,7 @@ def distance_bars(with_bias: np.ndarray, without: np.ndarray, *, title: str, x_t
     """Mean attention distance per head (numbered from 1): without any position, then with
     the ALiBi bias."""
     heads = np.arange(1, len(with_bias) + 1)
-    return go.Figure([
+    return figure([
         dict(type="bar", x=heads, y=without.astype(np.float32), name=plain(names[0]),
              marker_color="#999"),
         dict(type="bar", x=heads, y=with_bias.astype(np.float32), name=plain(names[1]),
@@ -200,8 +198,8 @@ def bias_lines(distances: np.ndarray, lines: np.ndarray, heads: list[int],
     distances from shaded[0] to shaded[1] on a band of shade_color, named in the legend (where
     no line can cross its name)."""
     band = dict(type="rect", xref="x", yref="y domain", x0=shaded[0], x1=shaded[1], y0=0, y1=1,
-                fillcolor=shade_color, line_width=0, layer="below")
-    return go.Figure([*_head_lines(distances, lines, heads, line_name),
+                fillcolor=shade_color, line=dict(width=0), layer="below")
+    return figure([*_head_lines(distances, lines, heads, line_name),
                       _legend_swatch(shade_label, shade_color)], layout(
         title, 460, shapes=[band], xaxis=axis(x_title, showgrid=True),
         yaxis=axis(y_title, showgrid=True)))
@@ -237,7 +235,7 @@ def learned_table(table: np.ndarray, trained_len: int, *, title: str, missing_la
     ]
     edge = [dict(type="line", xref="x", yref="y domain", x0=trained_len - 0.5,
                  x1=trained_len - 0.5, y0=0, y1=1, line=dict(color="black", dash="dash"))]
-    return go.Figure(traces, layout(
+    return figure(traces, layout(
         title, 460, shapes=edge if missing else [], showlegend=missing,  # its one entry
         xaxis=axis(x_title, range=[-0.5, len(table) - 0.5]),
         yaxis=axis(y_title, range=[-0.5, len(dims) - 0.5])))
@@ -249,7 +247,7 @@ def t5_buckets(distances: np.ndarray, bidirectional: np.ndarray, causal: np.ndar
     """T5's bucket index against distance r = key - query, bidirectional and causal
     (staircases), dotted at r = ±max_distance; the dotted lines are named in the legend."""
     top = float(max(bidirectional.max(), causal.max()))
-    return go.Figure([
+    return figure([
         *(dict(type="scatter", x=distances, y=buckets, mode="lines", line_shape="hv",
                name=plain(name), line_color=color)
           for name, buckets, color in zip(names, (bidirectional, causal), T5_COLORS,

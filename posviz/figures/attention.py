@@ -13,7 +13,7 @@ import unicodedata
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import MASKED_COLOR, axis, checked, layout, masked_layer, plain
+from posviz.figures.common import MASKED_COLOR, axis, figure, layout, masked_layer, plain
 
 WEIGHT_COLORS = "Blues"
 DIFFERENCE_COLORS = "RdBu_r"
@@ -134,7 +134,7 @@ def _stacked(side_by_side: dict, labels: list[str], panel_titles: list[str], *, 
     row_width = max(STACKED_ROW, STACKED_WIDTH - _left_margin(labels) - COLOUR_BAR_ROOM)
     narrow = _panels(labels, panel_titles, [(0.0, 1.0)], title=title, x_title=x_title,
                      y_title=y_title, row_width=row_width, tall=(200, 360), **extra)
-    side_by_side["meta"]["narrow"] = checked(narrow)
+    side_by_side["meta"]["narrow"] = narrow
     return side_by_side
 
 
@@ -168,7 +168,7 @@ def map_grid(maps: np.ndarray, masks: np.ndarray, labels: list[str], panel_title
     named = dict(title=title, x_title=x_title, y_title=y_title,
                  coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
                                 colorbar=dict(title=dict(text=plain(value_name)))))
-    return go.Figure(traces, _stacked(
+    return figure(traces, _stacked(
         _panels(names, panel_titles, _columns(min(n_cols, len(maps)), 0.06), **named),
         names, panel_titles, **named))
 
@@ -232,7 +232,7 @@ def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarr
                             colorbar=dict(title=dict(text=plain(difference_name)),
                                           xanchor="left", exponentformat="e", **differences)))
 
-    return go.Figure(traces, _stacked(
+    return figure(traces, _stacked(
         _panels(names, panel_titles, columns, **named,
                 **scales(dict(x=0.6, len=0.9), dict(x=1.01, len=0.9))),
         names, panel_titles, **named,
@@ -264,7 +264,7 @@ def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles
             shape[f"yaxis{_suffix(p + 1)}"]["showticklabels"] = True
             if "tickvals" in shape[f"xaxis{_suffix(p + 1)}"]:
                 shape[f"xaxis{_suffix(p + 1)}"].update(_upright([plain(k) for k in labels]))
-    return go.Figure(traces, drawn)
+    return figure(traces, drawn)
 
 
 def change_bars(labels: list[str], changes: dict[str, np.ndarray], *, title: str, x_title: str,
@@ -273,7 +273,7 @@ def change_bars(labels: list[str], changes: dict[str, np.ndarray], *, title: str
     labelled with its value, so that a change of 1e-15 reads as such beside one of 2."""
     colors = ["#999", "#2563eb", "#d97706"]
     names = [plain(label) for label in labels]
-    return go.Figure([
+    return figure([
         dict(type="bar", x=names, y=np.asarray(values, dtype=np.float32), name=plain(name),
              marker_color=colors[n % len(colors)], text=[f"{v:.2g}" for v in values],
              textposition="outside", cliponaxis=False)

@@ -1,16 +1,20 @@
 """Pieces every posviz chart shares: escaped labels, one layout, token-labelled heatmaps.
 
-Figures are built in one constructor call from plain dicts: plotly validates the whole figure
-once, where each `update_*` call would validate again (a tenfold difference in build time).
+Figures are built in one call from plain dicts (`figure`), as plotly.js reads them: plotly.py
+does not check them as they are built (its checks were most of a page's drawing time);
+tests/documents/test_figures_checked.py checks that every figure a page draws is one plotly.py's
+checks accept and would leave unchanged.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import get_colorscale
 
 FONT_SIZE = 14
 MIN_FONT_SIZE = 11
@@ -62,13 +66,27 @@ def raised(text: str) -> str:
     return POWER.sub(power, text)
 
 
-def checked(shape: dict) -> dict:
-    """A layout carried in a figure's meta, where plotly.py reads nothing, with its colour
-    scales as plotly.py writes them into a figure: a named one spelled out (plotly.js reads a
-    name such as "Blues" as a scale of its own, the other way round). Only the colour axes are
-    validated here, a twentieth of the whole layout's cost; tests/engine validate the rest."""
-    return shape | {key: go.layout.Coloraxis(axis).to_plotly_json()
-                    for key, axis in shape.items() if re.fullmatch(r"coloraxis\d*", key)}
+def spelled_out(value: object, key: str = "") -> object:
+    """Figure parts (dicts, lists, plotly objects, arrays) as plotly.py's checks would write
+    them: a named colour scale spelled out as its colours (plotly.js reads a name such as
+    "Blues" as a scale of its own, the other way round), tuples as lists."""
+    if isinstance(value, dict):
+        return {k: spelled_out(v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [spelled_out(v) if isinstance(v, (dict, list, tuple)) else v for v in value]
+    if key == "colorscale" and isinstance(value, str):
+        return [list(stop) for stop in _named_scale(value)]
+    return value
+
+
+@functools.cache
+def _named_scale(name: str) -> tuple[tuple[float, str], ...]:
+    return tuple(tuple(stop) for stop in get_colorscale(name))
+
+
+def figure(data: list, shape: dict) -> go.Figure:
+    """The figure of traces (dicts or plotly objects) and a layout, spelled out, unchecked."""
+    return go.Figure(spelled_out(data), spelled_out(shape), _validate=False)
 
 
 def layout(title: str, height: int | None = None, *, min_width: int = MIN_WIDTH,
@@ -188,7 +206,7 @@ def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *
         colorscale=colorscale, zmid=zmid, zmin=zmin, zmax=zmax, hoverongaps=False,
         hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}<br>"
                        f"{plain(value_name)} %{{z:.4f}}<extra></extra>"))
-    return go.Figure([*hidden, heatmap], layout(
+    return figure([*hidden, heatmap], layout(
         title, height,
         xaxis=axis(x_title, type="category", range=[-0.5, len(cols) - 0.5], **square),
         yaxis=axis(y_title, type="category", range=[len(rows) - 0.5, -0.5], **square)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import axis, layout, plain
+from posviz.figures.common import axis, figure, layout, plain
 
 PANEL_FILES = dict(panel_e="E", panel_p="P", panel_x="E+P")  # their exported files
 GAP = 0.03  # between panels, as a fraction of the width
@@ -38,7 +38,7 @@ def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labe
         axes[name.replace("x", "xaxis")] = axis(x_title, domain=[left, left + width], anchor="y")
         titles.append(dict(text=plain(panel_title), x=left + width / 2, y=1.0, xref="paper",
                            yref="paper", xanchor="center", yanchor="bottom", showarrow=False))
-    return go.Figure(traces, layout(
+    return figure(traces, layout(
         title, max(280, 110 + 26 * len(labels)), min_width=PANEL_WIDTH * len(panels) + 100,
         annotations=titles,
         margin=dict(l=10, r=10, t=80, b=10),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import LINE_GREY, axis, layout, plain
+from posviz.figures.common import LINE_GREY, axis, figure, layout, plain
 
 SCHEME_COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#ff7f0e",
                  "rope": "#2ca02c", "alibi": "#9467bd"}
@@ -34,7 +34,7 @@ def top_predictions(probabilities: np.ndarray, predicted: list[list[str]], row_l
             for tokens, ps in zip(predicted, probabilities, strict=True)]
     # each cell holds a token and its probability: narrower, they would run into each other
     least = RANK_WIDTH * len(ranks) + 220
-    return go.Figure([dict(
+    return figure([dict(
         type="heatmap", z=probabilities, x=ranks, y=rows, text=text, texttemplate="%{text}",
         textfont=dict(size=13), colorscale=PREDICTION_COLORS, zmin=0.0, zmax=1.0,
         colorbar=dict(title=dict(text=plain(value_name))),
@@ -62,7 +62,7 @@ def extrapolation(losses: dict[str, list[float | None]], names: dict[str, str],
                    hovertemplate=f"{plain(names[scheme])}<br>%{{x}}: %{{y:.3f}}<extra></extra>")
               for scheme in drawn]
     edge = train_len - 0.5
-    return go.Figure(traces, layout(
+    return figure(traces, layout(
         title, 460,
         xaxis=axis(x_title), yaxis=axis(y_title, rangemode="tozero"),
         shapes=[dict(type="line", x0=edge, x1=edge, y0=0, y1=1, yref="paper",
@@ -83,7 +83,7 @@ def training_curves(histories: dict[str, dict[str, list[float]]], names: dict[st
         traces.append(dict(type="scatter", y=h["loss"], name=plain(names[scheme]), **style))
         traces.append(dict(type="scatter", y=h["accuracy"], name=plain(names[scheme]),
                            showlegend=False, xaxis="x2", yaxis="y2", **style))
-    return go.Figure(traces, layout(
+    return figure(traces, layout(
         title, 400,
         xaxis=axis(step_title, domain=[0, 0.45]), yaxis=axis(loss_title, rangemode="tozero"),
         xaxis2=axis(step_title, domain=[0.55, 1], anchor="y2"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import axis, layout, plain
+from posviz.figures.common import axis, figure, layout, plain
 
 TURNED, KEPT = "#2563eb", "#999"
 
@@ -18,7 +18,7 @@ def share_bars(models: list[str], turned: list[int], head_dims: list[int], *, ti
     leaves alone, each part labelled with its count."""
     names = [plain(m) for m in models]
     kept = [d - t for d, t in zip(head_dims, turned, strict=True)]
-    return go.Figure([
+    return figure([
         dict(type="bar", orientation="h", y=names, x=np.asarray(values, dtype=np.float32),
              name=plain(name), marker_color=color, text=[str(v) for v in values],
              textposition="inside", insidetextanchor="middle")
@@ -34,7 +34,7 @@ def cache_bars(labels: list[tuple[str, str]], values: list[int], *, title: str,
     what it keeps, on two lines), each bar labelled with its count, on a linear axis (576
     beside 40,960 looks as small as it is)."""
     names = [f"{plain(model)}<br>{plain(kept)}" for model, kept in labels]
-    return go.Figure([dict(
+    return figure([dict(
         type="bar", orientation="h", y=names,
         x=np.asarray(values, dtype=np.float32), marker_color=TURNED,
         text=[f"{v:,}" for v in values], textposition="outside", cliponaxis=False)],
@@ -66,7 +66,7 @@ def layer_stacks(stacks: dict[str, list[str]], kinds: dict[str, str], *, title: 
             hovertemplate=(f"%{{y}}<br>{plain(x_title)} %{{customdata}}: {plain(label)}"
                            "<extra></extra>")))
     deepest = max(len(layers) for layers in stacks.values())
-    return go.Figure(traces, layout(
+    return figure(traces, layout(
         title, 140 + 46 * len(stacks), barmode="overlay",
         xaxis=axis(x_title, range=[0, deepest]),
         yaxis=axis("", autorange="reversed", automargin=True)))

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from posviz.figures.common import LINE_GREY, MIN_WIDTH, axis, layout, plain
+from posviz.figures.common import LINE_GREY, MIN_WIDTH, axis, figure, layout, plain
 
 MAX_TIP_LABELS = 16
 """Arrows carry their token's label up to this many tokens; beyond, hover names them."""
@@ -144,7 +144,7 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
     shafts = [dict(shape, opacity=BEFORE_OPACITY)
               for shape in _shafts(before, colors, width=3, dash="dash")]
     square = dict(range=[-radius, radius], zeroline=True, zerolinecolor="gray")
-    return go.Figure(data, layout(
+    return figure(data, layout(
         title, 620, shapes=shafts + _shafts(after, colors, width=4.5),
         xaxis=axis(x_title, **square), yaxis=axis(y_title, scaleanchor="x", **square)))
 
@@ -178,7 +178,7 @@ def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, han
                   showarrow=False, font=dict(size=13))
              for t, cx in zip(panel_titles, centres[:, 0, 0], strict=True)]
     hidden = dict(visible=False)
-    return go.Figure(data, layout(
+    return figure(data, layout(
         title, 380, min_width=DIAL_WIDTH * n, shapes=dials, annotations=names,
         xaxis=dict(hidden, range=[-1.15, centres[-1, 0, 0] + 1.15]),
         yaxis=dict(hidden, range=[-1.15, 1.4], scaleanchor="x")))
@@ -222,4 +222,4 @@ def line_chart(x: np.ndarray, curves: dict[str, np.ndarray], *, title: str, x_ti
         drawn["meta"]["narrow"] = dict(
             annotations=[note | dict(x=0, xshift=4) for note in notes],
             margin=dict(l=10, r=10, t=50, b=10), meta=dict(min_width=MIN_WIDTH))
-    return go.Figure(data, drawn)
+    return figure(data, drawn)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import COLORWAY, LINE_GREY, axis, layout, plain
+from posviz.figures.common import COLORWAY, LINE_GREY, axis, figure, layout, plain
 from posviz.sinusoidal import channel_role, wavelength
 
 
@@ -25,7 +25,7 @@ def pe_heatmap(pe: np.ndarray, positions: np.ndarray, channels: np.ndarray, *, t
     note = [dict(text=plain(sentence_label), xref="paper", x=0.01, y=sentence_len - 0.5,
                  yanchor="top", xanchor="left", showarrow=False, bgcolor="white",
                  font=dict(color="black"))] if sentence_len else []
-    return go.Figure([heatmap], layout(
+    return figure([heatmap], layout(
         title, 560, shapes=frame, annotations=note,
         xaxis=axis(x_title),
         yaxis=axis(y_title, autorange="reversed")))
@@ -45,7 +45,7 @@ def waves(pe: np.ndarray, channels: list[int], *, base: float, layout_name: str,
         name = name_format.format(channel=c, pair=pair, fn=fn, period=periods[pair])
         lines.append(dict(type="scatter", mode="lines", x=np.arange(len(pe)),
                           y=pe[:, c].astype(np.float32), name=plain(name)))
-    return go.Figure(lines, layout(
+    return figure(lines, layout(
         title, 420, xaxis=axis(x_title),
         yaxis=axis(y_title, range=[-1.1, 1.1])))
 
@@ -60,7 +60,7 @@ def offset_curve(offsets: np.ndarray, formula: np.ndarray, measured: dict[str, n
                     marker=dict(size=7, opacity=0.8)) for name, values in measured.items()]
     zero = dict(type="line", x0=0, x1=0, yref="paper", y0=0, y1=1,
                 line=dict(color=LINE_GREY, dash="dot"))
-    return go.Figure([curve, *markers], layout(
+    return figure([curve, *markers], layout(
         title, 420, shapes=[zero], xaxis=axis(x_title, tickformat="d"),
         yaxis=axis(y_title)))
 
@@ -69,7 +69,7 @@ def vector_pair(first: np.ndarray, second: np.ndarray, *, names: tuple[str, str]
                 x_title: str, y_title: str) -> go.Figure:
     """Two vectors over their channels: bars for the first, markers for the second."""
     channels = np.arange(len(first))
-    return go.Figure([
+    return figure([
         dict(type="bar", x=channels, y=first.astype(np.float32), name=plain(names[0]),
              opacity=0.6),
         dict(type="scatter", mode="markers", x=channels, y=second.astype(np.float32),

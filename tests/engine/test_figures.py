@@ -98,7 +98,7 @@ def test_layer_stacks_draw_each_layer_once_in_its_kind():
     figure = layer_stacks(stacks, {"rope": "R", "nope": "N", "linear": "L"}, title="t",
                           x_title="layer").to_dict()
     cells = sorted((y, float(base), t["name"]) for t in figure["data"]
-                   for y, base in zip(t["y"], t["base"], strict=True))
+                   for y, base in zip(t["y"], array(t["base"]), strict=True))
     assert cells == [("a", 0, "R"), ("a", 1, "N"), ("a", 2, "R"), ("b", 0, "L"), ("b", 1, "R")]
     assert list(figure["layout"]["xaxis"]["range"]) == [0, 3]
 
