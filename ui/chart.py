@@ -90,7 +90,7 @@ def figure_summary(figure: go.Figure, lang: str) -> str:
     kept = f"_posviz_summary_{lang}"
     said = getattr(figure, kept, None)
     if said is None:
-        said = summary(figure, lang)
+        said = summary(json.loads(figure_json(figure, False)), lang)
         setattr(figure, kept, said)
     return said
 

@@ -1,7 +1,8 @@
 """What a chart shows, in a few sentences computed from its numbers, for a reader who cannot see
 it (a screen reader reads it as the chart's description; the chart's data table holds the rest).
 
-Every figure posviz draws is summarized the same way, from the figure itself: its title; for each
+Every figure posviz draws is summarized the same way, from the figure as the browser receives
+it (its JSON): its title; for each
 map (heatmap) its panel, its size and what its rows and columns are, then either where each row
 puts most of its weight (rows that sum to 1: attention) or its smallest and largest value, and
 how many cells are hidden; for lines, each line's start, end and highest point; for bars, each
@@ -17,8 +18,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-import plotly.graph_objects as go
 
+from posviz.figures.common import as_array
 from ui.i18n import text
 
 ROWS_SAID = 8  # rows of a map named one by one; the table has the others
@@ -59,24 +60,28 @@ def _names(template: str | None) -> dict[str, str]:
     return found
 
 
-def _axis_title(layout: go.Layout, axis: str) -> str:
-    """The title of an axis ('x', 'y2', ...) of the layout, as text."""
-    ax = layout[f"{axis[0]}axis{axis[1:]}"]
-    return plain(ax.title.text or "") if ax and ax.title else ""
+def _title(part: dict | None) -> str:
+    """The title of a layout or an axis, as text."""
+    title = (part or {}).get("title")
+    return plain((title.get("text") if isinstance(title, dict) else title) or "")
 
 
-def _panel_titles(figure: go.Figure) -> dict[str, str]:
-    """Each subplot's title by its x axis ('x', 'x2', ...): the annotation above its plot.
-    Plotly's objects validate every attribute read: the annotations and each pair of axes are
-    read once, not once per trace and annotation (that took most of a summary's time)."""
-    notes = [(note.x, note.y, note.text) for note in figure.layout.annotations or ()
-             if note.xref == "paper" and note.yref == "paper" and note.text]
+def _axis(layout: dict, axis: str) -> dict:
+    """An axis ('x', 'y2', ...) of the layout."""
+    return layout.get(f"{axis[0]}axis{axis[1:]}") or {}
+
+
+def _panel_titles(figure: dict) -> dict[str, str]:
+    """Each subplot's title by its x axis ('x', 'x2', ...): the annotation above its plot."""
+    layout = figure.get("layout", {})
+    notes = [(note.get("x"), note.get("y"), note["text"]) for note in layout.get("annotations", ())
+             if note.get("xref") == "paper" and note.get("yref") == "paper" and note.get("text")]
     titles = {}
-    for xaxis, yaxis in {(t.xaxis or "x", t.yaxis or "y") for t in figure.data}:
-        ax, yax = figure.layout[f"xaxis{xaxis[1:]}"], figure.layout[f"yaxis{yaxis[1:]}"]
-        if ax is None or yax is None or ax.domain is None or yax.domain is None:
+    for xaxis, yaxis in {(t.get("xaxis") or "x", t.get("yaxis") or "y") for t in figure["data"]}:
+        x_domain, y_domain = _axis(layout, xaxis).get("domain"), _axis(layout, yaxis).get("domain")
+        if x_domain is None or y_domain is None:
             continue
-        (x0, x1), top = ax.domain, yax.domain[1]
+        (x0, x1), top = x_domain, y_domain[1]
         near = [text for x, y, text in notes if x0 - 1e-6 <= x <= x1 + 1e-6
                 and abs(y - top) < 0.02]
         if near:
@@ -84,18 +89,19 @@ def _panel_titles(figure: go.Figure) -> dict[str, str]:
     return titles
 
 
-def _labels(values: Sequence | None, n: int) -> list[str]:
-    return [plain(v) for v in values] if values is not None else [str(i) for i in range(n)]
+def _labels(values: Sequence | dict | None, n: int) -> list[str]:
+    return [plain(v) for v in as_array(values)] if values is not None else [
+        str(i) for i in range(n)]
 
 
-def _heatmap(trace, panel: str, layout: go.Layout, lang: str) -> str:
-    z = np.asarray(trace.z, dtype=float)
+def _heatmap(trace: dict, panel: str, layout: dict, lang: str) -> str:
+    z = as_array(trace.get("z", ())).astype(float)
     if z.ndim != 2 or z.size == 0:
         return ""
-    rows, cols = _labels(trace.y, z.shape[0]), _labels(trace.x, z.shape[1])
-    names = _names(trace.hovertemplate)
-    row_name = names.get("y") or _axis_title(layout, trace.yaxis or "y")
-    col_name = names.get("x") or _axis_title(layout, trace.xaxis or "x")
+    rows, cols = _labels(trace.get("y"), z.shape[0]), _labels(trace.get("x"), z.shape[1])
+    names = _names(trace.get("hovertemplate"))
+    row_name = names.get("y") or _title(_axis(layout, trace.get("yaxis") or "y"))
+    col_name = names.get("x") or _title(_axis(layout, trace.get("xaxis") or "x"))
     value, one = names.get("z"), names.get("z")
     value, one = value or text("summary.values", lang), one or text("summary.value", lang)
     said = [text("summary.map" if row_name and col_name else "summary.map_bare", lang,
@@ -138,10 +144,11 @@ def _join(panel: str, said: list[str], lang: str) -> str:
         text("summary.stop", lang)
 
 
-def _line(trace, lang: str) -> str:
-    y = np.asarray(trace.y if trace.y is not None else (), dtype=float)
-    x = (np.arange(len(y)) if trace.x is None else
-         np.asarray([plain(v) if isinstance(v, str) else v for v in trace.x], dtype=object))
+def _line(trace: dict, lang: str) -> str:
+    y = as_array(trace.get("y", ())).astype(float)
+    x = (np.arange(len(y)) if trace.get("x") is None else
+         np.asarray([plain(v) if isinstance(v, str) else v for v in as_array(trace["x"]).tolist()],
+                    dtype=object))
     keep = np.isfinite(y)
     if not keep.any() or len(x) != len(y):
         return ""
@@ -149,26 +156,26 @@ def _line(trace, lang: str) -> str:
     at = lambda v: v if isinstance(v, str) else number(float(v))  # noqa: E731
     steps = np.diff(x.astype(float)) if not any(isinstance(v, str) for v in x) else None
     if steps is not None and len(steps) and not ((steps >= 0).all() or (steps <= 0).all()):
-        return text("summary.path", lang, name=plain(trace.name or ""), n=len(y),
+        return text("summary.path", lang, name=plain(trace.get("name") or ""), n=len(y),
                     start=f"({at(x[0])}, {number(y[0])})", end=f"({at(x[-1])}, {number(y[-1])})")
     top = int(np.argmax(y))
-    return text("summary.line", lang, name=plain(trace.name or ""), first=number(y[0]),
+    return text("summary.line", lang, name=plain(trace.get("name") or ""), first=number(y[0]),
                 first_at=at(x[0]), last=number(y[-1]), last_at=at(x[-1]), high=number(y[top]),
                 high_at=at(x[top]))
 
 
-def _bars(trace, lang: str) -> str:
+def _bars(trace: dict, lang: str) -> str:
     """A trace's bars, each label with its value; cells laid on a base (a row of layers) as
     how many cells each label has."""
-    across = trace.orientation == "h"
-    values = np.asarray((trace.x if across else trace.y), dtype=float)
-    labels = _labels(trace.y if across else trace.x, len(values))
-    if trace.base is not None:
+    across = trace.get("orientation") == "h"
+    values = as_array(trace.get("x" if across else "y", ())).astype(float)
+    labels = _labels(trace.get("y" if across else "x"), len(values))
+    if trace.get("base") is not None:
         counts = Counter(labels)  # labels in the order they first come
         labels, values = list(counts), np.array(list(counts.values()), dtype=float)
     shown = [text("summary.bar", lang, label=label, v=number(v))
              for label, v in zip(labels[:BARS_SAID], values[:BARS_SAID], strict=False)]
-    name = plain(trace.name or "")
+    name = plain(trace.get("name") or "")
     body = text("summary.list_sep", lang).join(shown)
     if len(values) > BARS_SAID:
         body += text("summary.list_sep", lang) + text("summary.more_bars", lang,
@@ -177,30 +184,32 @@ def _bars(trace, lang: str) -> str:
         "summary.stop", lang)
 
 
-def summary(figure: go.Figure, lang: str) -> str:
-    """The figure's title and what its maps, lines or bars show, as sentences in lang."""
-    layout = figure.layout
-    title = plain(layout.title.text or "") if layout.title else ""
+def summary(figure: dict, lang: str) -> str:
+    """The figure's title and what its maps, lines or bars show, as sentences in lang. figure:
+    as the browser receives it (plotly's JSON, read)."""
+    layout = figure.get("layout", {})
+    title = _title(layout)
     said = [title + text("summary.stop", lang)] if title else []
-    shown = [t for t in figure.data if t.hoverinfo != "skip" and t.visible is not False]
-    maps = [t for t in shown if t.type == "heatmap"]
+    shown = [t for t in figure["data"]
+             if t.get("hoverinfo") != "skip" and t.get("visible") is not False]
+    maps = [t for t in shown if t.get("type") == "heatmap"]
     if maps:
         panels = _panel_titles(figure)
         if len(maps) > 1:
             said.append(text("summary.panels", lang, n=len(maps)))
-        said += [_heatmap(t, panels.get(t.xaxis or "x") or plain(t.name or ""), layout, lang)
-                 for t in maps[:PANELS_SAID]]
+        said += [_heatmap(t, panels.get(t.get("xaxis") or "x") or plain(t.get("name") or ""),
+                          layout, lang) for t in maps[:PANELS_SAID]]
         if len(maps) > PANELS_SAID:
             said.append(text("summary.more_panels", lang, k=len(maps) - PANELS_SAID))
-    lines = [t for t in shown if t.type == "scatter" and t.y is not None
-             and np.isfinite(np.asarray(t.y, dtype=float)).any()]
+    lines = [t for t in shown if t.get("type") == "scatter" and t.get("y") is not None
+             and np.isfinite(as_array(t["y"]).astype(float)).any()]
     if lines and not maps:
-        x_title = _axis_title(layout, lines[0].xaxis or "x")
+        x_title = _title(_axis(layout, lines[0].get("xaxis") or "x"))
         count = "one" if len(lines) == 1 else "many"
         said.append(text(f"summary.lines_{count}" + ("" if x_title else "_bare"), lang,
                          n=len(lines), x=x_title))
         said += [_line(t, lang) for t in lines[:LINES_SAID]]
         if len(lines) > LINES_SAID:
             said.append(text("summary.more_lines", lang, k=len(lines) - LINES_SAID))
-    said += [_bars(t, lang) for t in shown if t.type == "bar"]
+    said += [_bars(t, lang) for t in shown if t.get("type") == "bar"]
     return SENTENCE_GAP[lang].join(s for s in said if s)

@@ -8,6 +8,7 @@ checks accept and would leave unchanged.
 
 from __future__ import annotations
 
+import base64
 import functools
 import html
 import re
@@ -82,6 +83,18 @@ def spelled_out(value: object, key: str = "") -> object:
 @functools.cache
 def _named_scale(name: str) -> tuple[tuple[float, str], ...]:
     return tuple(tuple(stop) for stop in get_colorscale(name))
+
+
+def as_array(value: object) -> np.ndarray:
+    """A figure's array as its JSON holds it (a list, or plotly's base64 typed array: {dtype,
+    bdata, shape}), as numbers."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        shape = value.get("shape")
+        if isinstance(shape, str):
+            shape = [int(n) for n in shape.split(",")]
+        return flat.reshape(shape) if shape else flat
+    return np.asarray(value)
 
 
 def figure(data: list, shape: dict) -> go.Figure:

@@ -5,7 +5,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from posviz.alibi import alibi_slopes, heads_shown
-from tests.helpers.figure_data import array, chart_specs, value_traces
+from posviz.figures.common import as_array as array
+from tests.helpers.figure_data import chart_specs, value_traces
 
 
 def figures(at: AppTest) -> dict[str, dict]:

@@ -6,8 +6,9 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from posviz.embedding import token_embeddings
+from posviz.figures.common import as_array as array
 from posviz.sinusoidal import sinusoidal
-from tests.helpers.figure_data import array, chart_specs
+from tests.helpers.figure_data import chart_specs
 
 
 def sum_panels(at):

@@ -10,9 +10,10 @@ import pytest
 from transformers import BloomConfig, GPT2Config, LlamaConfig
 
 from posviz import pretrained
+from posviz.figures.common import as_array as array
 from posviz.tokens import token_labels
 from tests.helpers.controls import opened
-from tests.helpers.figure_data import array, chart_specs, value_traces
+from tests.helpers.figure_data import chart_specs, value_traces
 from tests.helpers.hf_models import into_cache, saved, tokenizer
 from tests.helpers.hostile import HOSTILE, check, from_document
 from ui import documents

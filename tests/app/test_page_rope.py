@@ -7,9 +7,10 @@ from streamlit.testing.v1 import AppTest
 
 from posviz.attention import init_layers, queries_keys
 from posviz.embedding import token_embeddings
+from posviz.figures.common import as_array as array
 from posviz.rope import context_frequencies, rope_scores, wavelengths
 from posviz.tokens import tokenize
-from tests.helpers.figure_data import array, chart_specs
+from tests.helpers.figure_data import chart_specs
 from ui.i18n import text
 
 PAGE = "../../pages/3_rope.py"

@@ -9,8 +9,9 @@ from streamlit.testing.v1 import AppTest
 
 from posviz import frontier, modern
 from posviz.embedding import token_embeddings
+from posviz.figures.common import as_array as array
 from posviz.permutation import readable, reversal
-from tests.helpers.figure_data import array, chart_blocks
+from tests.helpers.figure_data import chart_blocks
 from tests.helpers.lesson import lesson, reveal
 from ui.documents import blocks
 from ui.i18n import text

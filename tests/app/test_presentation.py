@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 from posviz.figures.common import FONT_SIZE, ROOM_SCALE, for_the_room
+from posviz.figures.common import as_array as array
 from posviz.figures.rope import line_chart
 from tests.conftest import PAGES
 from tests.helpers.controls import opened
-from tests.helpers.figure_data import array, chart_specs, figure_json
+from tests.helpers.figure_data import chart_specs, figure_json
 
 
 def sizes(node, key=""):

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posviz.figures.attention import change_bars, map_grid
-from tests.helpers.figure_data import chart_blocks
+from tests.helpers.figure_data import chart_blocks, figure_json
 from ui import documents
 from ui.summary import number, plain, summary
 
@@ -37,7 +37,7 @@ def test_attention_rows_name_where_each_row_looks_most(scores):
                      softmax_rows(np.reshape(scores[16:], (4, 4)), causal(4))])
     figure = map_grid(maps, causal(4), LABELS, ["head 1", "head 2"], title="Attention",
                       x_title="key", y_title="query", value_name="weight")
-    said = summary(figure, "en")
+    said = summary(figure_json(figure), "en")
     assert said.startswith("Attention. 2 panels. head 1: 4 rows (query) by 4 columns (key)")
     sent = maps.astype(np.float32)  # the figure holds its weights as float32: ties as it does
     for head, part in zip(sent, said.split("head ")[1:], strict=True):
@@ -55,7 +55,7 @@ def test_a_map_that_is_not_attention_says_its_smallest_and_largest_cell():
     figure = go.Figure(go.Heatmap(z=z, x=["a", "b", "c"], y=["p", "q"],
                                   hovertemplate="row: %{y}<br>col: %{x}<br>score: %{z}"))
     figure.update_layout(title="Scores")
-    assert summary(figure, "en") == ("Scores. 2 rows (row) by 3 columns (col); score from -2 "
+    assert summary(figure_json(figure), "en") == ("Scores. 2 rows (row) by 3 columns (col); score from -2 "
                                      "(row p, column b) to 7.25 (row q, column a).")
 
 
@@ -64,13 +64,13 @@ def test_lines_and_bars_say_their_values():
     figure = go.Figure([go.Scatter(x=x, y=(x - 3.0) ** 2, name="square"),
                         go.Scatter(x=x, y=-x, name="down")])
     figure.update_layout(title="Two lines", xaxis_title="step")
-    assert summary(figure, "en") == (
+    assert summary(figure_json(figure), "en") == (
         "Two lines. 2 lines against step. square: from 9 at 0 to 36 at 9, highest 36 at 9. "
         "down: from 0 at 0 to -9 at 9, highest 0 at 0.")
     bars = change_bars(["刚", "想"], {"no position": np.array([1e-15, 2e-15]),
                                      "sinusoidal": np.array([2.867, 0.94])},
                        title="Change", x_title="token", y_title="change")
-    said = summary(bars, "zh")
+    said = summary(figure_json(bars), "zh")
     assert "no position：刚 1.00e-15，想 2.00e-15。" in said
     assert "sinusoidal：刚 2.87，想 0.94。" in said
 
@@ -81,7 +81,7 @@ def test_cells_laid_in_rows_are_counted_per_row():
     stacks = {"A": ["rope", "rope", "nope", "rope"], "B": ["linear", "nope", "linear"]}
     figure = layer_stacks(stacks, {"rope": "RoPE", "nope": "NoPE", "linear": "linear"},
                           title="Layers", x_title="layer")
-    assert summary(figure, "en") == ("Layers. RoPE: A 3. NoPE: A 1, B 1. linear: B 2.")
+    assert summary(figure_json(figure), "en") == ("Layers. RoPE: A 3. NoPE: A 1, B 1. linear: B 2.")
 
 
 @pytest.mark.parametrize("value, said", [(0.0, "0"), (1.0, "1"), (0.62, "0.62"),

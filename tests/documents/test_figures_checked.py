@@ -10,8 +10,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from posviz.figures.common import as_array as array
 from posviz.figures.common import figure, spelled_out
-from tests.helpers.figure_data import array, chart_blocks
+from tests.helpers.figure_data import chart_blocks
 from ui import documents
 
 VIEWS = (("the cat sat on the mat", "true", "en"), ("刚想到了", "false", "zh"),

@@ -6,12 +6,13 @@ import pytest
 from posviz.embedding import token_embeddings
 from posviz.figures.attention import visibility_grid
 from posviz.figures.common import SQUARE_TICKS, plain, token_heatmap
+from posviz.figures.common import as_array as array
 from posviz.figures.embedding import aligned_heatmaps
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap, vector_pair, waves
 from posviz.modern import chunked_mask
 from posviz.sinusoidal import dot_by_offset, sinusoidal, sinusoidal_sampled
 from posviz.tokens import token_labels, tokenize
-from tests.helpers.figure_data import array, figure_json
+from tests.helpers.figure_data import figure_json
 
 TOKENS = tokenize("the cat saw the <b>dog</b>")
 

@@ -2,9 +2,10 @@
 
 import numpy as np
 
+from posviz.figures.common import as_array as array
 from posviz.figures.models import SCHEME_COLORS, extrapolation, top_predictions, training_curves
 from posviz.model import SCHEMES
-from tests.helpers.figure_data import array, figure_json
+from tests.helpers.figure_data import figure_json
 
 NAMES = {"none": "none", "learned": "learned", "alibi": "ALiBi"}
 

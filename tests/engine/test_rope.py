@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from posviz.figures.common import as_array as array
 from posviz.figures.rope import clock_ladder, line_chart, plane_view, token_colors
 from posviz.rope import (
     METHODS,
@@ -35,7 +36,7 @@ from posviz.rope import (
     yarn_temperature,
 )
 from posviz.sinusoidal import sinusoidal
-from tests.helpers.figure_data import array, figure_json
+from tests.helpers.figure_data import figure_json
 
 SIZES = [2, 4, 8, 64, 128]
 BASES = [100.0, 10_000.0, 500_000.0]

@@ -1,22 +1,8 @@
 """Reading figures back: plotly >= 6 sends numeric arrays as base64 typed arrays."""
 
-import base64
 import json
 
-import numpy as np
-
 from ui.blocks import walk
-
-
-def array(value) -> np.ndarray:
-    """A trace field as a numpy array, whether plain lists or {"dtype", "bdata", "shape"}."""
-    if isinstance(value, dict) and "bdata" in value:
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        shape = value.get("shape")
-        if isinstance(shape, str):
-            shape = [int(n) for n in shape.split(",")]
-        return flat.reshape(shape) if shape else flat
-    return np.asarray(value)
 
 
 def chart_payloads(at) -> list[dict]:
