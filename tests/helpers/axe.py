@@ -29,9 +29,11 @@ TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]  # of TAGS' rules, those colours decide
 TARGETS = 3  # nodes shown per violation and view
 
-# axe on the whole page: every rule of tags and WCAG 2.2's target size, or (tags null) only
-# the colour rules.
-AUDIT_JS = """([tags, colours]) => axe.run(document, {
+# axe on the whole page but the charts' drawings (plotly's SVG, hidden from screen readers:
+# a chart is read by its name, description and data table, DESCRIBED_JS; skipping their
+# thousands of nodes takes a third off each audit): every rule of tags and WCAG 2.2's target
+# size, or (tags null) only the colour rules.
+AUDIT_JS = """([tags, colours]) => axe.run({ exclude: [['.js-plotly-plot svg.main-svg']] }, {
   runOnly: tags ? { type: 'tag', values: tags } : { type: 'rule', values: colours },
   rules: tags ? { 'target-size': { enabled: true } } : {},
   resultTypes: ['violations'] }).then((found) =>
@@ -40,8 +42,9 @@ AUDIT_JS = """([tags, colours]) => axe.run(document, {
               summary: n.failureSummary })) })))"""
 
 # What a screen reader needs beyond axe's rules: the page's language, and of every chart a name,
-# a description and a data table (tests/app/test_summary.py checks the descriptions' words); each
-# problem as a finding in axe's form.
+# a description and a data table (tests/app/test_summary.py checks the descriptions' words), its
+# drawing hidden from it and holding nothing a keyboard reaches (axe's aria-hidden-focus, for
+# the drawings AUDIT_JS leaves out); each problem as a finding in axe's form.
 DESCRIBED_JS = """([tag]) => {
   const found = [];
   const lang = document.documentElement.lang;
@@ -57,6 +60,13 @@ DESCRIBED_JS = """([tag]) => {
   if (bare.length) found.push({ id: 'posviz-chart-described', impact: 'serious',
     help: 'a chart without a name, a description or a data table', nodes: bare.map((c) => (
       { target: c.dataset.name, html: c.outerHTML.slice(0, 200), summary: '' })) });
+  const drawings = [...document.querySelectorAll('.js-plotly-plot svg.main-svg')];
+  const heard = drawings.filter((svg) => svg.getAttribute('aria-hidden') !== 'true'
+    || svg.querySelector('a[href], [tabindex], [contenteditable], input, button, select'));
+  if (heard.length) found.push({ id: 'posviz-chart-drawing', impact: 'serious',
+    help: "a chart's drawing read by a screen reader, or holding something a keyboard reaches",
+    nodes: heard.map((svg) => ({ target: svg.closest('.posviz-chart')?.dataset.name || '',
+                                  html: svg.outerHTML.slice(0, 200), summary: '' })) });
   return found;
 }"""
 
