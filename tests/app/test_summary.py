@@ -55,8 +55,9 @@ def test_a_map_that_is_not_attention_says_its_smallest_and_largest_cell():
     figure = go.Figure(go.Heatmap(z=z, x=["a", "b", "c"], y=["p", "q"],
                                   hovertemplate="row: %{y}<br>col: %{x}<br>score: %{z}"))
     figure.update_layout(title="Scores")
-    assert summary(figure_json(figure), "en") == ("Scores. 2 rows (row) by 3 columns (col); score from -2 "
-                                     "(row p, column b) to 7.25 (row q, column a).")
+    assert summary(figure_json(figure), "en") == (
+        "Scores. 2 rows (row) by 3 columns (col); score from -2 (row p, column b) to 7.25 "
+        "(row q, column a).")
 
 
 def test_lines_and_bars_say_their_values():
