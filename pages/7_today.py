@@ -306,7 +306,7 @@ def cope_part(d: ui.Doc, s: ui.Settings) -> None:
                   s.t("today.cope_col.back"): [len(tokens) - 1 - j for j in range(len(tokens))],
                   s.t("today.cope_col.cope"): [f"{p:.2f}" for p in positions]})
     d.caption(s.t("today.cope_caption", n=int(marked.sum())) if marked.any() else
-              s.t("today.cope_none"))
+              s.t("today.cope_one" if len(tokens) == 1 else "today.cope_none"))
 
 
 def stacks_part(d: ui.Doc, s: ui.Settings) -> None:

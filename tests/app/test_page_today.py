@@ -135,6 +135,9 @@ def test_cope_counts_clauses_back_on_the_typed_sentence():
     assert [row[2] for row in table["rows"]] == ["2.00"] * 5 + ["1.00"] * 5
     plain = blocks("today", "text=刚想到了", "en")
     assert text("today.cope_none_viewer", "en") in [b.get("text") for b in plain]
+    one = [b.get("text") for b in blocks("today", "text=刚", "zh")]
+    assert text("today.cope_one_viewer", "zh") in one
+    assert text("today.cope_none_viewer", "zh") not in one
 
 
 def sentence_qk(tokens: list[str], dim: int) -> tuple[np.ndarray, np.ndarray]:
