@@ -83,8 +83,8 @@ def distance_table(d: ui.Doc, s: ui.Settings, rows: list[dict[str, object]],
 
 def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     # the question's sentence: the copy's row is marked (◆) beside the token it copies
-    lead.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang),
-               "lesson_meaning", fit=True)
+    lead.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang,
+                                       "lesson.meaning.fig"), "lesson_meaning", fit=True)
     d.caption(s.t("lesson.copied"))
     d.chips([*s.tokens, s.tokens[0]])
     rows = cached.copy_distances(seq, s.position)

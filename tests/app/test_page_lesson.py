@@ -212,7 +212,8 @@ def test_the_right_options_follow_from_the_live_numbers(position, letters):
 @pytest.mark.parametrize("sentence", ["刚想到了", "the dog chased the dog"])
 def test_the_first_scene_draws_the_questions_sentence_with_the_copy_marked(sentence):
     """Scene 1 asks about the first token copied to the end: its chart has that row, marked
-    like the token it copies (and any other repeated token), the mark explained in its title."""
+    like the token it copies (and any other repeated token); its title says the copy is there
+    and explains the mark."""
     figure = json.loads(next(block["figure"] for block in blocks(
         "lesson", f"scene=1&text={sentence}", "en") if block["t"] == "chart"))
     tokens = tokenize(sentence)
@@ -221,7 +222,7 @@ def test_the_first_scene_draws_the_questions_sentence_with_the_copy_marked(sente
     marked = [n for n, row in enumerate(rows) if row.startswith("◆")]
     assert 0 in marked and len(tokens) in marked
     assert marked == sorted(t for ts in repeated([*tokens, tokens[0]]).values() for t in ts)
-    assert figure["layout"]["title"]["text"] == text("embedding.fig_sum", "en")
+    assert figure["layout"]["title"]["text"] == text("lesson.meaning.fig", "en")
 
 
 def chart_figures(sentence: str, scene: int, lang: str = "en") -> dict[str, dict]:

@@ -44,9 +44,10 @@ def inputs(tokens: Tokens, position: bool) -> tuple[np.ndarray, np.ndarray]:
 
 
 @figure_cache
-def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool,
-                     lang: str) -> go.Figure:
-    """Some of E, P and E + P side by side, one row per token (the embedding lesson's chart)."""
+def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool, lang: str,
+                     title_key: str | None = None) -> go.Figure:
+    """Some of E, P and E + P side by side, one row per token (the embedding lesson's chart),
+    titled by title_key (default: what its rows are)."""
     e, p = inputs(tokens, position)
     matrices = dict(panel_e=e, panel_p=p, panel_x=e + p)
     marked = sorted(t for ts in repeated(list(tokens)).values() for t in ts)
@@ -54,7 +55,7 @@ def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool,
         [matrices[name] for name in panels],
         [text(f"embedding.{name}" + ("_off" if name == "panel_p" and not position else ""), lang)
          for name in panels],
-        token_labels(list(tokens)), title=text(rows_title(marked), lang),
+        token_labels(list(tokens)), title=text(title_key or rows_title(marked), lang),
         x_title=text("common.dimension_axis", lang), y_title=text("common.token_axis", lang),
         marked_rows=marked, files=[PANEL_FILES[name] for name in panels])
 
