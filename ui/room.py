@@ -325,14 +325,27 @@ def _ask_form(s, m: Member) -> None:
                               type="primary")
 
 
+ASKED_AGAIN = 3.0
+"""Seconds after a question went up in which an empty Ask is the same click's echo (a double
+click): ignored, not refused."""
+
+
 @refusing
 def _ask(code: str) -> None:
+    question = st.session_state.room_ask_question
     options = [line for line in st.session_state.room_ask_options.splitlines() if line.strip()]
     correct = st.session_state.room_ask_correct
-    shared_store().ask(code, st.session_state.room_ask_question, options,
-                       LETTERS.index(correct) if correct else None)
+    if (not question.strip() and not options and not correct
+            and time.monotonic() - st.session_state.get("room_asked_at", -ASKED_AGAIN)
+            < ASKED_AGAIN):
+        return
+    if correct and LETTERS.index(correct) >= len(options) >= 2:
+        note("correct_missing", letter=correct, n=len(options))
+        return
+    shared_store().ask(code, question, options, LETTERS.index(correct) if correct else None)
     st.session_state.update(room_ask_question="", room_ask_options="", room_ask_correct="",
-                            kept_room_show_join=False)  # the question on the first screen
+                            kept_room_show_join=False,  # the question on the first screen
+                            room_asked_at=time.monotonic())
 
 
 # ---- the join code on the page ----------------------------------------------------------
