@@ -336,7 +336,12 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
             [4, 1], vertical_alignment="center")
         with picker:
             scene = scene_picker()
-        ui.open_at_top(f"lesson/{scene}", next_button="lesson_next", back_button="lesson_prev")
+        ui.open_at_top(f"lesson/{scene}", next_button="lesson_next", back_button="lesson_prev",
+                       pager={"nav": s.t("lesson.pager_nav"),
+                              "previous": s.t("lesson.pager_previous"),
+                              "next": s.t("lesson.pager_next"),
+                              "pages": [s.t("lesson.pager_scene", n=n, head=s.t(
+                                  f"lesson.{name}.head")) for n, name in enumerate(SCENES, 1)]})
         beside = ui.StreamlitDoc(where, d.record, d.blocks, d.lang)  # in the page's document, too
     else:
         scene = scene_number((d.query.get("scene") or ["1"])[-1])

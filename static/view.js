@@ -145,6 +145,30 @@ function shadeHeader() {
   shade();
 }
 
+// What a screen reader hears for the page's st.pagination (ui.open_at_top's pager): the lesson's
+// scenes by number and title, where Streamlit says "Pagination" and "Page 4". Applied again
+// whenever the page changes (a new picker is new buttons).
+function namePager() {
+  const pager = tab.pager;
+  const nav = pager && document.querySelector("[data-testid=stPagination] [role=navigation]");
+  if (!nav) return;
+  const name = (element, label) => {
+    if (element && element.getAttribute("aria-label") !== label) {
+      element.setAttribute("aria-label", label);
+    }
+  };
+  name(nav, pager.nav);
+  name(nav.querySelector("[data-testid=stPaginationPrev]"), pager.previous);
+  name(nav.querySelector("[data-testid=stPaginationNext]"), pager.next);
+  for (const button of nav.querySelectorAll("button")) {
+    const page = /^Page (\d+)$/.exec(button.dataset.page || button.getAttribute("aria-label"));
+    if (page && pager.pages[page[1] - 1]) {
+      button.dataset.page = `Page ${page[1]}`;
+      name(button, pager.pages[page[1] - 1]);
+    }
+  }
+}
+
 // The page's language is the reader's (Streamlit's page says "en" whatever it shows): screen
 // readers pick their voice, and browsers their glyphs, by it. The sidebar draws this element
 // with data.lang on every page; it also watches the page for tables that scroll, and shades the
@@ -158,7 +182,8 @@ export default function (component) {
     document.documentElement.lang = component.data.lang;
     if (!tab.watching) {
       const main = document.querySelector("[data-testid=stMain]") || document.body;
-      new MutationObserver(scrollableTables).observe(main, { childList: true, subtree: true });
+      new MutationObserver(() => { scrollableTables(); namePager(); })
+        .observe(main, { childList: true, subtree: true });
       window.addEventListener("resize", scrollableTables);
       tab.watching = true;
     }
@@ -166,8 +191,10 @@ export default function (component) {
     shadeHeader();
     return;
   }
-  const { view, keys } = component.data;
+  const { view, keys, pager } = component.data;
   tab.keys = keys || null;
+  tab.pager = pager || null;
+  namePager();
   if (!tab.listening) {
     document.addEventListener("keydown", onKey);
     tab.listening = true;

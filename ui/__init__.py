@@ -169,16 +169,19 @@ REVEAL = "[class*=st-key-lesson_reveal_] input, [class*=st-key-reveal_scene-] bu
 """A lesson scene's reveal: its own switch, or in a room the lecturer's Reveal (ui.room)."""
 
 
-def open_at_top(view: str, next_button: str = "", back_button: str = "") -> None:
+def open_at_top(view: str, next_button: str = "", back_button: str = "",
+                pager: dict | None = None) -> None:
     """Open this view at its top when the reader comes to it from another (static/view.js):
     view names what the reader sees, e.g. "lesson/4". With the keys of the view's next and back
     buttons, Page Down / Page Up (a presentation clicker) and the arrow keys press them while
-    focus is on the page, and R reveals its question's answer. Draws nothing."""
+    focus is on the page, and R reveals its question's answer. pager: what a screen reader
+    hears for the page's st.pagination ("nav", "previous", "next", and "pages", one name per
+    page), where Streamlit says "Pagination", "Page 4". Draws nothing."""
     keys = {"next": f".st-key-{next_button} button", "back": f".st-key-{back_button} button",
             "reveal": REVEAL}
     with st.sidebar:
-        _VIEW(data={"view": view, "keys": keys if next_button or back_button else None},
-              key="posviz_view", width="stretch")
+        _VIEW(data={"view": view, "keys": keys if next_button or back_button else None,
+                    "pager": pager}, key="posviz_view", width="stretch")
 
 
 def announce(said: str) -> None:

@@ -108,6 +108,11 @@ def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
     page.keyboard.press("PageDown")
     settle(page)
     assert "scene=1" in page.url
+    # the scene picker is heard as scenes by their titles, not Streamlit's "Page 4"
+    pager = page.get_by_role("navigation", name=text("lesson.pager_nav", "en"))
+    expect(pager.get_by_role("button", name=text(
+        "lesson.pager_scene", "en", n=4, head=text("lesson.order.head", "en")))).to_be_visible()
+    expect(pager.get_by_role("button", name=text("lesson.pager_next", "en"))).to_be_visible()
     page.close()
 
 
