@@ -101,15 +101,15 @@ def _turn_arcs(before: np.ndarray, after: np.ndarray) -> dict:
                 showlegend=False, hoverinfo="skip")
 
 
-def _tip_labels(tips: np.ndarray, labels: list[str], colors: list[str], radius: float,
-                **trace: object) -> dict:
-    """Each label just beyond its arrow's tip, in the arrow's colour."""
+def _tip_labels(tips: np.ndarray, labels: list[str], radius: float, **trace: object) -> dict:
+    """Each label just beyond its arrow's tip, in the page's text colour (the token colours,
+    dark enough for white, would fade on a dark theme's page)."""
     length = np.hypot(tips[:, 0], tips[:, 1])[:, None]                            # (T, 1)
     direction = np.divide(tips, length, out=np.zeros_like(tips), where=length > 0)
     placed = (tips + 0.09 * radius * direction).astype(np.float32)                # (T, 2)
     return dict(type="scatter", x=placed[:, 0], y=placed[:, 1], mode="text",
                 text=[plain(label) for label in labels],
-                textfont=dict(size=LABEL_SIZE, color=colors), showlegend=False,
+                textfont=dict(size=LABEL_SIZE), showlegend=False,
                 hoverinfo="skip", **trace)
 
 
@@ -138,9 +138,9 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
     if short:
         moved = np.flatnonzero(~np.isclose(before, after).all(axis=-1))  # others: one label
         data += [_turn_arcs(before, after),
-                 _tip_labels(before[moved], [labels[t] for t in moved],
-                             [colors[t] for t in moved], radius, opacity=BEFORE_OPACITY + 0.2),
-                 _tip_labels(after, labels, colors, radius)]
+                 _tip_labels(before[moved], [labels[t] for t in moved], radius,
+                             opacity=BEFORE_OPACITY + 0.2),
+                 _tip_labels(after, labels, radius)]
     shafts = [dict(shape, opacity=BEFORE_OPACITY)
               for shape in _shafts(before, colors, width=3, dash="dash")]
     square = dict(range=[-radius, radius], zeroline=True, zerolinecolor="gray")
