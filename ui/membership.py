@@ -55,9 +55,10 @@ class Member:
     key_kept: bool = False  # the browser's HttpOnly cookie holds the lecturer's key already
 
 
-def note(key: str, **values: object) -> None:
-    """A message for the top of this run's page (or the next run's, from a callback)."""
-    st.session_state.setdefault("room_notes", []).append((key, values))
+def note(key: str, place: str = "page", **values: object) -> None:
+    """A message for this run's page (or the next run's, from a callback): at its top, or
+    (place) beside the form it answers."""
+    st.session_state.setdefault(f"room_notes_{place}", []).append((key, values))
 
 
 LIMIT_VALUES = {name: getattr(Limits(), name) for name in (
@@ -73,15 +74,17 @@ def _cookie(name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def refused_note(refused: RoomError) -> None:
+def refused_note(refused: RoomError, place: str = "page") -> None:
     """A message saying why the room refused what a button asked."""
-    note("no_room_left" if refused.reason == "no_room" else refused.reason, **LIMIT_VALUES)
+    note("no_room_left" if refused.reason == "no_room" else refused.reason, place,
+         **LIMIT_VALUES)
 
 
-def notes(lang: str) -> list[str]:
-    """The room messages waiting to be shown, in lang; each is shown once (and once a run)."""
-    return list(dict.fromkeys(text(f"room.note.{key}", lang, **values)
-                              for key, values in st.session_state.pop("room_notes", [])))
+def notes(lang: str, place: str = "page") -> list[str]:
+    """The room messages waiting to be shown in a place, in lang; each is shown once (and once
+    a run)."""
+    return list(dict.fromkeys(text(f"room.note.{key}", lang, **values) for key, values
+                              in st.session_state.pop(f"room_notes_{place}", [])))
 
 
 def client_network() -> str:

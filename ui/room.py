@@ -54,6 +54,8 @@ from ui.membership import (
     gone_note,
     leave,
     note,
+    notes,
+    refused_note,
     refusing,
     rooms_led,
 )
@@ -323,15 +325,24 @@ def _ask_form(s, m: Member) -> None:
                      format_func=lambda c: c or s.t("room.ask_none"))
         st.form_submit_button(s.t("room.ask"), key="room_ask", on_click=_ask, args=(m.code,),
                               type="primary")
+    for said in notes(s.lang, ASK):  # beside the form: the page's top may be on the projector
+        st.warning(said)
 
 
+ASK = "ask"  # the place of the ask form's messages (ui.membership.note)
 ASKED_AGAIN = 3.0
 """Seconds after a question went up in which an empty Ask is the same click's echo (a double
 click): ignored, not refused."""
 
 
-@refusing
 def _ask(code: str) -> None:
+    try:
+        _asked(code)
+    except RoomError as refused:
+        refused_note(refused, ASK)
+
+
+def _asked(code: str) -> None:
     question = st.session_state.room_ask_question
     options = [line for line in st.session_state.room_ask_options.splitlines() if line.strip()]
     correct = st.session_state.room_ask_correct
@@ -340,7 +351,7 @@ def _ask(code: str) -> None:
             < ASKED_AGAIN):
         return
     if correct and LETTERS.index(correct) >= len(options) >= 2:
-        note("correct_missing", letter=correct, n=len(options))
+        note("correct_missing", ASK, letter=correct, n=len(options))
         return
     shared_store().ask(code, question, options, LETTERS.index(correct) if correct else None)
     st.session_state.update(room_ask_question="", room_ask_options="", room_ask_correct="",

@@ -187,15 +187,18 @@ def test_the_lecturers_question_reaches_every_page_and_goes_away(store):
 
 
 def test_a_right_answer_past_the_options_is_said_and_a_double_click_asks_once(store):
-    """Three options with D marked right: the lecturer is told, and nothing is asked; a second
-    click on Ask right after the question went up (the form already emptied) says nothing."""
+    """Three options with D marked right: the lecturer is told beside the form (the page's top
+    may be on the projector), and nothing is asked; a second click on Ask right after the
+    question went up (the form already emptied) says nothing."""
     at, code, _ = lecturer(store)
     at.text_area(key="room_ask_question").input("Which one?")
     at.text_area(key="room_ask_options").input("RoPE\nALiBi\nNoPE")
     at.selectbox(key="room_ask_correct").select("D")
     at.button(key="room_ask").click().run()
     assert store.poll(code, "q1") is None
-    assert text("room.note.correct_missing", "en", letter="D", n=3) in shown(at)
+    said = text("room.note.correct_missing", "en", letter="D", n=3)
+    assert said in [w.value for w in at.sidebar.warning]  # beside the form, not projected
+    assert said not in [w.value for w in at.main.warning]
     assert at.text_area(key="room_ask_options").value == "RoPE\nALiBi\nNoPE"  # kept
     at.selectbox(key="room_ask_correct").select("C")
     at.button(key="room_ask").click().run()
