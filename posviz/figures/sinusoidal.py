@@ -14,7 +14,9 @@ def pe_heatmap(pe: np.ndarray, positions: np.ndarray, channels: np.ndarray, *, t
                sentence_label: str = "") -> go.Figure:
     """Heatmap of pe (len(positions), len(channels)): rows are the given positions, columns
     the given channels, both on numeric axes (a thinned grid keeps true numbers in hover and
-    round ticks). The rows of the typed sentence, positions 0 .. sentence_len-1, are framed."""
+    round ticks). The rows of the typed sentence, positions 0 .. sentence_len-1, are framed,
+    labelled inside the frame's top right corner (over the slowest channels, nearly the same
+    in every row), not over the rows below it."""
     heatmap = dict(
         type="heatmap", z=np.asarray(pe, dtype=np.float32), y=positions, x=channels,
         colorscale="RdBu_r", zmin=-1.0, zmax=1.0,
@@ -22,8 +24,8 @@ def pe_heatmap(pe: np.ndarray, positions: np.ndarray, channels: np.ndarray, *, t
                        "<extra></extra>"))
     frame = [dict(type="rect", xref="paper", x0=0, x1=1, y0=-0.5, y1=sentence_len - 0.5,
                   line=dict(color="black", width=2))] if sentence_len else []
-    note = [dict(text=plain(sentence_label), xref="paper", x=0.01, y=sentence_len - 0.5,
-                 yanchor="top", xanchor="left", showarrow=False, bgcolor="white",
+    note = [dict(text=plain(sentence_label), xref="paper", x=0.995, y=-0.5, yanchor="top",
+                 xanchor="right", showarrow=False, bgcolor="rgba(255, 255, 255, 0.85)",
                  font=dict(color="black"))] if sentence_len else []
     return figure([heatmap], layout(
         title, 560, shapes=frame, annotations=note,

@@ -59,6 +59,9 @@ def test_pe_heatmap_at_the_largest_size_stays_small():
     np.testing.assert_allclose(array(trace["z"]), values, atol=1e-6)
     np.testing.assert_array_equal(array(trace["x"]), channels)
     assert len(fig.to_json()) < 1_500_000
+    note, = figure_json(fig)["layout"]["annotations"]  # in the frame's top right corner
+    assert (note["x"], note["xanchor"], note["y"], note["yanchor"]) == (0.995, "right", -0.5,
+                                                                       "top")
 
 
 def test_waves_draw_the_chosen_channels():
