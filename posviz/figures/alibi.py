@@ -200,7 +200,7 @@ def bias_lines(distances: np.ndarray, lines: np.ndarray, heads: list[int],
     band = dict(type="rect", xref="x", yref="y domain", x0=shaded[0], x1=shaded[1], y0=0, y1=1,
                 fillcolor=shade_color, line=dict(width=0), layer="below")
     return figure([*_head_lines(distances, lines, heads, line_name),
-                      _legend_swatch(shade_label, shade_color)], layout(
+                   _legend_swatch(shade_label, shade_color)], layout(
         title, 460, shapes=[band], xaxis=axis(x_title, showgrid=True),
         yaxis=axis(y_title, showgrid=True)))
 
