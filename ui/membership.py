@@ -208,14 +208,18 @@ def leave() -> None:
     st.query_params.pop("follow", None)
 
 
-def refusing(callback):
-    """A button's callback whose refusals (a room's, or a failed store's) become a message."""
+def refusing(callback=None, *, place: str = "page"):
+    """A button's callback whose refusals (a room's, or a failed store's) become a message, at
+    the page's top or (`@refusing(place=...)`) beside the form it answers."""
+    if callback is None:
+        return functools.partial(refusing, place=place)
+
     @functools.wraps(callback)
     def call(*args) -> None:
         try:
             callback(*args)
         except RoomError as refused:
-            refused_note(refused)
+            refused_note(refused, place)
     return call
 
 

@@ -55,7 +55,6 @@ from ui.membership import (
     leave,
     note,
     notes,
-    refused_note,
     refusing,
     rooms_led,
 )
@@ -335,14 +334,8 @@ ASKED_AGAIN = 3.0
 click): ignored, not refused."""
 
 
+@refusing(place=ASK)
 def _ask(code: str) -> None:
-    try:
-        _asked(code)
-    except RoomError as refused:
-        refused_note(refused, ASK)
-
-
-def _asked(code: str) -> None:
     question = st.session_state.room_ask_question
     options = [line for line in st.session_state.room_ask_options.splitlines() if line.strip()]
     correct = st.session_state.room_ask_correct
