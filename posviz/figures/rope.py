@@ -103,13 +103,14 @@ def _turn_arcs(before: np.ndarray, after: np.ndarray) -> dict:
 
 def _tip_labels(tips: np.ndarray, labels: list[str], radius: float, **trace: object) -> dict:
     """Each label just beyond its arrow's tip, in the page's text colour (the token colours,
-    dark enough for white, would fade on a dark theme's page)."""
+    dark enough for white, would fade on a dark theme's page), drawn whole where it passes
+    the plot's edge."""
     length = np.hypot(tips[:, 0], tips[:, 1])[:, None]                            # (T, 1)
     direction = np.divide(tips, length, out=np.zeros_like(tips), where=length > 0)
     placed = (tips + 0.09 * radius * direction).astype(np.float32)                # (T, 2)
     return dict(type="scatter", x=placed[:, 0], y=placed[:, 1], mode="text",
                 text=[plain(label) for label in labels],
-                textfont=dict(size=LABEL_SIZE), showlegend=False,
+                textfont=dict(size=LABEL_SIZE), cliponaxis=False, showlegend=False,
                 hoverinfo="skip", **trace)
 
 
@@ -144,9 +145,12 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
     shafts = [dict(shape, opacity=BEFORE_OPACITY)
               for shape in _shafts(before, colors, width=3, dash="dash")]
     square = dict(range=[-radius, radius], zeroline=True, zerolinecolor="gray")
+    # Equal axes: a plot wider than tall narrows to a square (a short projector plot would
+    # otherwise span -8..8 for arrows of 2); a taller one (a phone's) shows more of y.
     return figure(data, layout(
         title, 620, shapes=shafts + _shafts(after, colors, width=4.5),
-        xaxis=axis(x_title, **square), yaxis=axis(y_title, scaleanchor="x", **square)))
+        xaxis=axis(x_title, constrain="domain", **square),
+        yaxis=axis(y_title, scaleanchor="x", **square)))
 
 
 def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, hand_name: str,
