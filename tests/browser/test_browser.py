@@ -8,6 +8,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
+from posviz.tokens import tokenize
 from tests.conftest import PAGES, ROOT
 from tests.helpers.load_fixtures import (
     CHART_BOXES,
@@ -18,13 +19,14 @@ from tests.helpers.load_fixtures import (
     rerun,
     settle,
 )
+from tests.helpers.markup import MARKUP, shown_as_text
 from ui import page_name
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
 
 FIRST = "the cat saw the dog"
-TYPED = "了到想刚 <b>x</b>"
+TYPED = f"刚 {MARKUP}"  # 64 tokens: not cut
 
 
 def shows(page, typed: str, position: bool, where: str) -> None:
@@ -36,8 +38,9 @@ def shows(page, typed: str, position: bool, where: str) -> None:
      expect(switch, f"switch on {where}").not_to_be_checked)(timeout=10_000)
 
 
-def test_sentence_and_language_survive_every_route(server, browser, artifacts):
-    """Deep link, typing, every nav link, a reload and the language switch keep the state."""
+def test_sentence_and_language_survive_every_route(server, browser):
+    """Deep link, typing, every nav link, a reload and the language switch keep the state; the
+    typed sentence is markup, shown as text on every page, never run or rendered."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     lesson = page_name(ROOT / PAGES[0])
 
@@ -52,7 +55,10 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
     with rerun(page):
         box.press("Enter")
     shows(page, TYPED, True, "typing")
-    assert page.locator("b", has_text="x").count() == 0, "typed markup must stay text"
+    tokens = tokenize(TYPED)
+    expect(page.locator("[data-testid=stSidebar] [data-testid=stCaptionContainer]").first
+           ).to_have_text(text("common.n_tokens", "en", n=len(tokens)))
+    shown_as_text(page, "typing")
     with rerun(page):
         page.locator("[data-testid=stSidebar] [data-testid=stCheckbox]").first.click()
     shows(page, TYPED, False, "the switch")
@@ -62,7 +68,10 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
         charts_drawn(page)
         assert_healthy(page, name)
         shows(page, TYPED, False, name)
-        page.screenshot(path=artifacts / f"{name}-en.png", full_page=True)
+        shown_as_text(page, name)
+        if name == "home":
+            chips = page.locator(".posviz-chip").all_inner_texts()[:len(tokens)]
+            assert [chip.split("\u00a0", 1)[1] for chip in chips] == tokens
 
     page.reload()
     settle(page)
@@ -81,7 +90,7 @@ def test_sentence_and_language_survive_every_route(server, browser, artifacts):
         charts_drawn(page)
         assert_healthy(page, f"{name} in Chinese")
         shows(page, TYPED, False, f"{name} in Chinese")
-        page.screenshot(path=artifacts / f"{name}-zh.png", full_page=True)
+        shown_as_text(page, f"{name} in Chinese")
     page.close()
 
 
