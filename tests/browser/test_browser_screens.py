@@ -19,6 +19,7 @@ in both themes. Each audit's findings and timings are left in test-artifacts/a11
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -54,6 +55,7 @@ AUDITS = ROOT / "test-artifacts" / "a11y"
 PLOTLY_JS = "4.1.1"  # the version of posviz's own plotly.js build (static/plotly-posviz.min.js)
 DARK = {("desk", "zh"), ("phone", "zh")}  # walked in the dark theme (the audit's other half)
 AUDITED = ("desk", "phone")  # the screens whose views are audited for accessibility
+CI = os.environ.get("CI") == "true"
 
 # A deep link such as /attention makes Streamlit's frontend look for its server one folder up
 # first: it asks /attention/_stcore/health and /attention/_stcore/host-config, gets 404s (the
@@ -199,10 +201,11 @@ class Sweep:
                                     timeout=60_000)
 
     def check(self, where: str) -> None:
-        """Draw every chart in view of the reader, check them all, keep a screenshot, audit the
-        view in both themes (on an audited screen), and bring the window back to the screen's
-        size."""
-        page = self.page
+        """Draw every chart in view of the reader, check them all, keep a screenshot (under CI,
+        of a view with a finding only: the whole-page pictures are a tenth of the sweep's
+        browser time), audit the view (on an audited screen), and bring the window back to the
+        screen's size."""
+        page, before = self.page, len(self.found)
         page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
         still(page, PLOTS)  # the last chart's own redraws (margins that grow)
         said = f"{self.screen.name}, {self.lang}, {where}"
@@ -225,7 +228,8 @@ class Sweep:
                               f"broken inside an equation: {split}")
         if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
-        self.screenshot(where)
+        if not CI or len(self.found) > before:
+            self.screenshot(where)
         if self.audits:
             audit([self.audits], where, self.lang, both=False)
         page.set_viewport_size({"width": self.screen.width, "height": self.screen.height})
