@@ -253,16 +253,18 @@ def test_a_tables_numbers_read_alike_in_the_app_and_in_its_document():
 CONTROL_WORDS = re.compile(
     r"\bsidebar\b|\b[Tt]ype (a|at|the|one)\b|\b[Ss]witch (position|the)\b"
     r"|\b[Pp]ick (one|an|another)\b|\b[Cc]hoose a\b|\b[Pp]ress Enter\b|\b[Tt]ry\b"
-    r"|\bsliders?\b|\b[Hh]over\b|侧边栏|请(至少)?输入|试试|请选|请换|滑块|悬停|鼠标")
+    r"|\bsliders?\b|\b[Hh]over\b|\b[Tt]urn (on|off) “|侧边栏|请(至少)?输入|试试|请选|请换|滑块"
+    r"|悬停|鼠标|打开“|关闭“")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("query", ["text=x&pos=false", "text=", "text=我我"])
+@pytest.mark.parametrize("query", ["text=x&pos=false", "text=", "text=我我",
+                                   "text=the+cat+saw+the+dog&pos=false"])
 def test_no_document_sends_its_reader_to_a_control_the_screen_lacks(query, lang):
     """A room's screen and a file draw a page's document with none of the app's controls: what
     it says is the same fact in words that name no sidebar, nothing to type or pick (the
-    catalog's `_viewer` twins), here for one token with position off, for no sentence and for
-    a sentence that reads the same reversed."""
+    catalog's `_viewer` twins), here for one token with position off, for no sentence, for
+    a sentence that reads the same reversed and for a sentence with position off."""
     for page in documents.pages():
         made = documents.blocks(page, query, lang)
         said = [json.dumps({k: v for k, v in block.items() if k != "figure"},
