@@ -77,14 +77,18 @@ function onKey(event) {
 
 // After a reveal the focus goes to the question's box once its answer shows (the control that
 // revealed it may be gone: a room's Reveal gives way to the class's answers), not to the page's
-// body; placed there, not Tabbed to, it draws no ring.
+// body; placed there, not Tabbed to, it draws no ring. An answer below the window (a projector
+// shows the scene's figure first) is scrolled into it: a key that seemed to do nothing would be
+// pressed again, hiding the answer.
 function focusAnswer(name) {
   let frames = 0;
   const look = () => {
     const box = document.querySelector(`.${name}`);
-    if (box && box.querySelector(ANSWERED)) {
+    const answer = box && box.querySelector(ANSWERED);
+    if (answer) {
       box.tabIndex = -1;
       box.focus({ preventScroll: true });
+      (answer.closest("[data-testid=stAlert]") || answer).scrollIntoView({ block: "nearest" });
     } else if ((frames += 1) < ANSWER_FRAMES) requestAnimationFrame(look);
   };
   requestAnimationFrame(look);

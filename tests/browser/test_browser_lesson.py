@@ -89,6 +89,11 @@ def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
                            "meaning') && !!document.activeElement.querySelector("
                            "'[data-testid=stAlertContentSuccess]')")
     assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") == "none"
+    page.wait_for_function("""() => {  // the answer in the window, scrolled to if below it
+        const r = document.querySelector('[data-testid=stMain] [data-testid=stAlertContentSuccess]')
+          .closest('[data-testid=stAlert]').getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight + 1;
+    }""")
     page.locator(".st-key-lesson_reveal_meaning input").focus()  # focus on the switch
     with rerun(page):
         page.keyboard.press("PageDown")  # the clicker goes on after a reveal
