@@ -32,11 +32,13 @@ function inline(tag, className, text) {  // Markdown in one line, as Streamlit s
   return node;
 }
 
+// Each part braced, one unbreakable group as the app sets it (ui.doc.formula_markdown): a
+// narrow line breaks between parts, never inside one (a part too wide is set smaller).
 function formula(parts) {
   const line = el("div", "posviz-formula");
   for (const part of parts) {
     const piece = el("span", "posviz-formula-part");
-    piece.innerHTML = window.katex.renderToString(`\\displaystyle ${part}`,
+    piece.innerHTML = window.katex.renderToString(`\\displaystyle {${part}}`,
                                                   { throwOnError: false });
     line.appendChild(piece);
   }

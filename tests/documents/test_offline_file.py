@@ -198,17 +198,37 @@ QUOTE_WIDTHS_JS = """() => [...document.querySelectorAll('.posviz-document p')].
 })"""
 
 
+# Of a file's formulas: the fonts of their letters not KaTeX's, and the parts KaTeX may break
+# inside (more than one base: the app keeps each part whole, ui.doc.formula_markdown).
+FORMULA_FONTS_JS = """() => {
+  const letters = [...document.querySelectorAll('.posviz-formula .katex-html *')]
+    .filter((e) => !e.childElementCount && e.textContent.trim());
+  const parts = [...document.querySelectorAll('.posviz-formula-part')];
+  return [letters.length, letters.map((e) => getComputedStyle(e).fontFamily)
+            .filter((font) => !font.startsWith('KaTeX')),
+          parts.length, parts.filter((p) => p.querySelectorAll('.katex-html > .katex-base').length !== 1)
+            .length];
+}"""
+
+
 @pytest.mark.parametrize(("lang", "widest"), [("en", 0.6), ("zh", 1.1)])
 def test_a_files_font_follows_its_language(browser, tmp_path, lang, widest):
     """English quotes are drawn by a Latin font (a CJK font's are a full em wide); Chinese
-    text by a CJK font."""
+    text by a CJK font; a formula in KaTeX's fonts in either language, each of its parts kept
+    whole (on a phone a line breaks between parts, not inside one)."""
     saved = tmp_path / f"{lang}.html"
     saved.write_text(documents.offline_html("quotes", [{"title": "", "blocks": [
         {"t": "markdown", "text": "“quoted” — a dash"},
-        {"t": "markdown", "text": "刚想到了"}]}], lang), encoding="utf-8")
+        {"t": "markdown", "text": "刚想到了"},
+        {"t": "formula", "parts": [
+            r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}(QK^\top / \sqrt{d})\,V",
+            r"\sin(1) + \cos(2) = x \parallel y"]}]}], lang), encoding="utf-8")
     page, requests, errors = opened_watched(browser, saved)
     page.locator(".posviz-document p").first.wait_for()
     quote, han = page.evaluate(QUOTE_WIDTHS_JS)
     assert quote < widest and han > 0.9, (quote, han)  # a Han character is a full em anyway
+    letters, other_fonts, parts, breakable = page.evaluate(FORMULA_FONTS_JS)
+    assert letters > 20 and not other_fonts, other_fonts
+    assert parts == 2 and not breakable
     assert not requests and not errors
     page.close()
