@@ -12,7 +12,8 @@ BAG_NOISE = 1e-9  # a difference below this is float rounding: nothing moved
 
 def collapse(d: ui.Doc, s: ui.Settings, n_layers: int, n_heads: int) -> None:
     """With position off, first of all: the sentence read in reverse is the same bag of tokens,
-    unmasked (the outputs only reorder), and what the causal mask still leaks, side by side."""
+    unmasked (the outputs only reorder: drawn, one map and no difference), and what the causal
+    mask still leaks, side by side."""
     tokens = tuple(s.tokens)
     backwards = tuple(reversal(len(tokens)).tolist())
     if reads_the_same(s.tokens, backwards):  # one token, 我我我: the twin view says so
@@ -20,6 +21,9 @@ def collapse(d: ui.Doc, s: ui.Settings, n_layers: int, n_heads: int) -> None:
     off, on = (cached.check(tokens, backwards, n_layers, n_heads, "none", masked).gap
                for masked in (False, True))
     d.success(s.t("attention.collapse", off=readable(off), on=readable(on)))
+    d.chart(cached.twin_figure(tokens, backwards, n_layers, n_heads, "none", False, s.lang,
+                               "attention.bag_title"), "bag")
+    d.caption(s.t("attention.bag_caption"))
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:

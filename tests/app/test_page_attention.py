@@ -1,12 +1,15 @@
 """The attention page: what the position switch and the causal mask do to the headline number."""
 
+import json
 import re
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from posviz.figures.common import as_array as array
 from posviz.permutation import readable, reversal
-from tests.helpers.figure_data import chart_specs
+from tests.helpers.figure_data import chart_payloads, chart_specs
 from ui.cached import attention
 from ui.i18n import text
 
@@ -194,7 +197,8 @@ def test_a_reordering_that_reads_the_same_says_nothing_moved(lang, sentence):
 def test_position_off_shows_the_bag_of_tokens_first_and_the_masks_leak_beside_it(lang):
     """The classic collapse first (no mask: the reversed sentence's outputs are the same, only
     reordered), with what the causal mask still leaks in the same note, before any map; a
-    sentence that reads the same reversed has no collapse to show."""
+    sentence that reads the same reversed has no collapse to show. The collapse is drawn first
+    of all the page's charts."""
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.query_params.update(text="刚想到了", pos="false", lang=lang)
     at.run()
@@ -206,6 +210,11 @@ def test_position_off_shows_the_bag_of_tokens_first_and_the_masks_leak_beside_it
     assert off < 1e-9 and on > 0.1
     assert at.success[0].value == text("attention.collapse", lang, off=readable(off),
                                        on=readable(on))
+    first = chart_payloads(at)[0]  # drawn: the two orders lined up are one map, no difference
+    assert first["name"] == "bag"
+    difference = [trace for trace in json.loads(first["figure"])["data"]
+                  if trace.get("coloraxis") == "coloraxis2"]
+    assert len(difference) == 1 and np.nanmax(np.abs(array(difference[0]["z"]))) < 1e-9
     again = AppTest.from_file(PAGE, default_timeout=30)
     again.query_params.update(text="我我我", pos="false", lang=lang)
     again.run()

@@ -69,14 +69,15 @@ def scheme_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, causal: 
 
 @st.cache_resource(max_entries=32, show_spinner=False)
 def twin_figure(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
-                scheme: str, causal: bool, lang: str) -> go.Figure:
+                scheme: str, causal: bool, lang: str,
+                title_key: str = "attention.twin_title") -> go.Figure:
     """Top-layer head-mean maps of both orders, lined up by token, and their difference."""
     c = check(tokens, order, n_layers, n_heads, scheme, causal)
     return twin_maps(c.original.mean_weights(-1), c.aligned.mean_weights(-1), c.original.mask,
                      c.aligned.mask, c.weight_difference(-1), token_labels(list(tokens)),
                      [text(f"attention.panel_{key}", lang)
                       for key in ("original", "aligned", "difference")],
-                     title=text("attention.twin_title", lang, layer=n_layers),
+                     title=text(title_key, lang, layer=n_layers),
                      difference_name=text("attention.difference", lang), **axis_titles(lang))
 
 
