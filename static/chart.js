@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 54c653269f9cb4e65854733521e34e179e593000582086bdcb741a70dade33b4) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 51160c04fea630c4fc46246f05d058fcb1218d8eb5de6c8bf489d58597371dd0) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -555,6 +555,8 @@ function fitFormulas(scope, selector = FORMULAS) {
     if (!box.posvizFitted) {
       box.posvizFitted = true;
       fitter.observe(box);
+    } else if (box.scrollWidth > box.clientWidth + 1 && box.style.fontSize !== `${SMALLEST * 100}%`) {
+      fit(box);
     }
   });
 }
@@ -577,7 +579,6 @@ function watchPage() {
   touch();
 }
 function drawTools(data, parentElement) {
-  watchPage();
   let box = parentElement.querySelector(".posviz-tools");
   if (!box) {
     box = document.createElement("div");
@@ -681,6 +682,7 @@ function drawChart(data, parentElement) {
 }
 function chart_default(component) {
   const { data, parentElement } = component;
+  watchPage();
   (data.tools ? drawTools : drawChart)(data, parentElement);
 }
 export {

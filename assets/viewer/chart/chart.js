@@ -9,7 +9,7 @@ import { ICONS, render, whenNear } from "./draw.js";
 import { numbered, save } from "./files.js";
 import { plotly } from "./loader.js";
 import { arrays, tables } from "./numbers.js";
-import { drawTools } from "./page.js";
+import { drawTools, watchPage } from "./page.js";
 import { describe, fillTable } from "./reader.js";
 
 export { fitFormulas } from "./formulas.js";
@@ -81,5 +81,6 @@ export function drawChart(data, parentElement) {
 
 export default function (component) {
   const { data, parentElement } = component;
+  watchPage();
   (data.tools ? drawTools : drawChart)(data, parentElement);
 }

@@ -3,7 +3,9 @@
 // A formula wider than its line is set smaller until it fits, down to SMALLEST of its size
 // (narrower still, it scrolls in its line): a phone shows a formula's end. Fitted when it is
 // first seen, again when its line's width changes (its height follows its size: not on every
-// size change), and when fonts arrive (KaTeX's change its width).
+// size change), when fonts arrive (KaTeX's change its width), and whenever the page changes
+// and it overflows its line at a size it could still shrink from (its content redrawn in place
+// changes no width an observer sees).
 const SMALLEST = 0.6;
 const FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)";
 const fitter = new ResizeObserver((entries) => entries.forEach(({ target }) => {
@@ -27,6 +29,9 @@ export function fitFormulas(scope, selector = FORMULAS) {
     if (!box.posvizFitted) {
       box.posvizFitted = true;
       fitter.observe(box);
+    } else if (box.scrollWidth > box.clientWidth + 1
+               && box.style.fontSize !== `${SMALLEST * 100}%`) {
+      fit(box);
     }
   });
 }

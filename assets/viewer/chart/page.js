@@ -7,8 +7,9 @@ import { fitFormulas } from "./formulas.js";
 
 // What the app's pages need once per tab, for every element drawn later: formulas fitted to
 // their lines, and a phone's number pad in a room's join field (ui.room.join_box: the app
-// draws a text field, which Streamlit gives no inputmode).
-function watchPage() {
+// draws a text field, which Streamlit gives no inputmode). Started by the first of the page's
+// charts or the sidebar's tools to be drawn (a phone's sidebar may be drawn late).
+export function watchPage() {
   if (window.posvizWatch) return;
   let queued = false;
   const touch = () => {
@@ -26,7 +27,6 @@ function watchPage() {
 }
 
 export function drawTools(data, parentElement) {
-  watchPage();
   let box = parentElement.querySelector(".posviz-tools");
   if (!box) {
     box = document.createElement("div");
