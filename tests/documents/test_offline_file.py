@@ -206,8 +206,8 @@ FORMULA_FONTS_JS = """() => {
   const parts = [...document.querySelectorAll('.posviz-formula-part')];
   return [letters.length, letters.map((e) => getComputedStyle(e).fontFamily)
             .filter((font) => !font.startsWith('KaTeX')),
-          parts.length, parts.filter((p) => p.querySelectorAll('.katex-html > .katex-base').length !== 1)
-            .length];
+          parts.length,
+          parts.filter((p) => p.querySelectorAll('.katex-html > .katex-base').length !== 1).length];
 }"""
 
 
