@@ -12,8 +12,9 @@ from plotly.colors import sample_colorscale
 
 from posviz.figures.common import LINE_GREY, MIN_WIDTH, axis, figure, layout, plain
 
-MAX_TIP_LABELS = 16
-"""Arrows carry their token's label up to this many tokens; beyond, hover names them."""
+MAX_TIP_LABELS = 8
+"""Arrows carry their token's label up to this many tokens; beyond, hover names them (more
+labels pile up round the origin, in a projector's square of a few hundred pixels most of all)."""
 TOKEN_SCALE, TOKEN_SCALE_END = "Plasma", 0.75
 """Token colours run along this colour scale with position, stopping before its pale end."""
 KEY_COLOR = LINE_GREY

@@ -434,13 +434,24 @@ def test_plane_view_draws_each_token_before_and_after_in_its_own_colour():
     np.testing.assert_allclose(xy[:, -1], after, atol=1e-5)
 
 
-def test_plane_view_leaves_labels_to_hover_for_long_sentences():
-    points = np.random.default_rng(2).standard_normal((40, 2))
-    fig = figure_json(plane_view(points, points, [f"{t} w" for t in range(40)], title="t",
+@pytest.mark.parametrize("n", [9, 40])
+def test_plane_view_leaves_labels_to_hover_for_long_sentences(n):
+    points = np.random.default_rng(2).standard_normal((n, 2))
+    fig = figure_json(plane_view(points, points, [f"{t} w" for t in range(n)], title="t",
                                  before_name="b", after_name="a", arc_name="arc", x_title="x",
                                  y_title="y"))
     assert [trace["mode"] for trace in fig["data"]] == ["lines", "lines", "markers", "markers"]
-    assert len(fig["layout"]["shapes"]) == 80
+    assert len(fig["layout"]["shapes"]) == 2 * n
+
+
+def test_plane_view_labels_every_tip_of_a_short_sentence():
+    before = np.random.default_rng(3).standard_normal((8, 2))
+    after = before[:, ::-1] * [-1, 1]  # every tip turned a quarter
+    fig = figure_json(plane_view(before, after, [f"{t} w" for t in range(8)], title="t",
+                                 before_name="b", after_name="a", arc_name="arc", x_title="x",
+                                 y_title="y"))
+    labels = [trace["text"] for trace in fig["data"] if trace["mode"] == "text"]
+    assert labels == [[f"{t} w" for t in range(8)]] * 2
 
 
 def test_clock_ladder_hands_point_at_the_first_and_last_position_on_equal_dials():
