@@ -77,9 +77,10 @@ function onKey(event) {
 
 // After a reveal the focus goes to the question's box once its answer shows (the control that
 // revealed it may be gone: a room's Reveal gives way to the class's answers), not to the page's
-// body; placed there, not Tabbed to, it draws no ring. An answer below the window (a projector
-// shows the scene's figure first) is scrolled into it: a key that seemed to do nothing would be
-// pressed again, hiding the answer.
+// body; placed there, not Tabbed to, it draws no ring. An answer that ends below the window (a
+// projector shows the scene's figure first) is scrolled up to its top, under the page's bar,
+// with what follows it (a chart of the numbers behind it): a key that seemed to do nothing
+// would be pressed again, hiding the answer.
 function focusAnswer(name) {
   let frames = 0;
   const look = () => {
@@ -88,10 +89,22 @@ function focusAnswer(name) {
     if (answer) {
       box.tabIndex = -1;
       box.focus({ preventScroll: true });
-      (answer.closest("[data-testid=stAlert]") || answer).scrollIntoView({ block: "nearest" });
+      bringUp(box, answer.closest("[data-testid=stAlert]") || answer);
     } else if ((frames += 1) < ANSWER_FRAMES) requestAnimationFrame(look);
   };
   requestAnimationFrame(look);
+}
+
+// While the question's box ends below the window, its answer is scrolled to the window's top,
+// frame by frame for a second (the chart under it may take its height after the answer shows).
+function bringUp(box, top) {
+  top.style.scrollMarginTop = "5rem";  // under the page's top bar
+  let frames = 0;
+  const step = () => {
+    if (box.getBoundingClientRect().bottom > innerHeight) top.scrollIntoView({ block: "start" });
+    if ((frames += 1) < 60) requestAnimationFrame(step);
+  };
+  step();
 }
 
 // A table wider than its column scrolls sideways inside Streamlit's box, which the keyboard
