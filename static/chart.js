@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 51160c04fea630c4fc46246f05d058fcb1218d8eb5de6c8bf489d58597371dd0) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 a3ca73a39408f2f051e6bec7168bcc4a2b9b1e3a45b02cd1036adef73e7eecdc) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -104,10 +104,9 @@ var WIDE = "\u2E80-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF\uFE30-\uFE4F\uFF00-\uFFEF";
 var OPENING = "(\\[{\u3008\u300A\u300C\u300E\u3010\u3014\u2018\u201C\uFF08\uFF3B\uFF5B";
 var CLOSING = ")\\]},.:;!?\u3001\u3002\u3009\u300B\u300D\u300F\u3011\u3015\u2019\u201D\u2026\uFF09\uFF3D\uFF5D\uFF0C\uFF0E\uFF1A\uFF1B\uFF01\uFF1F";
 var SPACE = "[^\\S\\u00a0]";
-var PIECES = new RegExp(
-  `[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)[${CLOSING}]*${SPACE}*|${SPACE}+`,
-  "g"
-);
+var CLOSERS = ")\\]}\u3009\u300B\u300D\u300F\u3011\u3015\u2019\u201D\uFF09\uFF3D\uFF5D";
+var GROUP = `[${OPENING}][^\\s${OPENING}${CLOSERS}]{1,6}[${CLOSERS}][${CLOSING}]*`;
+var PIECES = new RegExp(`${GROUP}${SPACE}*|[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)[${CLOSING}]*${SPACE}*|${SPACE}+`, "g");
 var EQUATION = /(\S) = (?=\S)/g;
 function wrapped(text, font, room) {
   ruler.font = font;

@@ -97,8 +97,9 @@ FORMULAS_JS = """() => {
 }"""
 
 # Charts wider than their column by more than a few pixels (they scroll sideways: static/chart.js's
-# SLIGHT) that do not say so, and chart titles
-# with a line broken inside an equation ("d =" at a line's end, "= 16" at the next one's start).
+# SLIGHT) that do not say so, and chart and axis titles with a line broken inside an equation
+# ("d =" at a line's end, "= 16" at the next one's start) or inside a few bracketed characters
+# ("查询（位" above "置）").
 CHART_TEXT_JS = r"""() => {
   const charts = [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
     .filter((c) => c.offsetParent !== null && c.clientWidth > c.parentElement.clientWidth + 24);
@@ -106,9 +107,18 @@ CHART_TEXT_JS = r"""() => {
     const cue = c.parentElement.querySelector('.posviz-scroll-cue');
     return !cue || !cue.offsetHeight || !cue.textContent.trim();
   }).length;
-  const broken = [...document.querySelectorAll('[data-testid=stMain] .gtitle')]
-    .flatMap((t) => [...t.querySelectorAll('tspan.line')].map((l) => l.textContent))
-    .filter((line) => /\s=$|^=\s/.test(line.trim()));
+  const group = /[(\[（［【〈《「『〔]([^()\[\]（）［］【】〈〉《》「」『』〔〕]*)$/;
+  const rest = /^([^()\[\]（）［］【】〈〉《》「」『』〔〕]*)[)\]）］】〉》」』〕]/;
+  const broken = [...document.querySelectorAll(
+    '[data-testid=stMain] .gtitle, [data-testid=stMain] text[class$=title]')]
+    .flatMap((t) => {
+      const lines = [...t.querySelectorAll('tspan.line')].map((l) => l.textContent.trim());
+      return lines.flatMap((line, i) => {
+        const next = lines[i + 1] || '', opened = line.match(group), closed = next.match(rest);
+        const split = opened && closed && [...opened[1] + closed[1]].length <= 6;
+        return /\s=$|^=\s/.test(line) || split ? [split ? `${line} / ${next}` : line] : [];
+      });
+    });
   return [silent, broken];
 }"""
 
@@ -225,7 +235,7 @@ class Sweep:
         silent, split = page.evaluate(CHART_TEXT_JS)
         if silent or split:
             self.found.append(f"{said}: {silent} charts scroll sideways without a cue, titles "
-                              f"broken inside an equation: {split}")
+                              f"broken inside an equation or a bracket: {split}")
         if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
         if not CI or len(self.found) > before:

@@ -22,13 +22,18 @@ const OPENING = "(\\[{\u3008\u300a\u300c\u300e\u3010\u3014\u2018\u201c\uff08\uff
 const CLOSING = ")\\]},.:;!?\u3001\u3002\u3009\u300b\u300d\u300f\u3011\u3015\u2019\u201d"
   + "\u2026\uff09\uff3d\uff5d\uff0c\uff0e\uff1a\uff1b\uff01\uff1f";
 const SPACE = "[^\\S\\u00a0]";  // a space a line may break at: any but a no-break space
-const PIECES = new RegExp(
-  `[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)[${CLOSING}]*${SPACE}*|${SPACE}+`, "g");
+// A few characters in brackets stay on one line: 查询（位置） breaks before the bracket, not
+// inside it.
+const CLOSERS = ")\\]}\u3009\u300b\u300d\u300f\u3011\u3015\u2019\u201d\uff09\uff3d\uff5d";
+const GROUP = `[${OPENING}][^\\s${OPENING}${CLOSERS}]{1,6}[${CLOSERS}][${CLOSING}]*`;
+const PIECES = new RegExp(`${GROUP}${SPACE}*|[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)`
+  + `[${CLOSING}]*${SPACE}*|${SPACE}+`, "g");
 const EQUATION = /(\S) = (?=\S)/g;  // "d = 16" stays on one line, in Chinese too
 
 // Text (plotly's markup: escaped characters, <br> between lines) broken into lines no wider
 // than room pixels in font: at spaces, and between any two CJK characters, never after an
-// opening bracket or before a closing one or a comma, nor inside an equation ("d = 16").
+// opening bracket or before a closing one or a comma, nor inside an equation ("d = 16") or a
+// few bracketed characters.
 function wrapped(text, font, room) {
   ruler.font = font;
   const width = (line) => ruler.measureText(plain(line)).width;
