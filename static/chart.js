@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 a3ca73a39408f2f051e6bec7168bcc4a2b9b1e3a45b02cd1036adef73e7eecdc) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 63f0c35b4a898f43c7584f942f7b8d0040ce5176678f4c1dcb82b0703dab9af8) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -621,6 +621,10 @@ function followTheme() {
     });
   });
 }
+function chartLocale(element) {
+  const tag = ((element.closest("[lang]") || document.documentElement).lang || "").toLowerCase();
+  return tag.startsWith("zh") ? "zh-CN" : "en";
+}
 function drawChart(data, parentElement) {
   followTheme();
   let div = parentElement.querySelector(".posviz-chart");
@@ -659,6 +663,7 @@ function drawChart(data, parentElement) {
       "text/csv"
     ));
     div.posvizConfig = {
+      locale: chartLocale(parentElement),
       displaylogo: false,
       displayModeBar: data.modebar === false ? false : "hover",
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],

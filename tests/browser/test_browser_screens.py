@@ -122,6 +122,14 @@ CHART_TEXT_JS = r"""() => {
   return [silent, broken];
 }"""
 
+# The titles of the charts' tool bar buttons not in the page's language: English ones on a
+# Chinese page (plotly.js's own words, "Zoom", "Pan", ...), Chinese ones on an English page.
+TOOLBAR_WORDS_JS = """([lang]) => {
+  const chinese = /[\u4e00-\u9fff]/;
+  return [...document.querySelectorAll('[data-testid=stMain] .modebar-btn[data-title]')]
+    .map((b) => b.dataset.title).filter((t) => chinese.test(t) !== (lang === 'zh'));
+}"""
+
 # A page just opened (a lesson's new scene): the window at the top of the page, and with an
 # edge the page's first chart drawn with that edge inside the window ("top": it shows; on a
 # projector, "bottom": a scene's figure is seen whole, without scrolling).
@@ -236,6 +244,9 @@ class Sweep:
         if silent or split:
             self.found.append(f"{said}: {silent} charts scroll sideways without a cue, titles "
                               f"broken inside an equation or a bracket: {split}")
+        if foreign := page.evaluate(TOOLBAR_WORDS_JS, [self.lang]):
+            self.found.append(f"{said}: tool bar buttons not in the page's language: "
+                              f"{sorted(set(foreign))}")
         if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
         if not CI or len(self.found) > before:

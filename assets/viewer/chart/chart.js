@@ -29,6 +29,13 @@ function followTheme() {
   });
 }
 
+// The language of the chart's tool bar and plotly's own messages: the page's where the chart is
+// (plotly.js knows Chinese as zh-CN, in posviz's build; any other language reads English).
+function chartLocale(element) {
+  const tag = ((element.closest("[lang]") || document.documentElement).lang || "").toLowerCase();
+  return tag.startsWith("zh") ? "zh-CN" : "en";
+}
+
 export function drawChart(data, parentElement) {
   followTheme();
   let div = parentElement.querySelector(".posviz-chart");
@@ -63,6 +70,7 @@ export function drawChart(data, parentElement) {
     div.posvizCsv = () => tables(div).forEach((csv, i, all) => save(
       numbered(div, file, i, all.length, "csv"), "\ufeff" + csv, "text/csv"));
     div.posvizConfig = {
+      locale: chartLocale(parentElement),
       displaylogo: false, displayModeBar: data.modebar === false ? false : "hover",
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
       toImageButtonOptions: { filename: file, scale: 2 },
