@@ -90,7 +90,8 @@ def other_order(d: ui.Doc, s: ui.Settings, loaded: pretrained.Loaded,
                       title=s.t("real.twin_title", layer=layer, head=head),
                       x_title=s.t("real.key"), y_title=s.t("real.query"),
                       value_name=s.t("real.weight"),
-                      difference_name=s.t("attention.difference")), "real_twin")
+                      difference_name=s.t("attention.difference"),
+                      flat_note=s.t("attention.difference_flat")), "real_twin")
     d.caption(s.t("real.twin_caption"))
     d.markdown(f"**{s.t('real.gaps_head')}**")
     d.table({s.t("attention.col.layer"): range(1, len(on.gaps) + 1),

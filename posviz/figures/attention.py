@@ -13,12 +13,21 @@ import unicodedata
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import MASKED_COLOR, axis, figure, layout, masked_layer, plain
+from posviz.figures.common import (
+    MASKED_COLOR,
+    axis,
+    figure,
+    layout,
+    masked_layer,
+    plain,
+    raised,
+)
 
 WEIGHT_COLORS = "Blues"
 DIFFERENCE_COLORS = "RdBu_r"
 DIFFERENCE_FLOOR = 1e-6
 """The difference scale never shrinks below this, so float rounding (~1e-16) is drawn white."""
+FLAT_NOTE_COLOUR = "#333333"  # on the white of a difference of 0, in either theme
 UPRIGHT_KEYS = 12
 """Up to this many keys, labels stand upright (position over token), so Chinese reads normally."""
 NARROWEST_ROW = 690
@@ -202,12 +211,14 @@ def visibility_grid(masks: np.ndarray, labels: list[str], panel_titles: list[str
 def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarray,
               aligned_mask: np.ndarray, difference: np.ndarray, labels: list[str],
               panel_titles: list[str], *, title: str, x_title: str, y_title: str,
-              value_name: str, difference_name: str) -> go.Figure:
+              value_name: str, difference_name: str, flat_note: str = "") -> go.Figure:
     """Two attention maps (T, T) of the same tokens and their difference (T, T), side by side.
 
     The maps share a 0..max scale, the difference a scale symmetric about 0 (at least
     +-DIFFERENCE_FLOOR, so rounding noise is not blown up into colour). Cells hidden in
     both maps are grey in the difference; a cell seen in one order only keeps its weight there.
+    A difference below DIFFERENCE_FLOOR everywhere is drawn all white: flat_note, written in
+    the middle of its panel, says so (the panel would pass for an empty one).
     """
     seen = original_mask | aligned_mask  # (T, T)
     names = [plain(label) for label in labels]
@@ -232,12 +243,18 @@ def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarr
                             colorbar=dict(title=dict(text=plain(difference_name)),
                                           xanchor="left", exponentformat="e", **differences)))
 
-    return figure(traces, _stacked(
+    shape = _stacked(
         _panels(names, panel_titles, columns, **named,
                 **scales(dict(x=0.6, len=0.9), dict(x=1.01, len=0.9))),
         names, panel_titles, **named,
         **scales(dict(x=1.01, y=1, yanchor="top", len=0.62),
-                 dict(x=1.01, y=0, yanchor="bottom", len=0.3))))
+                 dict(x=1.01, y=0, yanchor="bottom", len=0.3)))
+    if flat_note and np.abs(difference[seen]).max(initial=0.0) < DIFFERENCE_FLOOR:
+        note = dict(text=raised(plain(flat_note)), xref="x3 domain", yref="y3 domain", x=0.5,
+                    y=0.5, showarrow=False, font=dict(color=FLAT_NOTE_COLOUR))
+        for each in (shape, shape["meta"]["narrow"]):
+            each["annotations"] = [*each.get("annotations", ()), note]
+    return figure(traces, shape)
 
 
 def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles: list[str], *,

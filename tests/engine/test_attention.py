@@ -220,6 +220,24 @@ def test_twin_difference_scale_does_not_magnify_rounding():
     assert fig.layout.coloraxis2.cmax == -fig.layout.coloraxis2.cmin >= 1e-6
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_a_difference_of_rounding_only_says_so_in_its_panel(causal):
+    """With no mask the two orders agree to rounding: the all-white difference panel carries
+    its note, in the side-by-side and the stacked layout; under a causal mask it does not."""
+    tokens = ["the", "dog", "chased", "the", "dog"]
+    check = permutation_check(token_embeddings(tokens, 16), reversal(5), 2, 2, "none", causal)
+    fig = twin_maps(check.original.mean_weights(1), check.aligned.mean_weights(1),
+                    check.original.mask, check.aligned.mask, check.weight_difference(1),
+                    token_labels(tokens), ["a", "b", "c"], title="t", x_title="k",
+                    y_title="q", value_name="w", difference_name="d",
+                    flat_note="0 in every cell (below 10^−6)")
+    for shape in (fig.to_dict()["layout"], fig.layout.meta["narrow"]):
+        notes = [a for a in shape["annotations"] if a["xref"] == "x3 domain"]
+        assert notes == ([] if causal else [{
+            "text": "0 in every cell (below 10⁻⁶)", "xref": "x3 domain", "yref": "y3 domain",
+            "x": 0.5, "y": 0.5, "showarrow": False, "font": {"color": "#333333"}}])
+
+
 @pytest.mark.parametrize(("tokens", "upright"), [
     (list("刚想到了"), True),
     (["the", "dog", "chased", "the", "cat"], True),

@@ -78,7 +78,8 @@ def twin_figure(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, 
                      [text(f"attention.panel_{key}", lang)
                       for key in ("original", "aligned", "difference")],
                      title=text(title_key, lang, layer=n_layers),
-                     difference_name=text("attention.difference", lang), **axis_titles(lang))
+                     difference_name=text("attention.difference", lang),
+                     flat_note=text("attention.difference_flat", lang), **axis_titles(lang))
 
 
 def axis_titles(lang: str) -> dict[str, str]:

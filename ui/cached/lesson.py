@@ -96,7 +96,8 @@ def twin_figure(tokens: Tokens, order: tuple[int, ...], scheme: str, causal: boo
         title=text(title_key, lang, layer=LAYERS, scheme=text(f"attention.schemes.{scheme}", lang)),
         x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
         value_name=text("attention.weight", lang),
-        difference_name=text("attention.difference", lang))
+        difference_name=text("attention.difference", lang),
+        flat_note=text("attention.difference_flat", lang))
 
 
 @figure_cache
