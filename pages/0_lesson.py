@@ -104,6 +104,8 @@ def position(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> N
 
 
 def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+    if not s.position:
+        d.info(s.t("lesson.sum.off"))
     lead.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
                                        s.lang), "lesson_sum", fit=True)
     d.caption(s.t("embedding.sum_caption"))

@@ -291,6 +291,18 @@ def test_with_position_off_the_p_panel_says_it_is_zero(lang):
     assert text("embedding.panel_p_off", lang) not in on and text("embedding.panel_p", lang) in on
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_with_position_off_scene_3_says_the_input_is_e_alone(lang):
+    """Scene 3's body speaks of x = E + P in general: with the switch off, a note says P is
+    zeros and x = E, in the app's words (the sidebar) and in a room screen's (this view)."""
+    said = text("lesson.sum.off", lang)
+    assert lesson("3", lang=lang, position=False).info[0].value == said
+    assert said not in [i.value for i in lesson("3", lang=lang).info]
+    viewer = [b["text"] for b in walk(blocks("lesson", "scene=3&pos=false", lang))
+              if b["t"] == "note"]
+    assert viewer[0] == text("lesson.sum.off_viewer", lang) and "x = E" in viewer[0]
+
+
 @pytest.mark.parametrize(("typed", "lang", "said"), [
     ("刚想到了", "zh", ["“刚想到了”和“了到想刚”", "“刚”紧挨在“想”之前"]),
     ("刚想到了", "en", ["“刚想到了” and “了到想刚”", "“刚” comes right before “想”"]),
