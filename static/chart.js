@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 63f0c35b4a898f43c7584f942f7b8d0040ce5176678f4c1dcb82b0703dab9af8) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 d233de140e2fe8da4a957270496eac62af19b73b9b13a21ed95eb097d6769424) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -193,7 +193,11 @@ function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
     },
     ...below ? { legend: { ...layout.legend, maxheight: 1 } } : {},
     // never scrolls
-    margin: { ...margin, t: (margin.t === void 0 ? 100 : margin.t) + above },
+    margin: {
+      ...margin,
+      t: (margin.t === void 0 ? 100 : margin.t) + above,
+      b: (margin.b === void 0 ? 80 : margin.b) + below
+    },
     width,
     height: (layout.height || 450) + above + below
   };
@@ -621,8 +625,8 @@ function followTheme() {
     });
   });
 }
-function chartLocale(element) {
-  const tag = ((element.closest("[lang]") || document.documentElement).lang || "").toLowerCase();
+function chartLocale(lang, element) {
+  const tag = (lang || (element.closest("[lang]") || document.documentElement).lang || "").toLowerCase();
   return tag.startsWith("zh") ? "zh-CN" : "en";
 }
 function drawChart(data, parentElement) {
@@ -663,7 +667,7 @@ function drawChart(data, parentElement) {
       "text/csv"
     ));
     div.posvizConfig = {
-      locale: chartLocale(parentElement),
+      locale: chartLocale(data.lang, parentElement),
       displaylogo: false,
       displayModeBar: data.modebar === false ? false : "hover",
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],

@@ -120,6 +120,7 @@ def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True,
     said = figure_summary(figure, _lang()) if summary is None else summary
     with where if where is not None else contextlib.nullcontext():
         _COMPONENT(data={"figure": spec, "name": name, "labels": chart_labels(_lang()),
+                         "lang": _lang(),
                          "modebar": toolbar, "summary": said, "bundle": BUNDLE_VERSION,
                          "fit": fit and presenting()},
                    key=f"chart_{name}", width="stretch")

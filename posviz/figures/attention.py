@@ -41,6 +41,10 @@ COLOUR_BAR_ROOM = 110  # pixels beside the panels for a colour bar and its title
 TICK_SIZE = 11
 LINE, LABEL_OFFSET = 1.3, 24  # line height in font sizes; pixels from a panel to its labels
 TITLE_ROOM, PANEL_TITLE_ROOM, AXIS_TITLE_ROOM = 52, 28, 30  # pixels
+AXIS_TITLE_STANDOFF = 10
+"""Pixels between the key labels as drawn (two lines upright, or turned) and the key axis's
+title: plotly otherwise sets the title a fixed distance under the axis, on the labels' second
+line."""
 
 
 def _label_width(label: str) -> float:
@@ -124,6 +128,7 @@ def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[floa
         axes[f"xaxis{n}"] = axis(x_title if lowest else "", type="category", anchor=f"y{n}",
                                  domain=columns[col], range=[-0.5, edge], automargin=False,
                                  ticks="", tickfont=dict(size=TICK_SIZE), **keys)
+        axes[f"xaxis{n}"]["title"]["standoff"] = AXIS_TITLE_STANDOFF  # under the labels drawn
         axes[f"yaxis{n}"] = axis(y_title if col == 0 else "", type="category", anchor=f"x{n}",
                                  domain=[max(y0, 0.0), y1], range=[edge, -0.5],
                                  automargin=False, showticklabels=col == 0,

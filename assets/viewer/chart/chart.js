@@ -29,10 +29,12 @@ function followTheme() {
   });
 }
 
-// The language of the chart's tool bar and plotly's own messages: the page's where the chart is
-// (plotly.js knows Chinese as zh-CN, in posviz's build; any other language reads English).
-function chartLocale(element) {
-  const tag = ((element.closest("[lang]") || document.documentElement).lang || "").toLowerCase();
+// The language of the chart's tool bar and plotly's own messages: the reader's (the app says
+// it in data.lang; on a room's screen and in a file, it is the language the chart's place is
+// declared in). plotly.js knows Chinese as zh-CN, in posviz's build; any other reads English.
+function chartLocale(lang, element) {
+  const tag = (lang || (element.closest("[lang]") || document.documentElement).lang || "")
+    .toLowerCase();
   return tag.startsWith("zh") ? "zh-CN" : "en";
 }
 
@@ -70,7 +72,7 @@ export function drawChart(data, parentElement) {
     div.posvizCsv = () => tables(div).forEach((csv, i, all) => save(
       numbered(div, file, i, all.length, "csv"), "\ufeff" + csv, "text/csv"));
     div.posvizConfig = {
-      locale: chartLocale(parentElement),
+      locale: chartLocale(data.lang, parentElement),
       displaylogo: false, displayModeBar: data.modebar === false ? false : "hover",
       modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d", "sendChartToCloud"],
       toImageButtonOptions: { filename: file, scale: 2 },

@@ -112,8 +112,11 @@ export function barStrip(width, view, toolbar, { widest }) {
 // so that an update in place follows a column that has since changed): the title wrapped to
 // what is in view (wrappedTitle, from titleLines), with its extra lines and the tool bar's
 // strip (barStrip; together at least titleRoom pixels) added above the plot, and a legend's
-// rows added below it, so that neither squeezes the plot; axis titles wrapped to their axes. A chart wider than its column (it scrolls sideways) starts its title at its
-// left edge, where the reader sees it.
+// rows added below its bottom margin (plotly keeps a legend's rows inside the margin, and sets
+// the axis title above them, onto the tick labels, when the margin has no room for both), so
+// that neither squeezes the plot or its axes' labels; axis titles wrapped to their axes. A
+// chart wider than its column (it scrolls sideways) starts its title at its left edge, where
+// the reader sees it.
 export function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
   const title = layout.title || {};
   const below = layout.legend && layout.legend.yref === "container" ? legendHeight(data, layout,
@@ -131,6 +134,7 @@ export function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRo
            title: { ...title, ...side, text: lines.join("<br>"),
                     pad: { ...pad, t: (pad.t || 0) + bar + lower, l: TITLE_SIDE_ROOM } },
            ...(below ? { legend: { ...layout.legend, maxheight: 1 } } : {}),  // never scrolls
-           margin: { ...margin, t: (margin.t === undefined ? 100 : margin.t) + above },
+           margin: { ...margin, t: (margin.t === undefined ? 100 : margin.t) + above,
+                     b: (margin.b === undefined ? 80 : margin.b) + below },
            width, height: (layout.height || 450) + above + below };
 }
