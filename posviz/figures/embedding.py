@@ -10,6 +10,12 @@ from posviz.figures.common import axis, figure, layout, plain
 PANEL_FILES = dict(panel_e="E", panel_p="P", panel_x="E+P")  # their exported files
 GAP = 0.03  # between panels, as a fraction of the width
 PANEL_WIDTH = 180  # the narrowest a panel is drawn, in pixels
+ROW, LABELLED_ROWS = 26, 12
+"""Pixels per token row; up to LABELLED_ROWS rows each row is labelled (plotly would label one
+in every 40 pixels, leaving the ◆ of a copied token's row unseen)."""
+FITTED_ROW, FITTED_ROOM = 22, 180
+"""A chart fitted into a projector's window (enlarged: its row labels 18 px) keeps each of
+those rows FITTED_ROW pixels tall, its margins taking FITTED_ROOM more."""
 
 
 def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labels: list[str],
@@ -38,10 +44,14 @@ def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labe
         axes[name.replace("x", "xaxis")] = axis(x_title, domain=[left, left + width], anchor="y")
         titles.append(dict(text=plain(panel_title), x=left + width / 2, y=1.0, xref="paper",
                            yref="paper", xanchor="center", yanchor="bottom", showarrow=False))
-    return figure(traces, layout(
-        title, max(280, 110 + 26 * len(labels)), min_width=PANEL_WIDTH * len(panels) + 100,
+    every = len(labels) <= LABELLED_ROWS
+    rows = axis(y_title, type="category", autorange="reversed") | ({"dtick": 1} if every else {})
+    shape = layout(
+        title, max(280, 110 + ROW * len(labels)), min_width=PANEL_WIDTH * len(panels) + 100,
         annotations=titles,
         margin=dict(l=10, r=10, t=80, b=10),
         coloraxis=dict(colorscale=colorscale, cmin=-bound, cmax=bound),
-        yaxis=axis(y_title, type="category", autorange="reversed"),
-        **axes))
+        yaxis=rows, **axes)
+    if every:
+        shape["meta"]["least"] = FITTED_ROOM + FITTED_ROW * len(labels)
+    return figure(traces, shape)

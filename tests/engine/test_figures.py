@@ -51,6 +51,21 @@ def test_aligned_heatmaps_show_e_p_and_their_sum():
     assert not rows[1].startswith("◆")
 
 
+@pytest.mark.parametrize(("n", "every"), [(1, True), (6, True), (12, True), (13, False),
+                                          (40, False)])
+def test_aligned_heatmaps_label_every_row_of_a_short_sentence(n, every):
+    """Up to 12 rows each is labelled (plotly would label one in every 40 pixels, and the copied
+    token's ◆ row could go bare), with the height a projector's fitted chart keeps for them;
+    longer sentences leave plotly to label what its rows have room for."""
+    tokens = [f"w{i}" for i in range(n)]
+    e = token_embeddings(tokens, 8)
+    fig = figure_json(aligned_heatmaps([e], ["E"], token_labels(tokens), title="", x_title="",
+                                       y_title="", marked_rows=[0, n - 1]))
+    rows, meta = fig["layout"]["yaxis"], fig["layout"]["meta"]
+    assert (rows.get("dtick"), meta.get("least")) == ((1, 180 + 22 * n) if every else (None,
+                                                                                      None))
+
+
 def test_pe_heatmap_at_the_largest_size_stays_small():
     values, rows, channels, _ = sinusoidal_sampled(4096, 1024)
     fig = pe_heatmap(values, rows, channels, title="", x_title="", y_title="",
