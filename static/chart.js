@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 d233de140e2fe8da4a957270496eac62af19b73b9b13a21ed95eb097d6769424) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 8b2b1e281d7a1d4ee27b30802adfc00a5ac6d4ca45f350b53ba262376e51a46e) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -56,6 +56,18 @@ function grids(gd) {
     });
   }
   const lines = gd.data.filter((t) => (t.type === "scatter" || t.type === "bar") && shown(t));
+  const layout = gd.layout || {};
+  const axisTitle = (key, fallback) => {
+    const title = (layout[key] || {}).title;
+    return title && heard(title.text ?? title) || fallback;
+  };
+  const first = lines[0] || {};
+  const head = [
+    (gd.posvizLabels || {}).series || "series",
+    // the reader's word for a line
+    axisTitle(`xaxis${(first.xaxis || "x").slice(1)}`, "x"),
+    axisTitle(`yaxis${(first.yaxis || "y").slice(1)}`, "y")
+  ];
   const rows = [];
   lines.forEach((t, i) => {
     const xs = flat(t.x);
@@ -64,7 +76,7 @@ function grids(gd) {
       if (!Number.isNaN(y)) rows.push([plain(t.name ?? `trace ${i}`), typeof x === "number" ? x : plain(x), y]);
     });
   });
-  return [{ name: "", head: ["trace", "x", "y"], rows }];
+  return [{ name: "", head, rows }];
 }
 var cell = (v) => typeof v === "number" ? number(v) : String(v);
 function tables(gd) {

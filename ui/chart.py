@@ -102,7 +102,7 @@ def chart_labels(lang: str) -> dict[str, str]:
 
 
 CHART_LABELS = ("svg", "csv", "npy", "scroll")  # a chart's buttons, and its sideways cue
-TABLE_LABELS = ("table", "table_rows", "table_note", "hidden_cell")  # its data table's
+TABLE_LABELS = ("table", "table_rows", "table_note", "hidden_cell", "series")  # its data table's
 
 
 def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True,

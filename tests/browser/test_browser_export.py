@@ -100,6 +100,22 @@ INK_JS = """(chart) => [...chart.querySelectorAll('.modebar-btn')].filter(
 })"""
 
 
+def test_a_line_charts_data_table_speaks_the_readers_language(server, page):
+    """A chart of lines: its data table (and CSV) heads each point's line and its x and y with
+    the reader's word and the axes' titles, not plotly's "trace", "x" and "y"."""
+    page.goto(f"{server}/sinusoidal?lang=zh")
+    settle(page)
+    chart = page.locator(".posviz-chart[data-name=offset]")
+    chart.scroll_into_view_if_needed()
+    charts_drawn(page)
+    table = chart.locator("xpath=..").locator(".posviz-data")
+    table.locator("summary").click()
+    head = table.locator("thead th").all_inner_texts()
+    assert head == [text("summary.series", "zh"), text("sinusoidal.offset_axis", "zh"),
+                    text("sinusoidal.dot_axis", "zh")]
+    assert table.locator("tbody th").first.inner_text() == text("sinusoidal.closed_form", "zh")
+
+
 def test_the_chart_buttons_of_posviz_show_a_glyph_not_a_filled_square(server, page):
     page.goto(f"{server}/embedding?text={SENTENCE}")
     settle(page)

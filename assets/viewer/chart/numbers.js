@@ -50,7 +50,7 @@ const number = (v) => (Number.isNaN(v) ? "" : String(v));
 
 // The numbers of a chart as tables, each a header and rows of cells (a number is NaN where a
 // cell is masked): one per matrix (row label, then one column per column label), or one of all
-// lines. The CSV files and the data table under the chart are both made from these.
+// lines (each point's line, then its x and y under the axes' titles). The CSV files and the data table under the chart are both made from these.
 export function grids(gd) {
   const maps = gd.data.filter((t) => t.type === "heatmap" && shown(t));
   if (maps.length) {
@@ -63,6 +63,15 @@ export function grids(gd) {
     });
   }
   const lines = gd.data.filter((t) => (t.type === "scatter" || t.type === "bar") && shown(t));
+  const layout = gd.layout || {};
+  const axisTitle = (key, fallback) => {
+    const title = (layout[key] || {}).title;
+    return (title && heard(title.text ?? title)) || fallback;
+  };
+  const first = lines[0] || {};
+  const head = [(gd.posvizLabels || {}).series || "series",  // the reader's word for a line
+                axisTitle(`xaxis${(first.xaxis || "x").slice(1)}`, "x"),
+                axisTitle(`yaxis${(first.yaxis || "y").slice(1)}`, "y")];
   const rows = [];
   lines.forEach((t, i) => {
     const xs = flat(t.x);
@@ -72,7 +81,7 @@ export function grids(gd) {
         : plain(x), y]);
     });
   });
-  return [{ name: "", head: ["trace", "x", "y"], rows }];
+  return [{ name: "", head, rows }];
 }
 
 export const cell = (v) => (typeof v === "number" ? number(v) : String(v));
