@@ -68,6 +68,12 @@ html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
 [data-testid=stMainBlockContainer] {max-width: none; padding: 2.5rem 2.5rem 2rem}
 </style>"""
 """Presentation mode for the page itself; the charts are enlarged by ui.chart."""
+ENGLISH_ONLY_CSS = """<style>
+[data-testid=InputInstructions] {display: none}
+</style>"""
+"""For a reader of another language: Streamlit's own hint under a field being typed into
+("Press Enter to apply", "Press Enter to submit form") is in English only; every such field
+has its button beside it or applies on leaving it, so the page leaves the hint out."""
 
 
 def in_app() -> bool:
@@ -152,7 +158,8 @@ def page(name: str) -> Settings:
     _file_button(s, name)
     path = "" if name == "home" else name
     room.section(s, member, path)
-    st.html(PAGE_CSS + FORMULA_CSS + (PRESENTATION_CSS if present else ""))
+    st.html(PAGE_CSS + FORMULA_CSS + (PRESENTATION_CSS if present else "")
+            + (ENGLISH_ONLY_CSS if lang != DEFAULT_LANG else ""))
     room.join_panel(s, member)
     check.gains_panel(s, member)
     room.student_bar(s, member, path)

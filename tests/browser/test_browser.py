@@ -94,6 +94,23 @@ def test_sentence_and_language_survive_every_route(server, browser):
     page.close()
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_streamlits_english_field_hint_shows_to_english_readers_only(server, browser, lang):
+    """Typing into a field, Streamlit says "Press Enter to apply" in English whatever the
+    page's language: a Chinese page leaves it out."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{server}/?lang={lang}")
+    settle(page)
+    page.locator(SENTENCE_BOX).press_sequentially("x")
+    hint = page.locator("[data-testid=InputInstructions]").first
+    hint.wait_for(state="attached")
+    if lang == "en":
+        expect(hint).to_be_visible()
+    else:
+        expect(hint).to_be_hidden()
+    page.close()
+
+
 def test_home_screenshot_for_the_readme(server, browser, artifacts):
     """The README picture: home with the default sentence (refreshed with POSVIZ_SCREENSHOT=1)."""
     page = browser.new_page(viewport={"width": 1280, "height": 860})
