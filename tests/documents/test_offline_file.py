@@ -189,7 +189,8 @@ def test_every_hostile_text_goes_through_a_file_as_text(browser, tmp_path):
 
 
 # The width of each text's first character in the file, over the font size.
-QUOTE_WIDTHS_JS = """() => [...document.querySelectorAll('.posviz-document p')].map((p) => {
+QUOTE_WIDTHS_JS = """() => [...document.querySelectorAll(
+  '.posviz-document p:not(.posviz-setting)')].map((p) => {
   const range = document.createRange();
   const text = [...p.childNodes].find((n) => n.nodeType === 3);
   range.setStart(text, 0);
@@ -215,14 +216,16 @@ FORMULA_FONTS_JS = """() => {
 def test_a_files_font_follows_its_language(browser, tmp_path, lang, widest):
     """English quotes are drawn by a Latin font (a CJK font's are a full em wide); Chinese
     text by a CJK font; a formula in KaTeX's fonts in either language, each of its parts kept
-    whole (on a phone a line breaks between parts, not inside one)."""
+    whole (on a phone a line breaks between parts, not inside one); a setting's label ends in
+    the language's colon (Chinese: the full-width ：)."""
     saved = tmp_path / f"{lang}.html"
     saved.write_text(documents.offline_html("quotes", [{"title": "", "blocks": [
         {"t": "markdown", "text": "“quoted” — a dash"},
         {"t": "markdown", "text": "刚想到了"},
         {"t": "formula", "parts": [
             r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}(QK^\top / \sqrt{d})\,V",
-            r"\sin(1) + \cos(2) = x \parallel y"]}]}], lang), encoding="utf-8")
+            r"\sin(1) + \cos(2) = x \parallel y"]},
+        {"t": "setting", "label": "d", "value": "16"}]}], lang), encoding="utf-8")
     page, requests, errors = opened_watched(browser, saved)
     page.locator(".posviz-document p").first.wait_for()
     quote, han = page.evaluate(QUOTE_WIDTHS_JS)
@@ -230,5 +233,8 @@ def test_a_files_font_follows_its_language(browser, tmp_path, lang, widest):
     letters, other_fonts, parts, breakable = page.evaluate(FORMULA_FONTS_JS)
     assert letters > 20 and not other_fonts, other_fonts
     assert parts == 2 and not breakable
+    colon = page.evaluate("getComputedStyle(document.querySelector('.posviz-setting-label'),"
+                          " '::after').content")
+    assert colon == ('"："' if lang == "zh" else '": "')
     assert not requests and not errors
     page.close()
