@@ -4,6 +4,7 @@ reveal, ask, close; and every hostile input as a room code, a lecturer link and 
 from __future__ import annotations
 
 import json
+import re
 import time
 from urllib.parse import parse_qsl, urlsplit
 
@@ -67,6 +68,17 @@ def test_starting_a_room_makes_this_session_its_lecturer(store):
     assert f"{code[:3]} {code[3:]}" in shown(at)          # the join code, read aloud in two
     assert any(f"?room={code}" in c.value for c in at.code)  # the student link
     assert at.get("imgs") or at.get("image")                 # its QR code
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_address_to_use_instead_is_set_as_code(store, lang):
+    """Opened at localhost, the join panel says phones cannot use this address and names one
+    they can: as code, so that no link runs on into the text after it (in Chinese, the
+    full-width bracket and the words after it became part of the link)."""
+    at = opened(lang=lang)
+    at.button(key="room_start").click().run()
+    said = [w.value for w in at.warning if "POSVIZ_PUBLIC_URL" in w.value]
+    assert len(said) == 1 and re.search(r"`https?://[^`\s]+`", said[0]), said
 
 
 def test_the_lecturer_link_drives_the_room_and_leaves_the_address_bar(store):
