@@ -236,7 +236,8 @@ def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
         return
     new_order = tuple(reversal(len(seq), keep_last=True).tolist())
     moved = reordered(s.tokens, new_order)
-    lead.chart(cached.twin_figure(seq, new_order, "none", True, "lesson.leak.fig", s.lang),
+    lead.chart(attention.twin_figure(seq, new_order, cached.LAYERS, cached.HEADS, "none", True,
+                                      s.lang, "lesson.leak.fig"),
                "lesson_leak", fit=True)
     d.caption(s.t("lesson.leak.reordered"))
     d.chips(moved, [str(k) for k in new_order])

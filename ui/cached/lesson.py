@@ -13,7 +13,7 @@ from posviz import rope
 from posviz.alibi import hide_masked
 from posviz.attention import one_head
 from posviz.embedding import repeat_distances, token_embeddings
-from posviz.figures.attention import change_bars, order_maps, twin_maps, visibility_grid
+from posviz.figures.attention import change_bars, order_maps, visibility_grid
 from posviz.figures.common import token_heatmap
 from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps
 from posviz.figures.rope import plane_view
@@ -82,22 +82,6 @@ def position_figure(seq_len: int, lang: str) -> go.Figure:
                                            d=EMBED_D),
         x_title=text("common.dimension_axis", lang), y_title=text("common.position_axis", lang),
         sentence_len=seq_len, sentence_label=text("sinusoidal.your_sentence", lang))
-
-
-@figure_cache
-def twin_figure(tokens: Tokens, order: tuple[int, ...], scheme: str, causal: bool,
-                title_key: str, lang: str) -> go.Figure:
-    """Top-layer head-mean maps of both orders lined up by token, and their difference."""
-    c = attention.check(tokens, order, LAYERS, HEADS, scheme, causal)
-    return twin_maps(
-        c.original.mean_weights(-1), c.aligned.mean_weights(-1), c.original.mask, c.aligned.mask,
-        c.weight_difference(-1), token_labels(list(tokens)),
-        [text(f"attention.panel_{key}", lang) for key in ("original", "aligned", "difference")],
-        title=text(title_key, lang, layer=LAYERS, scheme=text(f"attention.schemes.{scheme}", lang)),
-        x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
-        value_name=text("attention.weight", lang),
-        difference_name=text("attention.difference", lang),
-        flat_note=text("attention.difference_flat", lang))
 
 
 @figure_cache
