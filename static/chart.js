@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 8b2b1e281d7a1d4ee27b30802adfc00a5ac6d4ca45f350b53ba262376e51a46e) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 dc055920b65721579e36a4a7cabaaa29ccb8d64208c6974f144cdcc5e6da3799) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;

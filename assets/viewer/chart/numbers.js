@@ -50,7 +50,8 @@ const number = (v) => (Number.isNaN(v) ? "" : String(v));
 
 // The numbers of a chart as tables, each a header and rows of cells (a number is NaN where a
 // cell is masked): one per matrix (row label, then one column per column label), or one of all
-// lines (each point's line, then its x and y under the axes' titles). The CSV files and the data table under the chart are both made from these.
+// lines (each point's line, then its x and y under the axes' titles). The CSV files and the
+// data table under the chart are both made from these.
 export function grids(gd) {
   const maps = gd.data.filter((t) => t.type === "heatmap" && shown(t));
   if (maps.length) {
