@@ -284,8 +284,8 @@ def test_with_position_off_the_p_panel_says_it_is_zero(lang):
     """Scene 3 with the switch off: the P panel is all zeros, and says so in its title rather
     than showing a blank panel."""
     def titles(query: str) -> str:
-        return json.dumps([b["figure"] for b in walk(blocks("lesson", query, lang))
-                           if b["t"] == "chart"], ensure_ascii=False)
+        return json.dumps([json.loads(b["figure"]) for b in walk(blocks("lesson", query, lang))
+                           if b["t"] == "chart"], ensure_ascii=False)  # as text, not escapes
     off, on = titles("scene=3&pos=false"), titles("scene=3")
     assert text("embedding.panel_p_off", lang) in off
     assert text("embedding.panel_p_off", lang) not in on and text("embedding.panel_p", lang) in on
