@@ -84,12 +84,19 @@ def server(chromium_path, rooms_url) -> str:
         yield url
 
 
+ARRIVES_MS = 90_000
+"""How long a browser test waits for a state the app reaches by itself (a count, a follow, a
+reveal): a busy machine slows it, so the wait is for the state, bounded only by this and the
+test's own timeout (pyproject.toml's 300 s), never by a figure that load can exceed."""
+
+
 @pytest.fixture(scope="session")
 def browser(chromium_path):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     from tests.helpers.load_fixtures import Watched
 
+    expect.set_options(timeout=ARRIVES_MS)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking",

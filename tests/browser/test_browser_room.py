@@ -164,8 +164,7 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     phone_zh.get_by_role("group", name="你有多大把握？").get_by_role("button", name="猜的").click()
     for student in (phone, phone_zh):
         expect(student.locator('.posviz-sure-option[aria-pressed="true"]')).to_have_count(1)
-    expect(lecturer.get_by_text("Answers: 3 · students connected: 3")).to_be_visible(
-        timeout=15_000)
+    expect(lecturer.get_by_text("Answers: 3 · students connected: 3")).to_be_visible()
     expect(lecturer.get_by_text("30–80% are right. Let neighbours discuss")).to_be_visible()
     with rerun(lecturer):
         lecturer.get_by_role("button", name="Discuss, then vote again").click()
@@ -181,8 +180,7 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
         expect(student.locator(".posviz-option.chosen")).to_have_count(1)
     reveal = lecturer.get_by_role("button", name="Reveal the answer to the room")
     reveal.scroll_into_view_if_needed()
-    expect(lecturer.get_by_text("Answers: 3 · students connected: 3")).to_be_visible(
-        timeout=15_000)
+    expect(lecturer.get_by_text("Answers: 3 · students connected: 3")).to_be_visible()
     with rerun(lecturer):
         reveal.click()
     expect(lecturer.get_by_text("Of the 3 students who answered both rounds, 1 changed their "
@@ -220,8 +218,7 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
                ).to_have_count(1)
     pick = lecturer.get_by_role("button", name="Reveal the answer to the room").first
     pick.scroll_into_view_if_needed()
-    expect(lecturer.get_by_text("Answers: 3 · students connected: 3").first).to_be_visible(
-        timeout=15_000)
+    expect(lecturer.get_by_text("Answers: 3 · students connected: 3").first).to_be_visible()
     with rerun(lecturer):
         pick.click()
     expect(lecturer.get_by_text(re.compile(r"^\d of 3 predicted the model's key"))).to_be_visible()
@@ -298,7 +295,7 @@ def test_a_phone_with_the_code_alone_is_asked_the_projectors_word_and_its_answer
         phone.wait_for_selector(".posviz-option")
         phone.locator(".posviz-option").nth(1).tap()
         expect(phone.locator(".posviz-question-note")).to_have_text(
-            text("viewer.need_word", "zh"), timeout=15_000)
+            text("viewer.need_word", "zh"))
         assert dropped  # sent once more after the drop, and answered: need the word
         script.set()
         field = phone.get_by_label(text("viewer.word_label", "zh").strip(" ：:"))
@@ -308,7 +305,7 @@ def test_a_phone_with_the_code_alone_is_asked_the_projectors_word_and_its_answer
             text("viewer.word_wrong", "zh"))
         field.fill(signing.word(store.secret, code, time.time()).upper())
         phone.get_by_role("button", name=text("viewer.word_submit", "zh")).tap()
-        expect(phone.locator(".posviz-option.chosen")).to_have_count(1, timeout=15_000)
+        expect(phone.locator(".posviz-option.chosen")).to_have_count(1)
         assert store.counts(code, poll.id) == [0, 1]
         me = {c["name"]: c for c in phone.context.cookies()}["posviz_me"]
         assert me["httpOnly"] and store.voter(code, me["value"]).present
@@ -345,7 +342,7 @@ def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, 
         other = page.context.new_page()  # a new tab of this browser, with no room in its link
         other.goto(f"{server}/")
         back = other.get_by_role("button", name=f"Back to room {code[:3]} {code[3:]}")
-        expect(back).to_be_visible(timeout=20_000)
+        expect(back).to_be_visible()
         back.click()
         expect(other.get_by_text(f"You lead room {code[:3]} {code[3:]}")).to_be_visible()
         other.close()
