@@ -10,6 +10,18 @@ HEADS = (1, 2, 4, 8)
 BAG_NOISE = 1e-9  # a difference below this is float rounding: nothing moved
 
 
+QUIET = dict(delta_color="off", delta_arrow="off")  # a number beside another: no arrow, no colour
+
+
+def mask_off(s: ui.Settings, scheme: str, gap: float | None) -> str | None:
+    """The line under a causal number: the same comparison with the mask off, where only
+    position tells orders apart (ALiBi turns symmetric there, and says so)."""
+    if gap is None:
+        return None
+    return s.t("attention.mask_off_gap_symmetric" if scheme == "alibi"
+               else "attention.mask_off_gap", gap=readable(gap))
+
+
 def collapse(d: ui.Doc, s: ui.Settings, n_layers: int, n_heads: int) -> None:
     """With position off, first of all: the sentence read in reverse is the same bag of tokens,
     unmasked (the outputs only reorder: drawn, one map and no difference), and what the causal
@@ -62,8 +74,14 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     if order is not None:
         with ui.guard(d, s):
             c = cached.check(tokens, order, n_layers, n_heads, scheme, causal)
-            d.metric(s.t("attention.headline"), readable(c.gap),
-                     help=s.t("attention.headline_help"), border=True)
+            gaps = cached.scheme_gaps(tokens, order, n_layers, n_heads, causal)
+            # with the mask on, each number beside its mask-off twin: the mask alone tells
+            # orders apart, so "no position" is no zero to measure position against
+            offs = (cached.scheme_gaps(tokens, order, n_layers, n_heads, False) if causal
+                    else [None] * len(SCHEMES))
+            d.metric(s.t("attention.headline_masked" if causal else "attention.headline"),
+                     readable(c.gap), mask_off(s, scheme, offs[SCHEMES.index(scheme)]),
+                     help=s.t("attention.headline_help"), border=True, **QUIET)
             if scheme == "alibi" and not causal and is_reversal(order):
                 d.info(s.t("attention.case.alibi_symmetric", gap=readable(c.gap)))
             elif scheme != "none":
@@ -83,15 +101,16 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                               first=readable(c.last_gaps[0]),
                               last=readable(c.last_gaps[-1])))
 
-            gaps = cached.scheme_gaps(tokens, order, n_layers, n_heads, causal)
-            for col, name, gap in zip(d.columns(len(SCHEMES)), SCHEMES, gaps, strict=True):
-                col.metric(s.t("attention.scheme_gap",
-                               scheme=cached.scheme_name(name, causal, s.lang)), readable(gap))
-            d.caption(s.t("attention.scheme_gaps_caption"))
+            for col, name, gap, gap_off in zip(d.columns(len(SCHEMES)), SCHEMES, gaps, offs,
+                                               strict=True):
+                col.metric(s.t("attention.scheme_gap_masked" if causal else "attention.scheme_gap",
+                               scheme=cached.scheme_name(name, causal, s.lang)), readable(gap),
+                           mask_off(s, name, gap_off), **QUIET)
+            d.caption(s.t("attention.scheme_gaps_caption_masked" if causal
+                          else "attention.scheme_gaps_caption"))
             if causal and gaps[0] > BAG_NOISE:  # "no position" beside the schemes: the mask
-                unmasked = cached.check(tokens, order, n_layers, n_heads, "none", False).gap
                 d.info(s.t("attention.mask_carries_order", none=readable(gaps[0]),
-                           off=readable(unmasked)))
+                           off=readable(offs[0])))
 
             d.chart(cached.twin_figure(tokens, order, n_layers, n_heads, scheme, causal,
                                        s.lang), "twin")

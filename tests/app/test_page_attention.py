@@ -220,3 +220,37 @@ def test_position_off_shows_the_bag_of_tokens_first_and_the_masks_leak_beside_it
     again.run()
     assert not [m for m in again.success
                 if m.value.startswith(text("attention.collapse", lang)[:9])]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_causal_number_says_so_and_shows_the_same_comparison_with_the_mask_off(lang):
+    """At the defaults (causal mask on) "no position" reads 5.338 beside sinusoidal's 5.272:
+    read alone, position would seem to blur the two orders. Each number names the mask, and
+    under it stands the same comparison with the mask off: rounding error with no position,
+    the orders told apart by sinusoidal and RoPE (ALiBi without a mask is its symmetric
+    variant, which a reversal defeats, and its line says so)."""
+    from posviz.attention import SCHEMES
+
+    at = AppTest.from_file(PAGE, default_timeout=30)
+    at.query_params["lang"] = lang
+    at.run()
+    tokens, order = tuple("刚想到了"), tuple(reversal(4).tolist())
+    masked = attention.scheme_gaps(tokens, order, 2, 4, True)
+    unmasked = attention.scheme_gaps(tokens, order, 2, 4, False)
+    assert masked[0] > masked[1] and unmasked[0] < 1e-9 < 0.1 < min(unmasked[1:3])
+    headline, *schemes = (m.proto for m in at.metric)
+    assert [m.body for m in schemes] == [readable(gap) for gap in masked]
+    for metric, name, gap in zip(schemes, SCHEMES, unmasked, strict=True):
+        assert metric.label == text("attention.scheme_gap_masked", lang,
+                                    scheme=attention.scheme_name(name, True, lang))
+        assert metric.delta.endswith(readable(gap)), metric.delta
+    assert schemes[3].delta == text("attention.mask_off_gap_symmetric", lang,
+                                    gap=readable(unmasked[3]))
+    assert headline.label == text("attention.headline_masked", lang)
+    assert headline.delta == schemes[SCHEMES.index("sinusoidal")].delta  # the default scheme's
+
+    at.toggle(key="attention_causal").set_value(False).run()  # no mask: position alone
+    headline, *schemes = (m.proto for m in at.metric)
+    assert [m.body for m in schemes] == [readable(gap) for gap in unmasked]
+    assert not any(m.delta for m in (headline, *schemes))
+    assert headline.label == text("attention.headline", lang)
