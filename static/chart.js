@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 dc055920b65721579e36a4a7cabaaa29ccb8d64208c6974f144cdcc5e6da3799) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 273f6dd0c4bbeeb32553811300539f3aaa8f729c0ddb800409facfe0df9e1d9f) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -103,6 +103,42 @@ function arrays(gd) {
   return same ? [npy(maps)] : maps.map((m) => npy([m]));
 }
 
+// chart/words.js
+var TERMS = `
+\u5934 \u5C42 \u6876 \u8868 \u952E \u4E0A\u754C \u4E2A\u6570 \u4EE3\u7801 \u4F4D\u7F6E \u4F59\u5F26 \u4FE1\u606F \u5012\u5E8F \u504F\u79FB \u504F\u7F6E \u516C\u5F0F \u5206\u6570 \u53D8\u4F53
+\u53E5\u5B50 \u540D\u6B21 \u56E0\u5B50 \u56E0\u679C \u5750\u6807 \u5BBD\u5EA6 \u5BF9\u6570 \u5BF9\u79F0 \u5C0F\u5757 \u5E38\u6570 \u5E95\u6570 \u5F27\u5EA6 \u6240\u5F97 \u635F\u5931 \u63A9\u7801
+\u6570\u503C \u6587\u672C \u659C\u7387 \u65B9\u6848 \u65CB\u8F6C \u6743\u91CD \u67E5\u8BE2 \u6A21\u578B \u6B63\u5F26 \u6CE2\u957F \u6E29\u5EA6 \u7070\u8272 \u70B9\u79EF \u76F8\u5BF9 \u793A\u610F
+\u7CFB\u6570 \u7EDD\u5BF9 \u7EF4\u5EA6 \u7F16\u53F7 \u7F16\u7801 \u8870\u51CF \u8BAD\u7EC3 \u8BBA\u6587 \u8BCD\u5143 \u8DDD\u79BB \u8F93\u5165 \u8F93\u51FA \u8FDC\u7A0B \u901A\u9053 \u987A\u5E8F
+\u9AD8\u5EA6 \u4F4D\u7F6E\u6570 \u53EF\u5B66\u4E60 \u56FE\u50CF\u5757 \u5E73\u79FB\u91CF \u6CE8\u610F\u529B \u76F8\u4F3C\u5EA6 \u8BCD\u5D4C\u5165 \u901A\u9053\u5BF9 \u901A\u9053\u6570 \u9A8C\u8BC1\u96C6`;
+var AROUND = `
+\u4E0A \u4E0D \u4E0E \u4E2A \u4E2D \u4E58 \u4E86 \u500D \u505A \u5176 \u51FA \u5217 \u521A \u5230 \u524D \u52A0 \u539F \u5404 \u540E \u548C \u5728 \u5916 \u5BF9
+\u5DF2 \u5FEB \u60F3 \u6162 \u6240 \u628A \u6309 \u6570 \u65B0 \u65E0 \u65F6 \u662F \u6700 \u6709 \u6B64 \u6BCF \u7531 \u7684 \u770B \u7B2C \u80FD \u884C \u88AB
+\u8F6C \u9664 \u968F \u4E00\u4E2A \u4E00\u5708 \u4E0D\u52A8 \u4E0D\u542B \u4E24\u4E2A \u4E24\u79CD \u4E4B\u540E \u4E4B\u95F4 \u4EC0\u4E48 \u4EE5\u53CA \u4EFB\u4F55 \u4F7F\u7528 \u4F9D\u6B21
+\u4FDD\u6301 \u5168\u90E8 \u5173\u6389 \u5173\u95ED \u51FA\u73B0 \u524D\u9762 \u52A0\u4E0A \u52A0\u6743 \u5355\u4E2A \u53C2\u8003 \u53D8\u4E86 \u53D8\u5316 \u53E5\u672B \u53EF\u80FD \u5404\u79CD
+\u5404\u81EA \u540C\u65F6 \u540E\u79FB \u54EA\u4E9B \u56DB\u4E2A \u56DB\u79CD \u590D\u5236 \u591A\u5C11 \u591A\u8FDC \u5BF9\u9F50 \u5C1A\u672A \u5C55\u793A \u5E73\u5747 \u5F80\u56DE \u6240\u5728
+\u6240\u6709 \u6240\u9009 \u6240\u9700 \u62C9\u4F38 \u6392\u5217 \u641C\u7D22 \u643A\u5E26 \u653E\u5728 \u6700\u5927 \u6BCF\u4E2A \u6BCF\u5217 \u6BCF\u5C42 \u6BCF\u884C \u6BD4\u8F83 \u76F8\u5DEE
+\u76F8\u9694 \u770B\u5230 \u7B97\u51FA \u7F13\u5B58 \u8868\u793A \u8F6C\u6EE1 \u91CD\u590D \u9664\u4EE5 \u4E0B\u4E00\u4E2A \u5012\u8FC7\u6765 \u540C\u4E00\u7EC4 \u6BCF\u4E00\u5C42 \u6BCF\u4E00\u884C
+\u770B\u4E0D\u5230 \u7B2C\u4E00\u4E2A \u6700\u540E\u4E00\u4E2A`;
+var WORDS = new Set(`${TERMS} ${AROUND}`.split(/\s+/).filter(Boolean));
+var LONGEST = Math.max(...[...WORDS].map((word) => word.length));
+function words(run) {
+  const n = run.length;
+  const fewest = Array(n + 1).fill(Infinity);
+  const next = Array(n + 1);
+  fewest[n] = 0;
+  for (let i = n - 1; i >= 0; i -= 1) {
+    for (let j = Math.min(n, i + LONGEST); j > i; j -= 1) {
+      if ((j - i === 1 || WORDS.has(run.slice(i, j))) && 1 + fewest[j] < fewest[i]) {
+        fewest[i] = 1 + fewest[j];
+        next[i] = j;
+      }
+    }
+  }
+  const found = [];
+  for (let i = 0; i < n; i = next[i]) found.push(run.slice(i, next[i]));
+  return found;
+}
+
 // chart/fitting.js
 var TOUCH_BAR = 32;
 var HOVER_BAR = { width: 250, height: 38 };
@@ -120,13 +156,34 @@ var CLOSERS = ")\\]}\u3009\u300B\u300D\u300F\u3011\u3015\u2019\u201D\uFF09\uFF3D
 var GROUP = `[${OPENING}][^\\s${OPENING}${CLOSERS}]{1,6}[${CLOSERS}][${CLOSING}]*`;
 var PIECES = new RegExp(`${GROUP}${SPACE}*|[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)[${CLOSING}]*${SPACE}*|${SPACE}+`, "g");
 var EQUATION = /(\S) = (?=\S)/g;
+var HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}/g;
+function insideWords(text) {
+  const inside = /* @__PURE__ */ new Set();
+  for (const { 0: run, index } of text.matchAll(HAN)) {
+    let at = index;
+    for (const word of words(run)) {
+      for (let k = 1; k < word.length; k += 1) inside.add(at + k);
+      at += word.length;
+    }
+  }
+  return inside;
+}
+function pieces(part) {
+  const inside = insideWords(part);
+  const found = [];
+  for (const { 0: piece, index } of part.matchAll(PIECES)) {
+    if (found.length && inside.has(index)) found[found.length - 1] += piece;
+    else found.push(piece);
+  }
+  return found;
+}
 function wrapped(text, font, room) {
   ruler.font = font;
   const width = (line) => ruler.measureText(plain(line)).width;
   const kept = String(text).replace(EQUATION, "$1\xA0=\xA0");
   return kept.split(/<br\s*\/?>/i).flatMap((part) => {
     const lines = [""];
-    for (const piece of part.match(PIECES) || []) {
+    for (const piece of pieces(part)) {
       const last = lines[lines.length - 1];
       if (last.trim() && width(last + piece.trimEnd()) > room) lines.push(piece.trimStart());
       else lines[lines.length - 1] = last + piece;

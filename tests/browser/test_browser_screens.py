@@ -3,7 +3,8 @@ presentation mode and a phone, in English with a long sentence and in Chinese wi
 (the desk and the phone in the dark theme for Chinese), every scene of the guided lesson included.
 
 Every chart is scrolled into view and checked from its drawn SVG (tests/helpers/drawn.py): no label
-overlaps another, none is cut off, none is smaller than the screen's minimum. No page may show
+overlaps another, none is cut off, none is smaller than the screen's minimum, and no title breaks
+inside an equation, a few bracketed characters or a Chinese word. No page may show
 an exception or make the whole page scroll sideways, the browser may log no script error, and
 the server nothing at WARNING or above. The charts are drawn by posviz's own plotly.js build, and
 no page asks anything of any host but the posviz server (a lecture hall may be offline).
@@ -40,6 +41,7 @@ from tests.helpers.load_fixtures import (
     still,
 )
 from tests.helpers.screens import DARK_JS, SCREENS, Screen
+from tests.helpers.words import broken_words
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -97,9 +99,10 @@ FORMULAS_JS = """() => {
 }"""
 
 # Charts wider than their column by more than a few pixels (they scroll sideways: static/chart.js's
-# SLIGHT) that do not say so, and chart and axis titles with a line broken inside an equation
+# SLIGHT) that do not say so, chart and axis titles with a line broken inside an equation
 # ("d =" at a line's end, "= 16" at the next one's start) or inside a few bracketed characters
-# ("查询（位" above "置）").
+# ("查询（位" above "置）"), and the lines of every title drawn on more than one (read for a
+# Chinese word broken in two: tests/helpers/words.py).
 CHART_TEXT_JS = r"""() => {
   const charts = [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
     .filter((c) => c.offsetParent !== null && c.clientWidth > c.parentElement.clientWidth + 24);
@@ -109,17 +112,16 @@ CHART_TEXT_JS = r"""() => {
   }).length;
   const group = /[(\[（［【〈《「『〔]([^()\[\]（）［］【】〈〉《》「」『』〔〕]*)$/;
   const rest = /^([^()\[\]（）［］【】〈〉《》「」『』〔〕]*)[)\]）］】〉》」』〕]/;
-  const broken = [...document.querySelectorAll(
+  const titles = [...document.querySelectorAll(
     '[data-testid=stMain] .gtitle, [data-testid=stMain] text[class$=title]')]
-    .flatMap((t) => {
-      const lines = [...t.querySelectorAll('tspan.line')].map((l) => l.textContent.trim());
-      return lines.flatMap((line, i) => {
-        const next = lines[i + 1] || '', opened = line.match(group), closed = next.match(rest);
-        const split = opened && closed && [...opened[1] + closed[1]].length <= 6;
-        return /\s=$|^=\s/.test(line) || split ? [split ? `${line} / ${next}` : line] : [];
-      });
-    });
-  return [silent, broken];
+    .map((t) => [...t.querySelectorAll('tspan.line')].map((l) => l.textContent.trim()))
+    .filter((lines) => lines.length > 1);
+  const broken = titles.flatMap((lines) => lines.flatMap((line, i) => {
+    const next = lines[i + 1] || '', opened = line.match(group), closed = next.match(rest);
+    const split = opened && closed && [...opened[1] + closed[1]].length <= 6;
+    return /\s=$|^=\s/.test(line) || split ? [split ? `${line} / ${next}` : line] : [];
+  }));
+  return [silent, broken, titles];
 }"""
 
 # The titles of the charts' tool bar buttons not in the page's language: English ones on a
@@ -240,10 +242,12 @@ class Sweep:
         broken, cut = page.evaluate(FORMULAS_JS)
         if broken or cut:
             self.found.append(f"{said}: {broken} formulas KaTeX cannot read, {cut} cut off")
-        silent, split = page.evaluate(CHART_TEXT_JS)
+        silent, split, titles = page.evaluate(CHART_TEXT_JS)
         if silent or split:
             self.found.append(f"{said}: {silent} charts scroll sideways without a cue, titles "
                               f"broken inside an equation or a bracket: {split}")
+        if inside := [broken for lines in titles for broken in broken_words(lines)]:
+            self.found.append(f"{said}: titles broken inside a Chinese word: {inside}")
         if foreign := page.evaluate(TOOLBAR_WORDS_JS, [self.lang]):
             self.found.append(f"{said}: tool bar buttons not in the page's language: "
                               f"{sorted(set(foreign))}")

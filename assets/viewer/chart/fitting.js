@@ -2,6 +2,7 @@
 // legend, its axis titles and its tool bar.
 
 import { plain } from "./numbers.js";
+import { words } from "./words.js";
 
 // A touch screen shows each chart's tool bar at all times (there is no hover to call it up):
 // the title then starts below a strip of this many pixels, which the bar has to itself.
@@ -29,18 +30,45 @@ const GROUP = `[${OPENING}][^\\s${OPENING}${CLOSERS}]{1,6}[${CLOSERS}][${CLOSING
 const PIECES = new RegExp(`${GROUP}${SPACE}*|[${OPENING}]*(?:[${WIDE}]|(?:[^\\s${WIDE}]|\\u00a0)+)`
   + `[${CLOSING}]*${SPACE}*|${SPACE}+`, "g");
 const EQUATION = /(\S) = (?=\S)/g;  // "d = 16" stays on one line, in Chinese too
+const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}/g;  // runs of Chinese characters
+
+// Where the text's Chinese words continue: the offsets of their characters but the first.
+function insideWords(text) {
+  const inside = new Set();
+  for (const { 0: run, index } of text.matchAll(HAN)) {
+    let at = index;
+    for (const word of words(run)) {
+      for (let k = 1; k < word.length; k += 1) inside.add(at + k);
+      at += word.length;
+    }
+  }
+  return inside;
+}
+
+// The text's pieces, each kept on one line: a word, a few bracketed characters, a CJK
+// character with the brackets and punctuation that hold on to it; a Chinese word's
+// characters are one piece (words.js), as a word of letters is.
+function pieces(part) {
+  const inside = insideWords(part);
+  const found = [];
+  for (const { 0: piece, index } of part.matchAll(PIECES)) {
+    if (found.length && inside.has(index)) found[found.length - 1] += piece;
+    else found.push(piece);
+  }
+  return found;
+}
 
 // Text (plotly's markup: escaped characters, <br> between lines) broken into lines no wider
-// than room pixels in font: at spaces, and between any two CJK characters, never after an
-// opening bracket or before a closing one or a comma, nor inside an equation ("d = 16") or a
-// few bracketed characters.
+// than room pixels in font: at spaces, and between CJK characters where no Chinese word goes
+// on, never after an opening bracket or before a closing one or a comma, nor inside an
+// equation ("d = 16") or a few bracketed characters.
 function wrapped(text, font, room) {
   ruler.font = font;
   const width = (line) => ruler.measureText(plain(line)).width;
   const kept = String(text).replace(EQUATION, "$1\u00a0=\u00a0");
   return kept.split(/<br\s*\/?>/i).flatMap((part) => {
     const lines = [""];
-    for (const piece of part.match(PIECES) || []) {
+    for (const piece of pieces(part)) {
       const last = lines[lines.length - 1];
       if (last.trim() && width(last + piece.trimEnd()) > room) lines.push(piece.trimStart());
       else lines[lines.length - 1] = last + piece;
