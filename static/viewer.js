@@ -201,6 +201,8 @@ async function vote(poll, round, option, note, box, redraw, sure = null) {
 function question(block, state, answerBlocks) {
   const box = el("section", "posviz-question");
   box.dataset.poll = block.poll;
+  box.id = `posviz-question-${block.poll}`;
+  box.tabIndex = -1;  // the jump at the top of a room's screen moves the focus here
   const head = el("p", "posviz-question-text");
   if (block.typed) {  // the lecturer's own: shown exactly as typed, under its heading
     box.appendChild(el("p", "posviz-question-lead", block.lead));
@@ -238,6 +240,7 @@ function question(block, state, answerBlocks) {
     const redraw = () => {
       const fresh = question(block, state, answerBlocks);
       box.replaceWith(fresh);
+      placeJump(fresh.closest(".posviz-document"));
       const chosenNow = fresh.querySelector(".posviz-option.chosen");
       if (chosenNow) chosenNow.focus();  // the keyboard stays on the answer it gave
     };
@@ -262,6 +265,7 @@ function question(block, state, answerBlocks) {
         const redraw = () => {
           const fresh = question(block, state, answerBlocks);
           box.replaceWith(fresh);
+          placeJump(fresh.closest(".posviz-document"));
           const pressed = fresh.querySelector('.posviz-sure-option[aria-pressed="true"]');
           if (pressed) pressed.focus();
         };
@@ -428,9 +432,46 @@ function drawFile() {
 
 // ---- the room -------------------------------------------------------------------------------
 
+// The view's own question that the room has open (a scene's poll: below its figure, a
+// thousand pixels down on a phone), or null: not the lecturer's own question nor the concept
+// check, which stand at the top of the screen already.
+function openQuestion(main) {
+  return [...main.querySelectorAll(".posviz-question[data-poll]")].find((box) => {
+    const state = polls[box.dataset.poll];
+    return !box.closest(".posviz-live") && state && !state.revealed;
+  }) || null;
+}
+
+// A line at the top of a room's screen while the view's question is open: it says so (and
+// what this reader answered) and jumps to the question, the focus with it. Its words are its
+// name for a screen reader.
+function placeJump(main) {
+  if (!main) return;
+  const old = main.querySelector(":scope > .posviz-jump");
+  if (old) old.remove();
+  const box = openQuestion(main);
+  if (!box) return;
+  const round = polls[box.dataset.poll].round || 1;
+  const mine = localStorage.getItem(mineKey(box.dataset.poll, round));
+  const link = el("a", "posviz-jump", mine !== null
+    ? say("jump_answered", { mine: LETTERS[Number(mine)] })
+    : say(round === 2 ? "jump_round_two" : "jump_open"));
+  const arrow = el("span", "", " \u2193");
+  arrow.setAttribute("aria-hidden", "true");
+  link.appendChild(arrow);
+  link.href = `#${box.id}`;
+  link.onclick = (event) => {
+    event.preventDefault();
+    const target = document.getElementById(box.id);  // a vote may have drawn it anew
+    target.scrollIntoView({ block: "start" });
+    target.focus({ preventScroll: true });
+  };
+  main.prepend(link);
+}
+
 const MAX_WAIT = 5000;
 const SHORT = { en: "EN", zh: "中文" };  // the language buttons' labels (their names: aria)
-let shown = { version: -1, view: null, doc: null, live: null, revealed: [] };
+let shown = { version: -1, view: null, doc: null, live: null, revealed: [], open: null };
 let asking = null;  // the request waiting on the room, aborted on a language switch
 
 function bar(payload) {
@@ -505,6 +546,10 @@ function news(payload, main, moved) {
   } else if (!payload.live && shown.live && shown.live.startsWith("check-")) {
     said.push(say("check_over"));
   }
+  const open = openQuestion(main);
+  if (open && `${open.dataset.poll}/${polls[open.dataset.poll].round || 1}` !== shown.open) {
+    said.push(say("question_open"));
+  }
   revealedPolls(payload).filter((id) => !shown.revealed.includes(id)).forEach((id) => {
     const note = main.querySelector(`[data-poll="${CSS.escape(id)}"] .posviz-question-note`);
     if (note && note.textContent) said.push(note.textContent);
@@ -533,10 +578,11 @@ function showRoom(payload) {
     });
     main.appendChild(sitting);
   } else if (payload.live) {
-    main.appendChild(question({ poll: payload.live.id, lead: say("question"),
-                                text: payload.live.question,
-                                options: payload.live.options, hidden: false, typed: true },
-                              polls[payload.live.id] || null, []));
+    const live = question({ poll: payload.live.id, lead: say("question"),
+                            text: payload.live.question, options: payload.live.options,
+                            hidden: false, typed: true }, polls[payload.live.id] || null, []);
+    live.classList.add("posviz-live");
+    main.appendChild(live);
   }
   if (!payload.live && shown.live && shown.live.startsWith("check-")) {  // it just ended
     const over = el("div", "posviz-note success posviz-check-over");
@@ -544,6 +590,7 @@ function showRoom(payload) {
     main.appendChild(over);
   }
   draw(payload.doc, main);
+  placeJump(main);
   root.replaceChildren(bar(payload), main);
   document.documentElement.lang = main.lang;
   document.title = `${say("room", { code: room.spaced })} · posviz`;
@@ -551,8 +598,10 @@ function showRoom(payload) {
   if (moved) window.scrollTo(0, 0);
   const told = news(payload, main, moved);
   if (told) announce(told);
+  const open = openQuestion(main);
   shown = { version: payload.version, view, doc: payload.doc,
-            live: payload.live ? payload.live.id : null, revealed: revealedPolls(payload) };
+            live: payload.live ? payload.live.id : null, revealed: revealedPolls(payload),
+            open: open ? `${open.dataset.poll}/${polls[open.dataset.poll].round || 1}` : null };
 }
 
 function ended(unknown = false) {

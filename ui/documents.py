@@ -56,7 +56,8 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
                "word_label", "word_submit", "word_wrong", "too_many", "room_full", "set_aside",
                "busy", "unknown_block", "how_sure", "sure", "guessing", "round_two",
                "first_answer", "round_1", "round_2", "changed", "closed", "closed_mine",
-               "check_head", "check_body", "check_lead", "voted_check", "check_over")
+               "check_head", "check_body", "check_lead", "voted_check", "check_over",
+               "jump_open", "jump_answered", "jump_round_two", "question_open")
 
 
 def pages() -> dict[str, str]:

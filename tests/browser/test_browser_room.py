@@ -153,6 +153,20 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     lecturer.locator("[data-testid=stPagination] button", has_text="4").first.click()
     for student in students.values():
         shown_scene(student, 4)
+    expect(phone.locator("#posviz-announce")).to_contain_text(text("viewer.question_open", "en"))
+    # on a phone the question stands under a figure taller than the screen: a line at the top
+    # says it is open and jumps to it, the focus with it
+    for student, lang in ((phone, "en"), (phone_zh, "zh")):
+        question = student.locator('[data-poll="scene-order"]')
+        assert question.bounding_box()["y"] > 844  # out of sight: what the jump is for
+        jump = student.get_by_role("link", name=text("viewer.jump_open", lang), exact=True)
+        box = jump.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844 and box["height"] >= 44
+        jump.click()
+        expect(question).to_be_focused()
+        student.wait_for_function("(q) => { const { top } = q.getBoundingClientRect();"
+                                  " return top >= 0 && top < innerHeight - 100; }",
+                                  arg=question.element_handle())  # its text in view
     tab_to(laptop, ".posviz-option")  # the laptop votes with the keyboard alone
     laptop.keyboard.press("Enter")
     for student, option in ((phone, 0), (phone_zh, 1)):
@@ -160,6 +174,8 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     for student in students.values():
         expect(student.locator(".posviz-option.chosen")).to_have_count(1)
     expect(laptop.get_by_text("Your answer: A.")).to_be_visible()
+    expect(laptop.locator(".posviz-jump")).to_have_text(  # the jump says it, too
+        text("viewer.jump_answered", "en", mine="A") + " ↓")
     phone.get_by_role("group", name="How sure are you?").get_by_role("button", name="Sure").click()
     phone_zh.get_by_role("group", name="你有多大把握？").get_by_role("button", name="猜的").click()
     for student in (phone, phone_zh):
