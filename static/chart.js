@@ -1,4 +1,4 @@
-// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 273f6dd0c4bbeeb32553811300539f3aaa8f729c0ddb800409facfe0df9e1d9f) by `npm run build`: edit those.
+// posviz's chart element, bundled from assets/viewer/chart/ (sources sha256 c4e1117415cf4f233527db8e2982d9ed749be688098b4c1fedc1fc948976ba34) by `npm run build`: edit those.
 // chart/numbers.js
 var shown = (trace) => trace.hoverinfo !== "skip";
 var plain = (text) => new DOMParser().parseFromString(String(text), "text/html").documentElement.textContent;
@@ -228,13 +228,14 @@ function titleLines(layout, width, view) {
     lines,
     size,
     widest,
+    left: title.xanchor === "left",
     extra: Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT)
   };
 }
-function barStrip(width, view, toolbar, { widest }) {
+function barStrip(width, view, toolbar, { widest, left }) {
   if (!toolbar) return 0;
   if (touchScreen()) return TOUCH_BAR;
-  const reach = width > view + 1 ? TITLE_SIDE_ROOM + widest : (width + widest) / 2;
+  const reach = width > view + 1 || left ? TITLE_SIDE_ROOM + widest : (width + widest) / 2;
   return reach > width - HOVER_BAR.width ? HOVER_BAR.height : 0;
 }
 function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
@@ -270,6 +271,86 @@ function fitted(data, layout, width, view, toolbar, wrappedTitle, titleRoom) {
     width,
     height: (layout.height || 450) + above + below
   };
+}
+
+// chart/labels.js
+var GAP = 4;
+var TURNS = [0, 25, -25, 50, -50, 75, -75, 100, -100, 130, -130, 155, -155, 180];
+var STEPS = 8;
+var MARKER = 8;
+var overlap = (a, b, gap = 0) => a.left < b.right + gap && b.left < a.right + gap && a.top < b.bottom + gap && b.top < a.bottom + gap;
+var area = (a, b) => Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) * Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+function crosses([px, py], [qx, qy], box) {
+  let [t0, t1] = [0, 1];
+  const dx = qx - px, dy = qy - py;
+  for (const [p, q] of [
+    [-dx, px - box.left],
+    [dx, box.right - px],
+    [-dy, py - box.top],
+    [dy, box.bottom - py]
+  ]) {
+    if (p === 0) {
+      if (q < 0) return false;
+    } else if (p < 0) t0 = Math.max(t0, q / p);
+    else t1 = Math.min(t1, q / p);
+  }
+  return t0 < t1;
+}
+function markers(div, at) {
+  return [...div.querySelectorAll(".scatterlayer path.point")].map((el) => el.getBoundingClientRect()).filter((r) => Math.max(r.width, r.height) >= MARKER).map((r) => ({
+    left: r.left - at.left,
+    right: r.right - at.left,
+    top: r.top - at.top,
+    bottom: r.bottom - at.top
+  }));
+}
+function spread(div) {
+  const layout = div.layout || {};
+  const notes = layout.annotations || [];
+  if (!(layout.meta && layout.meta.spread) || !notes.length) return Promise.resolve();
+  const full = div._fullLayout;
+  const [xa, ya] = [full.xaxis, full.yaxis];
+  const px = (x) => xa._offset + xa.l2p(x);
+  const py = (y) => ya._offset + ya.l2p(y);
+  const at = div.querySelector(".main-svg").getBoundingClientRect();
+  const plot = {
+    left: xa._offset,
+    right: xa._offset + xa._length,
+    top: ya._offset,
+    bottom: ya._offset + ya._length
+  };
+  const heads = markers(div, at);
+  const shafts = (layout.shapes || []).filter((s) => s.type === "line").map((s) => [[px(s.x0), py(s.y0)], [px(s.x1), py(s.y1)]]);
+  const placed = [];
+  const update = {};
+  notes.forEach((note, i) => {
+    const drawn = div.querySelector(`.annotation[data-index="${i}"] .bg`);
+    if (!note.showarrow || !drawn) return;
+    const { width: w, height: h } = drawn.getBoundingClientRect();
+    const [x, y] = [px(note.x), py(note.y)];
+    const given = Math.hypot(note.ax, note.ay) || 1;
+    const [ux, uy] = [note.ax / given, note.ay / given];
+    let best = null;
+    for (let step = 0; step < STEPS; step += 1) {
+      for (const turn of TURNS) {
+        const a = turn * Math.PI / 180;
+        const [dx, dy] = [ux * Math.cos(a) - uy * Math.sin(a), ux * Math.sin(a) + uy * Math.cos(a)];
+        const reach = MARKER + GAP + step * h / 2 + Math.abs(dx) * (w / 2) + Math.abs(dy) * (h / 2);
+        const [cx, cy] = [x + dx * reach, y + dy * reach];
+        const box = { left: cx - w / 2, right: cx + w / 2, top: cy - h / 2, bottom: cy + h / 2 };
+        const outside = box.left < plot.left || box.right > plot.right || box.top < plot.top || box.bottom > plot.bottom;
+        const met = [...placed, ...heads].filter((other) => overlap(box, other, GAP));
+        const clear = !outside && !met.length;
+        const cost = step + Math.abs(turn) / 40 + 1.5 * shafts.filter(([p, q]) => crosses(p, q, box)).length + (clear ? 0 : 1e3 + (outside ? 1e3 : 0) + met.reduce((sum, other) => sum + area(box, other), 0));
+        if (!best || cost < best.cost) best = { cost, box, cx, cy };
+      }
+      if (best && best.cost < 1e3 && best.cost <= step + 1) break;
+    }
+    placed.push(best.box);
+    update[`annotations[${i}].ax`] = best.cx - x;
+    update[`annotations[${i}].ay`] = best.cy - y;
+  });
+  return window.Plotly.relayout(div, update);
 }
 
 // chart/loader.js
@@ -453,7 +534,7 @@ function sized(div) {
   if (wide) host.tabIndex = 0;
   else host.removeAttribute("tabindex");
   let layout = themed(base, host);
-  const title = titleLines(layout, div.posvizWidth, div.posvizView);
+  let title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
   const mates = rowMates(div);
   div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
@@ -469,7 +550,9 @@ function sized(div) {
   let drawn = fit2(layout);
   const room = windowRoom(div);
   if (drawn.height > room && base.meta.short) {
-    layout = themed({ ...base, ...base.meta.short }, host);
+    const { short } = base.meta;
+    layout = themed({ ...base, ...short, title: { ...base.title, ...short.title } }, host);
+    title = titleLines(layout, div.posvizWidth, div.posvizView);
     drawn = fit2(layout);
   }
   if (drawn.height > room) {
@@ -506,7 +589,7 @@ function render(div, asMate = false) {
     div.posvizSource.figure.data,
     drawn,
     div.posvizConfig
-  ).then(() => hideDrawing(div)) : Promise.resolve();
+  ).then(() => spread(div)).then(() => hideDrawing(div)) : Promise.resolve();
   if (!asMate) {
     mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom).forEach((other) => render(other, true));
   }

@@ -15,6 +15,12 @@ from posviz.figures.common import LINE_GREY, MIN_WIDTH, axis, figure, layout, pl
 MAX_TIP_LABELS = 8
 """Arrows carry their token's label up to this many tokens; beyond, hover names them (more
 labels pile up round the origin, in a projector's square of a few hundred pixels most of all)."""
+MAX_BEFORE_LABELS = 4
+"""The arrows before rotation carry labels too up to this many tokens; beyond, each one's
+dotted arc leads to its labelled arrow after rotation, in its colour."""
+SIDE_LEGEND = 0.74
+"""On a short window (a projector), the share of the chart's width the plot may take: the
+legend stands in the rest, beside the plot, and the plot gets the height it left."""
 TOKEN_SCALE, TOKEN_SCALE_END = "Plasma", 0.75
 """Token colours run along this colour scale with position, stopping before its pale end."""
 KEY_COLOR = LINE_GREY
@@ -24,6 +30,13 @@ PLAIN_COLOR = "rgba(120, 120, 120, 0.7)"
 TRAIL_COLOR = "rgba(31, 119, 180, 0.5)"
 BEFORE_OPACITY = 0.45
 LABEL_SIZE = 18
+LABEL_OFFSET = 22
+"""Pixels from an arrow's tip to the centre of its label, outward, before the chart element
+moves labels clear of each other."""
+LEADER_STANDOFF = 9
+"""Pixels a label's leader line stops short of the tip: the arrow head stays whole."""
+LABEL_ROOM = 0.25
+"""Room kept round the arrows for their labels, as a share of the longest arrow."""
 DIAL_SPACING = 2.4
 """Distance between the centres of neighbouring dials, in dial radii."""
 ARC_POINTS = 64
@@ -102,17 +115,28 @@ def _turn_arcs(before: np.ndarray, after: np.ndarray) -> dict:
                 showlegend=False, hoverinfo="skip")
 
 
-def _tip_labels(tips: np.ndarray, labels: list[str], radius: float, **trace: object) -> dict:
-    """Each label just beyond its arrow's tip, in the page's text colour (the token colours,
-    dark enough for white, would fade on a dark theme's page), drawn whole where it passes
-    the plot's edge."""
-    length = np.hypot(tips[:, 0], tips[:, 1])[:, None]                            # (T, 1)
+def _tip_notes(tips: np.ndarray, labels: list[str], colors: list[str],
+               opacity: float = 1.0) -> list[dict]:
+    """Each label as an annotation at its arrow's tip (K, 2), set LABEL_OFFSET pixels outward
+    from the origin, a leader line in the token's colour from the label to the tip, its text
+    in the page's text colour (the token colours, dark enough for white, would fade on a dark
+    theme's page). The chart element moves a label that would meet another, or an arrow head,
+    round its tip to the nearest clear place (layout meta.spread: static/chart.js)."""
+    length = np.hypot(tips[:, 0], tips[:, 1])[:, None]                            # (K, 1)
     direction = np.divide(tips, length, out=np.zeros_like(tips), where=length > 0)
-    placed = (tips + 0.09 * radius * direction).astype(np.float32)                # (T, 2)
-    return dict(type="scatter", x=placed[:, 0], y=placed[:, 1], mode="text",
-                text=[plain(label) for label in labels],
-                textfont=dict(size=LABEL_SIZE), cliponaxis=False, showlegend=False,
-                hoverinfo="skip", **trace)
+    direction[length[:, 0] == 0] = (0.0, 1.0)  # a tip at the origin: its label above it
+    return [dict(x=float(x), y=float(y), xref="x", yref="y", text=plain(label),
+                 showarrow=True, arrowhead=0, arrowwidth=2, arrowcolor=color,
+                 standoff=LEADER_STANDOFF, ax=float(LABEL_OFFSET * dx),
+                 ay=float(-LABEL_OFFSET * dy), font=dict(size=LABEL_SIZE), opacity=opacity)
+            for (x, y), (dx, dy), label, color in zip(tips, direction, labels, colors,
+                                                       strict=True)]
+
+
+def _tight(points: np.ndarray, pad: float) -> list[float]:
+    """An axis range round the points (N,) and the origin, pad beyond them on both sides."""
+    return [min(0.0, float(points.min(initial=0.0))) - pad,
+            max(0.0, float(points.max(initial=0.0))) + pad]
 
 
 def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, title: str,
@@ -121,12 +145,16 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
     """One channel pair of every token, (T, 2) before and after rotation, as arrows from the
     origin on equal axes. Each token has one colour (running with position): its arrow before
     rotation dashed and faded, after rotation solid. Up to MAX_TIP_LABELS tokens, a dotted arc
-    along the turn joins the two tips and both tips carry the token's label; beyond, hover
-    names each arrow.
+    along the turn joins the two tips and the tip after rotation carries the token's label (up
+    to MAX_BEFORE_LABELS tokens the tip before it too), placed clear of the other labels and of
+    the arrow heads where the chart is drawn; beyond, hover names each arrow.
 
     Traces: legend keys (before, after, and arc for short sentences), the heads before, the
-    heads after, then for short sentences the arcs and the labels before and after. Shafts
-    are layout shapes, before rotation first.
+    heads after, then for short sentences the arcs. Shafts are layout shapes, before rotation
+    first; labels are annotations, after rotation first. The axes span the arrows and the
+    origin, with room for labels around them, and nothing more: a projector's plot, as tall as
+    the window allows, spends its height on the arrows; there (meta.short) the legend stands
+    beside the plot instead of under it.
     """
     before, after = np.asarray(before, dtype=float), np.asarray(after, dtype=float)
     colors = token_colors(len(labels))
@@ -135,23 +163,36 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
             *([_legend_key(arc_name, dash="dot")] if short else []),
             _heads(before, labels, name=before_name, size=13, opacity=BEFORE_OPACITY),
             _heads(after, labels, name=after_name, size=18)]
-    radius = 1.2 * max(float(np.abs(before).max(initial=0.0)),
-                       float(np.abs(after).max(initial=0.0)), 1e-9)
+    reach = max(float(np.hypot(*before.T).max(initial=0.0)),
+                float(np.hypot(*after.T).max(initial=0.0)), 1e-9)
+    notes = []
     if short:
-        moved = np.flatnonzero(~np.isclose(before, after).all(axis=-1))  # others: one label
-        data += [_turn_arcs(before, after),
-                 _tip_labels(before[moved], [labels[t] for t in moved], radius,
-                             opacity=BEFORE_OPACITY + 0.2),
-                 _tip_labels(after, labels, radius)]
+        data.append(_turn_arcs(before, after))
+        notes = _tip_notes(after, labels, colors)
+        if len(labels) <= MAX_BEFORE_LABELS:  # a token that did not turn: one label
+            moved = np.flatnonzero(~np.isclose(before, after).all(axis=-1))
+            notes += _tip_notes(before[moved], [labels[t] for t in moved],
+                                [colors[t] for t in moved], opacity=BEFORE_OPACITY + 0.2)
     shafts = [dict(shape, opacity=BEFORE_OPACITY)
               for shape in _shafts(before, colors, width=3, dash="dash")]
-    square = dict(range=[-radius, radius], zeroline=True, zerolinecolor="gray")
-    # Equal axes: a plot wider than tall narrows to a square (a short projector plot would
-    # otherwise span -8..8 for arrows of 2); a taller one (a phone's) shows more of y.
-    return figure(data, layout(
-        title, 620, shapes=shafts + _shafts(after, colors, width=4.5),
-        xaxis=axis(x_title, constrain="domain", **square),
-        yaxis=axis(y_title, scaleanchor="x", **square)))
+    arcs = [np.stack([data[-1]["x"], data[-1]["y"]], axis=-1)] if short else []
+    both = np.concatenate([before, after, *arcs])                   # tips, and arcs: (N, 2)
+    pad = (LABEL_ROOM if short else 0.08) * reach
+    # Equal axes: a plot wider than tall narrows to the arrows' width (a short projector plot
+    # would otherwise span -8..8 for arrows of 2); a taller one (a phone's) shows more of y.
+    xaxis = axis(x_title, constrain="domain", zeroline=True, zerolinecolor="gray",
+                 range=_tight(both[:, 0], pad))
+    spec = layout(title, 620, shapes=shafts + _shafts(after, colors, width=4.5),
+                  annotations=notes, xaxis=xaxis,
+                  yaxis=axis(y_title, scaleanchor="x", zeroline=True, zerolinecolor="gray",
+                             range=_tight(both[:, 1], pad)))
+    # a projector's window: the legend beside the plot, the title from the left (clear of the
+    # tool bar's corner, which a centred title as long reaches and makes room above itself for)
+    spec["meta"] |= dict(spread=short, short=dict(
+        legend=dict(orientation="v", xref="paper", x=1, xanchor="right", yref="paper", y=1,
+                    yanchor="top"),
+        xaxis=dict(xaxis, domain=[0, SIDE_LEGEND]), title=dict(x=0, xanchor="left")))
+    return figure(data, spec)
 
 
 def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, hand_name: str,

@@ -1,6 +1,7 @@
 """Every page on the three screens a room uses, in headless Chromium: a desk, a projector in
 presentation mode and a phone, in English with a long sentence and in Chinese with 刚想到了
-(the desk and the phone in the dark theme for Chinese), every scene of the guided lesson included.
+(the desk and the phone in the dark theme for Chinese), every scene of the guided lesson included,
+and the RoPE scene's labelled arrows again for four English tokens and eight Chinese ones.
 
 Every chart is scrolled into view and checked from its drawn SVG (tests/helpers/drawn.py): no label
 overlaps another, none is cut off, none is smaller than the screen's minimum, and no title breaks
@@ -49,6 +50,9 @@ pytestmark = pytest.mark.browser
 LONG = ("the quick brown fox jumps over the lazy dog while the old cat watches it from a warm "
         "sunny window seat")
 SENTENCES = {"en": LONG, "zh": "刚想到了"}
+# Scene 6's arrows carry their tokens' labels up to eight tokens (the long sentence leaves them
+# to hover): drawn again with the other length in each language, four tokens and eight.
+LABELLED = {"en": "the cat sat down", "zh": "刚想到了一个办法"}
 LESSON = "pages/0_lesson.py"
 SCENES = 10
 SHOTS = ROOT / "test-artifacts" / "screens"
@@ -220,6 +224,17 @@ class Sweep:
         self.page.wait_for_function(TITLED_JS, arg=[text(f"{name}.title", self.lang)],
                                     timeout=60_000)
 
+    def scene_shown(self, where: str) -> None:
+        """Wait until a lesson scene just opened is at its top, its first chart whole in the
+        window on a projector (else say so)."""
+        projector = self.screen.name == "projector"
+        try:
+            self.page.wait_for_function(SCENE_SHOWN_JS, arg=["bottom" if projector else None],
+                                        timeout=20_000, polling=100)
+        except PlaywrightTimeout:
+            self.found.append(f"{self.screen.name}, {self.lang}, {where}: not at the top"
+                              + " with its first chart whole in the window" * projector)
+
     def check(self, where: str) -> None:
         """Draw every chart in view of the reader, check them all, keep a screenshot (under CI,
         of a view with a finding only: the whole-page pictures are a tenth of the sweep's
@@ -295,7 +310,6 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
     dark = (screen.name, lang) in DARK
     context = screen.context(browser, dark)
     sweep = Sweep(context.new_page(), base, screen, lang, dark, SHOTS)
-    projector = screen.name == "projector"
     for route in [None, *PAGES]:
         if route == LESSON:
             sweep.open(route, scene="1")
@@ -304,14 +318,11 @@ def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, scr
                     sweep.page.locator(".st-key-lesson_next button").click()
                     heading = f"{scene}. "
                     sweep.page.locator("[data-testid=stMain] h2", has_text=heading).first.wait_for()
-                try:
-                    edge = "bottom" if projector else None
-                    sweep.page.wait_for_function(SCENE_SHOWN_JS, arg=[edge], timeout=20_000,
-                                                 polling=100)
-                except PlaywrightTimeout:
-                    sweep.found.append(f"{screen.name}, {lang}, scene {scene}: not at the top"
-                                       + " with its first chart whole in the window" * projector)
+                sweep.scene_shown(f"lesson-{scene}")
                 sweep.check(f"lesson-{scene}")
+            sweep.open(route, scene="6", text=LABELLED[lang])
+            sweep.scene_shown("lesson-6-labelled")
+            sweep.check("lesson-6-labelled")
         else:
             sweep.open(route)
             sweep.check(route_name(route))

@@ -146,3 +146,23 @@ def test_charts_side_by_side_whose_plots_do_not_line_up_are_caught(page):
     assert problems(page, 11) == []  # the same room above both plots
     page.evaluate(ROW_JS, [wrapped, line(), True])
     assert problems(page, 11) == []  # stacked, as on a phone: nothing to line up
+
+
+def test_point_labels_on_each_other_or_on_an_arrow_head_are_caught(page):
+    """The RoPE plane as it was drawn on a projector: token labels written by a text trace just
+    beyond their tips, two tips close together ("2 到" over "3 了"), one label on another
+    arrow's head ("1 想")."""
+    tips = [[-0.8, 1.45], [-0.45, 1.2], [-0.55, 0.05], [1.6, -0.5]]
+    labels = ["2 到", "3 了", "1 想", "0 刚"]
+    spec = line(xaxis=dict(range=[-2, 2]), yaxis=dict(range=[-2, 2], scaleanchor="x"))
+    spec["data"] = [
+        dict(type="scatter", x=[x for x, _ in tips], y=[y for _, y in tips], mode="markers",
+             marker=dict(symbol="arrow", size=18), showlegend=False),
+        dict(type="scatter", x=[-0.86, -0.5, -0.28, 1.75], y=[1.52, 1.3, 0.05, -0.56],
+             mode="text", text=labels, textfont=dict(size=29), cliponaxis=False,
+             showlegend=False)]
+    found = drawn(page, spec, width=560)
+    assert any('point label "2 到" overlaps point label "3 了"' in p for p in found), found
+    assert any('point label "1 想" overlaps a point\'s marker' in p for p in found), found
+    spec["data"][1]["x"], spec["data"][1]["y"] = [-1.3, 0.2, -1.3, 1.3], [1.75, 1.5, -0.4, -1.1]
+    assert drawn(page, spec, width=560) == []  # the same labels, set apart: clear

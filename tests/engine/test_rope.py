@@ -402,7 +402,7 @@ def test_plane_view_draws_each_token_before_and_after_in_its_own_colour():
     fig = figure_json(plane_view(before, after, ["0 a", "1 <b>", "2 a"], title="t",
                                  before_name="before", after_name="after", arc_name="arc",
                                  x_title="x", y_title="y"))
-    *keys, heads_before, heads_after, arcs, labels_before, labels_after = fig["data"]
+    *keys, heads_before, heads_after, arcs = fig["data"]
     assert [trace["name"] for trace in keys] == ["before", "after", "arc"]
     shafts = fig["layout"]["shapes"]
     colors = token_colors(3)
@@ -420,10 +420,17 @@ def test_plane_view_draws_each_token_before_and_after_in_its_own_colour():
     # heads point away from the origin: plotly's angle runs clockwise from straight up
     directions = np.degrees(np.arctan2(after[:, 1], after[:, 0]))
     np.testing.assert_allclose(array(heads_after["marker"]["angle"]), 90 - directions, atol=1e-4)
-    # token 0 does not move: only tokens 1 and 2 get a second label at their old tip
-    assert labels_before["text"] == ["1 &lt;b&gt;", "2 a"]
-    assert labels_after["text"] == ["0 a", "1 &lt;b&gt;", "2 a"]
-    assert "color" not in labels_after["textfont"]  # the page's text colour, in either theme
+    # each tip after rotation labelled; token 0 does not move: only tokens 1 and 2 get a
+    # second label, at their old tip
+    notes = fig["layout"]["annotations"]
+    assert [n["text"] for n in notes] == ["0 a", "1 &lt;b&gt;", "2 a", "1 &lt;b&gt;", "2 a"]
+    tips = np.concatenate([after, before[1:]])
+    np.testing.assert_allclose([[n["x"], n["y"]] for n in notes], tips, rtol=1e-12)
+    assert [n["arrowcolor"] for n in notes] == colors + colors[1:]  # leaders in its colour
+    assert all("color" not in n["font"] for n in notes)  # the page's text colour, either theme
+    outward = [n["ax"] * x - n["ay"] * y for n, (x, y) in zip(notes, tips, strict=True)]
+    assert min(outward) > 0  # set beyond the tip, away from the origin (ay runs downwards)
+    assert fig["layout"]["meta"]["spread"]  # placed clear of each other where drawn
     assert fig["layout"]["yaxis"]["scaleanchor"] == "x"
     # each arc runs on its token's circle from the old tip to the new one, turning by m * 0.5
     xy = np.stack([array(arcs["x"]), array(arcs["y"])], axis=-1).reshape(3, -1, 2)
@@ -442,16 +449,49 @@ def test_plane_view_leaves_labels_to_hover_for_long_sentences(n):
                                  y_title="y"))
     assert [trace["mode"] for trace in fig["data"]] == ["lines", "lines", "markers", "markers"]
     assert len(fig["layout"]["shapes"]) == 2 * n
+    assert not fig["layout"]["annotations"] and not fig["layout"]["meta"]["spread"]
 
 
-def test_plane_view_labels_every_tip_of_a_short_sentence():
-    before = np.random.default_rng(3).standard_normal((8, 2))
+@pytest.mark.parametrize(("n", "labelled"), [(4, 8), (5, 5), (8, 8)])
+def test_plane_view_labels_every_tip_after_rotation_and_before_it_for_four_tokens(n, labelled):
+    before = np.random.default_rng(3).standard_normal((n, 2))
     after = before[:, ::-1] * [-1, 1]  # every tip turned a quarter
-    fig = figure_json(plane_view(before, after, [f"{t} w" for t in range(8)], title="t",
+    fig = figure_json(plane_view(before, after, [f"{t} w" for t in range(n)], title="t",
                                  before_name="b", after_name="a", arc_name="arc", x_title="x",
                                  y_title="y"))
-    labels = [trace["text"] for trace in fig["data"] if trace["mode"] == "text"]
-    assert labels == [[f"{t} w" for t in range(8)]] * 2
+    notes = [note["text"] for note in fig["layout"]["annotations"]]
+    assert len(notes) == labelled and notes[:n] == [f"{t} w" for t in range(n)]
+
+
+@given(arrays(np.float64, st.tuples(st.integers(1, 12), st.just(2)),
+              elements=st.floats(-50, 50, allow_nan=False)), st.floats(0.1, 3.0))
+def test_plane_view_spans_every_arrow_and_arc_with_room_for_labels_and_no_more(points, turn):
+    """The axes hold the origin, every tip and every arc with room round them for labels, and
+    no more: a projector's plot, as tall as its window lets it be, spends it on the arrows."""
+    after = apply_rope(points, np.arange(len(points)), frequencies=np.array([turn]))
+    fig = figure_json(plane_view(points, after, [str(t) for t in range(len(points))],
+                                 title="t", before_name="b", after_name="a", arc_name="arc",
+                                 x_title="x", y_title="y"))
+    reach = max(np.hypot(*points.T).max(), 1e-9)
+    drawn = [np.concatenate([points[:, k], after[:, k], [0.0]] + (
+        [array(fig["data"][-1]["xy"[k]])] if len(points) <= 8 else [])) for k in (0, 1)]
+    for k, key in enumerate(("xaxis", "yaxis")):
+        low, high = fig["layout"][key]["range"]
+        pad = (0.25 if len(points) <= 8 else 0.08) * reach
+        assert low <= drawn[k].min() - pad + 1e-6 * reach
+        assert high >= drawn[k].max() + pad - 1e-6 * reach
+        assert high - low <= np.ptp(drawn[k]) + 2 * pad + 1e-6 * reach
+
+
+def test_plane_view_stands_its_legend_beside_the_plot_in_a_short_window():
+    fig = figure_json(plane_view(np.eye(2), np.eye(2), ["0 a", "1 b"], title="t",
+                                 before_name="b", after_name="a", arc_name="arc", x_title="x",
+                                 y_title="y"))
+    short = fig["layout"]["meta"]["short"]
+    assert short["legend"]["orientation"] == "v" and short["legend"]["xref"] == "paper"
+    assert short["xaxis"]["domain"][1] < short["legend"]["x"]  # the plot leaves it room
+    assert short["xaxis"]["range"] == fig["layout"]["xaxis"]["range"]
+    assert short["title"] == {"x": 0, "xanchor": "left"}  # clear of the tool bar's corner
 
 
 def test_clock_ladder_hands_point_at_the_first_and_last_position_on_equal_dials():

@@ -3,9 +3,10 @@ them. The screen sweep (tests/browser/test_browser_screens.py) runs these checks
 every page; tests/browser/test_drawn.py shows that they catch each defect on a page made to have it.
 
 A chart is legible when
-- no title, axis title, tick label, legend entry, colour-bar label, annotation or value written
-  in a cell overlaps another text box of the same chart (values on bars or beside points
-  included), nor the chart's tool bar where it is always shown (touch screens);
+- no title, axis title, tick label, legend entry, colour-bar label, annotation, label a trace
+  writes by its point or value written in a cell overlaps another text box of the same chart
+  (values on bars included), nor the chart's tool bar where it is always shown (touch screens),
+  nor a marker that marks a point (an arrow's head: not an arc's small dots);
 - every text box lies inside the chart, no legend scrolls its entries out of sight, and the
   chart itself is not cut off by the page (a chart wider than its column scrolls inside it);
 - no text, superscripts included, is drawn smaller than the screen's minimum;
@@ -21,8 +22,11 @@ from __future__ import annotations
 
 SHRINK = 0.2
 """Share of a text box's height left out above and below its letters (and a pixel at each end)."""
+MARKER = 8
+"""Pixels: a marker this large or larger marks a point; its box, less a sixth on each side (an
+arrow head's corners are empty), is in a label's way."""
 
-PROBLEMS_JS = """([minFont, shrink]) => {
+PROBLEMS_JS = """([minFont, shrink, marker]) => {
   const problems = [];
   const describe = (box) => `${box.kind} "${box.text.slice(0, 40)}"`;
   const shown = (el) => el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
@@ -38,7 +42,8 @@ PROBLEMS_JS = """([minFont, shrink]) => {
     const group = (el.parentElement && el.parentElement.getAttribute('class')) || '';
     if (/^[xy]\\d*tick$/.test(group)) return 'tick label';
     if (group === 'heatmap-label') return 'cell value';  // must fit its cell, as a label does
-    return 'value';  // text a trace writes beside points or on bars
+    if (el.closest('.textpoint')) return 'point label';  // a scatter trace's text by its point
+    return 'value';  // a value a trace writes on a bar
   }
 
   // The corners of a text's own box on the page, less SHRINK of its height above and below.
@@ -70,6 +75,14 @@ PROBLEMS_JS = """([minFont, shrink]) => {
   const rectangle = (r) => [[r.left, r.top], [r.right, r.top], [r.right, r.bottom],
                             [r.left, r.bottom]];
 
+  // The markers that mark a point, each its box less a sixth on every side.
+  const markers = (chart) => [...chart.querySelectorAll('.scatterlayer path.point')]
+    .filter(shown).map((el) => el.getBoundingClientRect())
+    .filter((r) => Math.max(r.width, r.height) >= marker)
+    .map((r) => ({ kind: 'marker', text: '', poly: rectangle({
+      left: r.left + r.width / 6, right: r.right - r.width / 6,
+      top: r.top + r.height / 6, bottom: r.bottom - r.height / 6 }) }));
+
   function boxes(chart) {
     return [...chart.querySelectorAll('.svg-container text')]
       .filter((el) => !el.closest('.hoverlayer') && el.textContent.trim() && shown(el))
@@ -100,6 +113,7 @@ PROBLEMS_JS = """([minFont, shrink]) => {
     if (bar && !bar.classList.contains('modebar--hover')) {  // always shown: in the way
       obstacles.push({ kind: 'tool bar', text: '', poly: rectangle(bar.getBoundingClientRect()) });
     }
+    obstacles.push(...markers(chart));
 
     if (clipped(chart)) say('the chart is wider than the page and does not scroll');
     texts.forEach((a, i) => {
@@ -107,7 +121,8 @@ PROBLEMS_JS = """([minFont, shrink]) => {
       obstacles.forEach((b, j) => {
         if (i === j || (j < i && b.kind !== 'value')) return;  // each pair of labels once
         if (overlap(a.poly, b.poly)) {
-          say(`${describe(a)} overlaps ${b.kind === 'tool bar' ? 'the tool bar' : describe(b)}`);
+          say(`${describe(a)} overlaps ${b.kind === 'tool bar' ? 'the tool bar'
+            : b.kind === 'marker' ? "a point's marker" : describe(b)}`);
         }
       });
     });
@@ -154,4 +169,4 @@ PROBLEMS_JS = """([minFont, shrink]) => {
 
 def problems(page, min_font: float) -> list[str]:
     """What is wrong with the charts drawn on the page: one line per defect, naming the chart."""
-    return page.evaluate(PROBLEMS_JS, [min_font, SHRINK])
+    return page.evaluate(PROBLEMS_JS, [min_font, SHRINK, MARKER])

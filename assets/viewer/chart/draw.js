@@ -2,6 +2,7 @@
 // by side given the same room.
 
 import { SLIGHT, barStrip, fitted, titleLines } from "./fitting.js";
+import { spread } from "./labels.js";
 import { themed } from "./loader.js";
 import { hideDrawing } from "./reader.js";
 
@@ -83,7 +84,7 @@ function sized(div) {
   if (wide) host.tabIndex = 0;  // the keyboard scrolls it sideways too
   else host.removeAttribute("tabindex");
   let layout = themed(base, host);
-  const title = titleLines(layout, div.posvizWidth, div.posvizView);
+  let title = titleLines(layout, div.posvizWidth, div.posvizView);
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
   const mates = rowMates(div);
   div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
@@ -92,7 +93,9 @@ function sized(div) {
   let drawn = fit(layout);
   const room = windowRoom(div);
   if (drawn.height > room && base.meta.short) {  // the figure's own shorter layout first
-    layout = themed({ ...base, ...base.meta.short }, host);
+    const { short } = base.meta;  // its title's keys refine the title (alignment)
+    layout = themed({ ...base, ...short, title: { ...base.title, ...short.title } }, host);
+    title = titleLines(layout, div.posvizWidth, div.posvizView);  // it may set its title apart
     drawn = fit(layout);
   }
   if (drawn.height > room) {  // the plot gives up the difference, down to its least
@@ -107,8 +110,9 @@ function sized(div) {
 // window, and when its top is in the window as the page opens, it fits between that top and
 // the window's bottom: a projector shows the scene's figure whole, without scrolling. A
 // figure may carry a shorter layout of its own for this (meta.short: a grid's rows with room
-// kept for their titles); the plot then gives up what is still missing, down to the least
-// height its layout allows (meta.least: below, a grid's panel titles would meet the panels).
+// kept for their titles, a legend beside the plot); the plot then gives up what is still
+// missing, down to the least height its layout allows (meta.least: below, a grid's panel
+// titles would meet the panels).
 const WINDOW_GAP = 40;   // pixels kept under a fitted chart: its data table's line shows
 const LEAST_PLOT = 240;  // the least layout height a fitted chart is given
 
@@ -143,7 +147,8 @@ export function render(div, asMate = false) {
   const { drawn, mates } = sized(div);
   const drawable = div.posvizConfig && !div.posvizPending;  // drawn before, or being drawn
   const done = drawable ? window.Plotly.react(div, div.posvizSource.figure.data, drawn,
-                                              div.posvizConfig).then(() => hideDrawing(div))
+                                              div.posvizConfig)
+    .then(() => spread(div)).then(() => hideDrawing(div))
     : Promise.resolve();
   if (!asMate) {
     mates.filter((other) => other.posvizTitleRoom !== div.posvizTitleRoom)

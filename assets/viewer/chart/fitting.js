@@ -113,8 +113,8 @@ function axisTitles(layout, width) {
     }));
 }
 
-// A chart's title wrapped to what is in view: its lines, their font size, and the pixels its
-// lines past the first take.
+// A chart's title wrapped to what is in view: its lines, their font size, the pixels its
+// lines past the first take, and whether it starts at the chart's left (else it is centred).
 export function titleLines(layout, width, view) {
   const title = layout.title || {};
   const size = (title.font && title.font.size) || Math.round(1.4 * layout.font.size);
@@ -123,16 +123,16 @@ export function titleLines(layout, width, view) {
     : [];
   ruler.font = font;
   const widest = Math.max(0, ...lines.map((line) => ruler.measureText(plain(line)).width));
-  return { lines, size, widest,
+  return { lines, size, widest, left: title.xanchor === "left",
            extra: Math.ceil(Math.max(lines.length - 1, 0) * size * LINE_HEIGHT) };
 }
 
 // The pixels kept above a chart's title for its tool bar: always on a touch screen, elsewhere
 // when the title reaches under the bar.
-export function barStrip(width, view, toolbar, { widest }) {
+export function barStrip(width, view, toolbar, { widest, left }) {
   if (!toolbar) return 0;
   if (touchScreen()) return TOUCH_BAR;
-  const reach = width > view + 1 ? TITLE_SIDE_ROOM + widest : (width + widest) / 2;
+  const reach = width > view + 1 || left ? TITLE_SIDE_ROOM + widest : (width + widest) / 2;
   return reach > width - HOVER_BAR.width ? HOVER_BAR.height : 0;  // reach: the title's end
 }
 
