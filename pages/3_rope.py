@@ -152,8 +152,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.caption(s.t("rope.context_uses", d=dim, base=base))
     d.formula(rope.CONTEXT_FORMULA)
     d.caption(s.t("rope.context_symbols"))
-    curves = {s.t(f"rope.methods.{method}"): rope.wavelengths(
-        rope.context_frequencies(method, dim, scale, trained, base)) for method in rope.METHODS}
+    curves = {s.t(f"rope.methods.{method}"): rope.wavelengths(rope.context_frequencies(
+        method, dim, scale, trained, base, ramp="paper")) for method in rope.METHODS}
     curves[s.t("rope.yarn_code")] = rope.wavelengths(
         rope.context_frequencies("yarn", dim, scale, trained, base, ramp="code"))
     d.chart(cached.line_chart(

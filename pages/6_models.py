@@ -164,11 +164,27 @@ def stretch(d: ui.Doc, s: ui.Settings, report: dict) -> None:
                  f"{result.mean(m)[past].mean():.3f}" for m in result.losses]})
     d.caption(s.t("models.stretch_caption", block=BLOCK))
     d.markdown(stretch_verdict(s, result))
-    dim = settings["d_model"] // settings["n_heads"]
-    if (rope.yarn_ramp(dim, train_len) < 1).all():  # YaRN keeps no pair's speed here
-        turns = train_len / rope.wavelengths(rope.rope_frequencies(dim)).min()
-        d.caption(s.t("models.stretch_yarn", beta=f"{rope.YARN_BETA:g}", turns=f"{turns:.1f}",
-                      n=train_len))
+    d.caption(yarn_ramps(s, settings["d_model"] // settings["n_heads"], train_len,
+                         eval_len / train_len))
+
+
+def yarn_ramps(s: ui.Settings, dim: int, train_len: int, factor: float) -> str:
+    """How YaRN's two ramps treat the model's pairs: the code's (transformers') by pair index,
+    the paper's by turns, which here keeps no pair's speed when the fastest pair turned fewer
+    than beta times in training."""
+    code, paper = (rope.yarn_ramp(dim, train_len, ramp=ramp) for ramp in ("code", "paper"))
+    said = s.t("models.stretch_yarn", pairs=dim // 2, kept=int((code == 1).sum()),
+               blended=int(((code > 0) & (code < 1)).sum()), slowed=int((code == 0).sum()),
+               factor=f"{factor:g}")
+    if (paper < 1).all():  # the paper's ramp keeps no pair's speed here
+        theta = rope.rope_frequencies(dim)
+        slowed = theta[0] / rope.context_frequencies("yarn", dim, factor, train_len,
+                                                      ramp="paper")[0]
+        said += ("" if s.lang == "zh" else " ") + s.t(
+            "models.stretch_yarn_paper", beta=f"{rope.YARN_BETA:g}", n=train_len,
+            turns=f"{train_len / rope.wavelengths(theta).min():.1f}", fast=f"{slowed:.1f}",
+            factor=f"{factor:g}")
+    return said
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:

@@ -153,6 +153,8 @@ def llama(d: ui.Doc, s: ui.Settings) -> None:
                    blended=int((~kept & ~slowed).sum()), slowed=int(slowed.sum())))
     curves = {s.t(f"today.method_{m}"): rope.wavelengths(rope.context_frequencies(
         m, dim, factor, original, base)) for m in rope.METHODS}  # llama3: the published run
+    curves[s.t("today.method_yarn_paper")] = rope.wavelengths(rope.context_frequencies(
+        "yarn", dim, factor, original, base, ramp="paper"))
     d.chart(line_chart(np.arange(dim // 2), curves, title=s.t(
         "today.llama_fig", factor=f"{factor:g}", dim=dim, base=number(base)),
         x_title=s.t("today.pair_axis"), y_title=s.t("today.wavelength_axis"), log_y=True,
@@ -160,6 +162,8 @@ def llama(d: ui.Doc, s: ui.Settings) -> None:
                   s.t("today.target_mark", n=number(c["max_position_embeddings"])):
                   c["max_position_embeddings"]},
         dashed=(s.t("today.method_original"),)), "today_llama")
+    pair, ratio = rope.yarn_ramp_gap(dim, factor, original, base)
+    d.caption(s.t("today.yarn_ramps", pair=pair, ratio=f"{ratio:.2f}"))
     d.markdown(s.t("today.dynamic"))
     d.formula(DYNAMIC_FORMULA)
 
@@ -347,6 +351,8 @@ def longrope_part(d: ui.Doc, s: ui.Settings) -> None:
                    attention=f"{frontier.longrope_attention_factor(factor, original):.3f}"))
     curves = {s.t(f"today.method_{m}"): rope.wavelengths(rope.context_frequencies(
         m, dim, factor, original, base)) for m in rope.METHODS}
+    curves[s.t("today.method_yarn_paper")] = rope.wavelengths(rope.context_frequencies(
+        "yarn", dim, factor, original, base, ramp="paper"))
     for kind in ("long", "short"):
         curves[s.t(f"today.longrope_{kind}")] = rope.wavelengths(
             frontier.longrope_frequencies(dim, base, c[f"{kind}_factor"]))
@@ -357,6 +363,8 @@ def longrope_part(d: ui.Doc, s: ui.Settings) -> None:
                   s.t("today.target_mark", n=number(c["max_position_embeddings"])):
                   c["max_position_embeddings"]},
         dashed=(s.t("today.method_original"),)), "today_longrope")
+    pair, ratio = rope.yarn_ramp_gap(dim, factor, original, base)
+    d.caption(s.t("today.yarn_ramps", pair=pair, ratio=f"{ratio:.2f}"))
     longrope_sentence(d, s, c, factor)
 
 

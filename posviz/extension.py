@@ -5,7 +5,8 @@ frequencies` at the factor that maps eval_len onto train_len:
 
 - "original": as trained; past train_len its slow pairs reach angles it never met;
 - "pi", "ntk", "yarn", "llama3": every pair turned at the method's frequencies, and YaRN's
-  scores multiplied by 1 / t (`yarn_temperature`);
+  scores multiplied by 1 / t (`yarn_temperature`); "yarn" ramps as YaRN's reference code and
+  transformers do, "yarn_paper" as the paper's formula does (a variant no library ships);
 - "drope" (DroPE, arXiv 2512.12167): RoPE dropped after training, then the
   model recalibrated briefly on the same corpus at the training length.
 
@@ -25,21 +26,28 @@ import torch
 
 from posviz.corpus import sentences, token_stream
 from posviz.model import LanguageModel, load_checkpoint, window_losses, without_position
-from posviz.rope import METHODS, context_frequencies, yarn_temperature
+from posviz.rope import context_frequencies, yarn_temperature
 from posviz.train import MODELS, TrainSettings, evaluation_windows, fit
 
+YARN_PAPER = "yarn_paper"  # YaRN with the paper's ramp, linear in turns
+METHODS = ("original", "pi", "ntk", "yarn", YARN_PAPER, "llama3")
+"""The stretched readings, in the order they run: posviz.rope's methods and YaRN's two ramps."""
 DROPE = "drope"
 RECALIBRATION_STEPS = 200  # a tenth of the training's 2,000
 RECALIBRATION_RATE = 1e-3  # a third of the training's peak
 
 
 def stretched(model: LanguageModel, method: str, scale: float) -> LanguageModel:
-    """The RoPE model with its pairs turned at method's frequencies for scale times its
-    training length (and YaRN's temperature); the same weights, in eval mode."""
+    """The RoPE model with its pairs turned at method's frequencies (one of METHODS) for scale
+    times its training length (and YaRN's temperature); the same weights, in eval mode."""
     c = model.config
     if c.scheme != "rope":
         raise ValueError(f"only a RoPE model can be stretched, not {c.scheme}")
-    frequencies = context_frequencies(method, c.d_model // c.n_heads, scale, c.max_len, c.base)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    ramp, method = ("paper", "yarn") if method == YARN_PAPER else ("code", method)
+    frequencies = context_frequencies(method, c.d_model // c.n_heads, scale, c.max_len, c.base,
+                                      ramp=ramp)
     out = LanguageModel(replace(c, frequencies=tuple(frequencies.tolist()),
                                 score_scale=1 / yarn_temperature(scale) if method == "yarn"
                                 else 1.0))

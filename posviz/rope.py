@@ -20,8 +20,9 @@ METHODS = ("original", "pi", "ntk", "yarn", "llama3")
 LLAMA3_FACTORS = (1.0, 4.0)
 """Llama 3.1's low_freq_factor and high_freq_factor (rope_scaling; assets/models/schemes.toml)."""
 YARN_RAMPS = ("paper", "code")
+"""YaRN's blend as the paper defines it, and as its reference code computes it (the one
+transformers' `_compute_yarn_parameters` runs, and the default here)."""
 YARN_BETA = 32.0  # YaRN's ramp keeps the speed of a pair that turned this many times (paper)
-"""YaRN's blend as the paper defines it, and as its reference code computes it."""
 
 FORMULA = (
     r"\begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} ="
@@ -218,13 +219,14 @@ def interpolate_positions(positions: np.ndarray, scale: float) -> np.ndarray:
 
 
 def yarn_ramp(dim: int, trained_length: int, base: float = 10_000.0, alpha: float = 1.0,
-              beta: float = YARN_BETA, ramp: str = "paper") -> np.ndarray:
+              beta: float = YARN_BETA, ramp: str = "code") -> np.ndarray:
     """YaRN's blend gamma_i per pair (Peng et al. 2023, sec. 3.2). Returns (P,) in [0, 1]:
     1 keeps the pair's speed, 0 interpolates it fully.
 
     ramp="paper": with r_i = L / lambda_i the number of turns pair i makes over the trained
     length L, gamma_i = 0 for r_i < alpha, 1 for r_i > beta, linear in r_i in between.
-    ramp="code": the reference code's ramp, linear in the pair index i (so linear in log r_i)
+    ramp="code" (the default): the reference code's ramp, which transformers'
+    `_compute_yarn_parameters` runs too, linear in the pair index i (so linear in log r_i)
     between the pairs `yarn_ramp_bounds` finds. Both keep the pairs beyond beta turns and
     interpolate those below alpha; in between, the code's ramp keeps most pairs faster.
     """
@@ -281,7 +283,7 @@ def llama3_frequencies(dim: int, base: float, factor: float, low_freq_factor: fl
 
 
 def context_frequencies(method: str, dim: int, scale: float, trained_length: int,
-                        base: float = 10_000.0, ramp: str = "paper") -> np.ndarray:
+                        base: float = 10_000.0, ramp: str = "code") -> np.ndarray:
     """Rotation speed of each pair after stretching a model trained on trained_length tokens
     to scale times as many:
 
@@ -289,8 +291,8 @@ def context_frequencies(method: str, dim: int, scale: float, trained_length: int
     - "pi": theta_i / s (the same as interpolate_positions);
     - "ntk": rope_frequencies with base ntk_base(base, s, d);
     - "yarn": (1 - gamma_i) theta_i / s + gamma_i theta_i, gamma from yarn_ramp (alpha 1,
-      beta 32; the paper's ramp, or with ramp="code" the reference code's); use it with
-      yarn_temperature;
+      beta 32; the reference code's ramp, as transformers runs it, or with ramp="paper" the
+      paper's); use it with yarn_temperature;
     - "llama3": llama3_frequencies with factor s, Llama 3.1's frequency factors and
       trained_length as the original context.
 

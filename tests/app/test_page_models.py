@@ -193,11 +193,24 @@ def test_the_stretch_experiment_runs_on_a_press_and_is_kept(monkeypatch):
     assert names == [text(f"today.method_{m}", "en") for m in extension.METHODS] + [
         text("models.method_drope", "en")]
     result = cached.stretches()[2]
-    stretched_table = next(t.value for t in at.table if len(t.value) == 6)
+    stretched_table = next(t.value for t in at.table if len(t.value) == 7)
     assert stretched_table.iloc[0, 2] == "+0.0000 ± 0.0000"  # the model as trained, itself
     assert stretched_table.iloc[1, 3] == f"{result.mean('pi')[32:].mean():.3f}"
     verdict = next(m.value for m in at.markdown if m.value.startswith("**What this run"))
     assert text("today.method_pi", "en") in verdict
+    past = {m: result.mean(m)[32:].mean() for m in result.losses}
+    assert min(past, key=past.get) == "yarn"  # the ramp transformers runs, decided by the run
+    assert verdict.startswith(f"**What this run shows.** Past the training length, "
+                              f"{text('today.method_yarn', 'en')} reads best")
+    # YaRN's ramps on d 16, L 32: the code's runs from pair 0 to pair 2 (pair 0 kept, pair 1
+    # half); the paper's keeps none, pair 0 (5.09 turns) blended (5.09 - 1) / 31 = 0.132
+    said = text("models.stretch_yarn", "en", pairs=8, kept=1, blended=1, slowed=6, factor="4")
+    turns = 32 / (2 * np.pi)
+    gamma = (turns - 1) / 31
+    slowed = 1 / ((1 - gamma) / 4 + gamma)
+    said += " " + text("models.stretch_yarn_paper", "en", beta="32", n=32, turns=f"{turns:.1f}",
+                       fast=f"{slowed:.1f}", factor="4")
+    assert said in [c.value for c in at.caption] and "2.9 times" in said
     again = opened("刚想到了")  # another reader: kept, and a button to run it again
     [button] = [b for b in again.button if b.key == "models_stretch"]
     assert button.label == text("models.stretch_again", "en")

@@ -58,7 +58,29 @@ def test_llama_31s_bands_are_counted_from_its_published_scaling():
     assert "up to 2 times as far" in said and "sec. 3.4.2" in said
     curves = {t["name"] for t in charts()["today_llama"]["data"]}
     assert curves == {text(f"today.method_{m}", "en") for m in
-                      ("original", "pi", "ntk", "yarn", "llama3")}
+                      ("original", "pi", "ntk", "yarn", "yarn_paper", "llama3")}
+
+
+@pytest.mark.parametrize(("chart", "dim", "factor", "original", "base", "pair", "ratio"), [
+    ("today_llama", 128, 8.0, 8192, 500_000.0, 28, "2.26"),
+    ("today_longrope", 96, 32.0, 4096, 10_000.0, 29, "3.67")])
+def test_each_yarn_curve_names_its_ramp_and_the_caption_their_gap(chart, dim, factor, original,
+                                                                   base, pair, ratio):
+    """The curve named for the code's ramp is what transformers runs (a port of YaRN's code),
+    the paper's is the paper's formula; the caption quotes where they differ most."""
+    from tests.engine.test_rope import slow_yarn_code, slow_yarn_paper
+
+    drawn = {t["name"]: array(t["y"]) for t in charts()[chart]["data"]}
+    code = np.array(slow_yarn_code(dim, original, base, factor))
+    paper = np.array(slow_yarn_paper(dim, original, base, factor))
+    np.testing.assert_allclose(drawn[text("today.method_yarn", "en")], 2 * np.pi / code,
+                               rtol=1e-6)
+    np.testing.assert_allclose(drawn[text("today.method_yarn_paper", "en")], 2 * np.pi / paper,
+                               rtol=1e-6)
+    assert int(np.argmax(code / paper)) == pair and f"{(code / paper).max():.2f}" == ratio
+    for lang in ("en", "zh"):
+        assert text("today.yarn_ramps", lang, pair=pair, ratio=ratio) in [
+            c.value for c in page(lang).caption]
 
 
 def test_mrope_numbers_the_sentence_around_an_image():
@@ -213,7 +235,7 @@ def test_the_stacks_and_longrope_are_drawn_from_the_published_values():
                        text("today.kind.nope", "en"): 12 + 9 + 7,
                        text("today.kind.linear", "en"): 36 + 20}
     longrope = drawn["today_longrope"]["data"]
-    assert len(longrope) == 7 and len(array(longrope[-1]["y"])) == 48
+    assert len(longrope) == 8 and len(array(longrope[-1]["y"])) == 48
     said = next(m.value for m in page().markdown if m.value.startswith("**LongRoPE**"))
     assert "from 1.07 for the fastest pair to 64.76 for the slowest" in said
     assert "= 1.190" in said

@@ -10,8 +10,9 @@ import pytest
 import torch
 
 from posviz import extension
+from posviz.extension import METHODS
 from posviz.model import attention_maps, load_checkpoint, window_losses, without_position
-from posviz.rope import METHODS, apply_rope, context_frequencies, yarn_temperature
+from posviz.rope import apply_rope, context_frequencies, yarn_temperature
 from posviz.train import MODELS, TrainSettings, evaluation_windows
 
 
@@ -44,11 +45,14 @@ def first_layer_by_hand(model, ids: np.ndarray, frequencies: np.ndarray,
 
 @pytest.mark.parametrize("method", METHODS)
 def test_each_stretch_turns_the_pairs_as_posviz_rope_computes(trained, method):
+    """"yarn" with the ramp of YaRN's code (and transformers'), "yarn_paper" with the paper's."""
     model, _, _, held_out = trained
     c = model.config
     stretched = extension.stretched(model, method, 4.0)
-    frequencies = context_frequencies(method, c.d_model // c.n_heads, 4.0, c.max_len, c.base)
-    scale = 1 / yarn_temperature(4.0) if method == "yarn" else 1.0
+    ramp, named = ("paper", "yarn") if method == "yarn_paper" else ("code", method)
+    frequencies = context_frequencies(named, c.d_model // c.n_heads, 4.0, c.max_len, c.base,
+                                      ramp=ramp)
+    scale = 1 / yarn_temperature(4.0) if named == "yarn" else 1.0
     ids = held_out[0, :40]
     np.testing.assert_allclose(attention_maps(stretched, ids)[0],
                                first_layer_by_hand(model, ids, frequencies, scale), atol=1e-5)
@@ -87,3 +91,51 @@ def test_a_run_is_seeded_and_says_where_it_is(monkeypatch):
     assert first.change("original", slice(0, 32)) == (0.0, 0.0)
     assert first.change("pi", slice(0, 32))[0] > 0  # PI blurs the positions it was trained on
 
+
+
+def test_yarn_runs_the_ramp_transformers_ships_and_keeps_the_fastest_pair():
+    """On the RoPE model (d 16, L 32, s 4) the code's ramp runs from pair 0 to pair 2, so pair 0
+    keeps its speed and pair 1 is half blended; the paper's ramp slows pair 0 too."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    model, _ = load_checkpoint(MODELS / "rope.pt")
+    c = model.config
+    dim = c.d_model // c.n_heads
+    config = transformers.LlamaConfig(
+        hidden_size=c.d_model, num_attention_heads=c.n_heads, max_position_embeddings=4 * c.max_len,
+        rope_parameters={"rope_type": "yarn", "rope_theta": c.base, "factor": 4.0,
+                         "original_max_position_embeddings": c.max_len})
+    inv_freq, attention_factor = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+    yarn, paper = (np.array(extension.stretched(model, m, 4.0).config.frequencies)
+                   for m in ("yarn", "yarn_paper"))
+    np.testing.assert_allclose(yarn, inv_freq.double().numpy(), rtol=1e-6)
+    assert extension.stretched(model, "yarn", 4.0).config.score_scale == pytest.approx(
+        attention_factor ** 2, rel=1e-12)  # transformers scales cos and sin: the score twice
+    theta = 10_000.0 ** (-np.arange(0, dim, 2) / dim)
+    assert yarn[0] == pytest.approx(theta[0]) and yarn[1] == pytest.approx(theta[1] * 5 / 8)
+    np.testing.assert_allclose(yarn[2:], theta[2:] / 4)
+    assert paper[0] < theta[0] / 2
+
+
+def test_the_stretched_readings_are_the_figures_in_docs(trained):
+    """docs/models.md's table quotes each stretched reading of the seeded run, inside the
+    trained length and past it, as `python -m tests.benchmarks.extension_benchmark` prints it;
+    YaRN with the ramp transformers runs reads best past the trained length."""
+    import re
+
+    from tests.conftest import ROOT
+
+    model, _, _, held_out = trained
+    rows = {"original": "as trained", "pi": "PI", "ntk": "NTK-aware",
+            "yarn": "YaRN, code's ramp (transformers)", "yarn_paper": "YaRN, paper's ramp",
+            "llama3": "Llama 3.1"}
+    doc = (ROOT / "docs" / "models.md").read_text("utf-8")
+    past = {}
+    for method, row in rows.items():
+        losses = window_losses(extension.stretched(model, method, 4.0), held_out)  # (N, T)
+        inside, past[method] = losses[:, :32].mean(), losses[:, 32:].mean()
+        line = re.search(rf"^\| {re.escape(row)} \| ([0-9.]+).*\| ([0-9.]+) \|$", doc, re.M)
+        assert line, row
+        assert line.groups() == (f"{inside:.3f}", f"{past[method]:.3f}"), row
+    assert min(past, key=past.get) == "yarn"

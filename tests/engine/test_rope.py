@@ -304,7 +304,7 @@ def test_ntk_keeps_the_first_pair_and_slows_the_last_by_s_at_any_base(d, base):
     (128, 4096, 10_000.0, 4.0), (128, 8192, 500_000.0, 16.0), (64, 2048, 500_000.0, 2.0),
     (16, 2048, 100.0, 32.0)])
 def test_yarn_paper_ramp_matches_a_loop_at_any_base(d, length, base, scale):
-    np.testing.assert_allclose(context_frequencies("yarn", d, scale, length, base),
+    np.testing.assert_allclose(context_frequencies("yarn", d, scale, length, base, ramp="paper"),
                                slow_yarn_paper(d, length, base, scale), rtol=1e-12)
 
 
@@ -315,6 +315,30 @@ def test_yarn_code_ramp_matches_a_port_of_the_reference_code(d, length, base, sc
     np.testing.assert_allclose(
         context_frequencies("yarn", d, scale, length, base, ramp="code"),
         slow_yarn_code(d, length, base, scale), rtol=1e-12)
+
+
+@pytest.mark.parametrize(("d", "length", "base", "scale"), [
+    (16, 32, 10_000.0, 4.0), (128, 8192, 500_000.0, 8.0), (96, 4096, 10_000.0, 32.0),
+    (64, 2048, 500_000.0, 2.0), (128, 4096, 10_000.0, 16.0)])
+def test_yarn_by_default_is_what_transformers_computes(d, length, base, scale):
+    """YaRN unqualified is the code's ramp, as transformers' ROPE_INIT_FUNCTIONS["yarn"] runs it
+    (float32 there), and its attention factor squared is 1 / yarn_temperature; the paper's
+    ramp is another curve."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    config = transformers.LlamaConfig(
+        hidden_size=2 * d, num_attention_heads=2, head_dim=d,
+        max_position_embeddings=int(scale * length),
+        rope_parameters={"rope_type": "yarn", "rope_theta": base, "factor": scale,
+                         "original_max_position_embeddings": length})
+    inv_freq, attention_factor = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+    theirs = inv_freq.double().numpy()
+    np.testing.assert_allclose(context_frequencies("yarn", d, scale, length, base), theirs,
+                               rtol=1e-6)
+    assert attention_factor ** 2 == pytest.approx(1 / yarn_temperature(scale), rel=1e-12)
+    paper = context_frequencies("yarn", d, scale, length, base, ramp="paper")
+    assert np.abs(paper / theirs - 1).max() > 0.2
 
 
 def test_yarn_code_ramp_bounds_against_a_hand_computation():
@@ -360,9 +384,9 @@ def test_yarn_against_a_hand_computation():
     """d = 4, L = 100: theta = (1, 0.01), turns r = 100 / 2pi = 15.915494 and 0.1591549;
     gamma = ((15.915494 - 1) / 31, 0) = (0.4811450, 0); at s = 4,
     theta' = (0.5188550 / 4 + 0.4811450, 0.01 / 4) = (0.6108588, 0.0025)."""
-    np.testing.assert_allclose(yarn_ramp(4, 100), [0.4811450, 0.0], atol=1e-7)
-    np.testing.assert_allclose(context_frequencies("yarn", 4, 4.0, 100), [0.6108588, 0.0025],
-                               atol=1e-7)
+    np.testing.assert_allclose(yarn_ramp(4, 100, ramp="paper"), [0.4811450, 0.0], atol=1e-7)
+    np.testing.assert_allclose(context_frequencies("yarn", 4, 4.0, 100, ramp="paper"),
+                               [0.6108588, 0.0025], atol=1e-7)
 
 
 def test_yarn_keeps_fast_pairs_and_interpolates_slow_ones():
