@@ -41,18 +41,28 @@ def xpos(x: np.ndarray, positions: np.ndarray, downscale: bool = False,
     return apply_rope(np.asarray(x, dtype=float) * zeta, positions, base)
 
 
-def offset_scores(q: np.ndarray, k: np.ndarray, offsets: np.ndarray, decay: bool,
-                  base: float = 10_000.0) -> np.ndarray:
-    """The score of a query q at offset n - m after a key k (d,), with RoPE (decay False) or
-    xPos (decay True): sum over pairs of [zeta_i ** ((n - m) / 512)] Re[q_i conj(k_i) e^{i (n -
-    m) theta_i}]. (len(offsets),)"""
+def offset_terms(q: np.ndarray, k: np.ndarray, offsets: np.ndarray, decay: bool,
+                 base: float = 10_000.0) -> np.ndarray:
+    """Each pair's term of the score of a query q at offset n - m after a key k (d,), with RoPE
+    (decay False) or xPos (decay True): [zeta_i ** ((n - m) / 512)] Re[q_i conj(k_i) e^{i (n -
+    m) theta_i}]. At an offset >= 0 xPos's term is RoPE's times a factor in (0, 1]: shrunk
+    toward 0, a positive term lower and a negative one higher. (len(offsets), P)"""
     offsets = np.asarray(offsets, dtype=float)[:, None]                      # (N, 1)
     dim = np.shape(q)[-1]
     zq, zk = q[0::2] + 1j * q[1::2], k[0::2] + 1j * k[1::2]                   # (P,)
     turned = np.real(zq * np.conj(zk) * np.exp(1j * offsets * rope_frequencies(dim, base)))
     if decay:
         turned = turned * xpos_decay(dim) ** (offsets / XPOS_SCALE_BASE)
-    return turned.sum(axis=-1)
+    return turned
+
+
+def offset_scores(q: np.ndarray, k: np.ndarray, offsets: np.ndarray, decay: bool,
+                  base: float = 10_000.0) -> np.ndarray:
+    """The score of a query q at offset n - m after a key k (d,), with RoPE (decay False) or
+    xPos (decay True): the sum of `offset_terms` over the pairs. Each xPos term is pulled
+    toward 0, so where RoPE's score is negative xPos's is mostly higher, not lower.
+    (len(offsets),)"""
+    return offset_terms(q, k, offsets, decay, base).sum(axis=-1)
 
 
 # ---- CoPE (Golovneva et al. 2024, arXiv 2405.18719; facebookresearch/RAM projects/cope) ----

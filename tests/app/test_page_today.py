@@ -2,6 +2,7 @@
 texts quote computed, and every value of its table sourced."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -187,6 +188,38 @@ def test_xpos_scores_the_sentences_last_query_and_first_key_beside_rope():
     assert f"longest offset (3), the fastest pair keeps {readable(zeta[0] ** (3 / 512))}" in said
     one = next(c.value for c in page("en", "x").caption if c.value.startswith("At offset"))
     assert "longest offset" not in one
+
+
+def test_xpos_pulls_each_term_toward_zero_and_the_page_shows_where_it_scores_higher():
+    """On the page's own chart (刚想到了, d 64) xPos lies above RoPE at 44% of the offsets,
+    counted here with a slow loop over pairs; a zero line shows what the terms shrink toward;
+    the Chinese caption joins its sentences with no Latin space."""
+    q, k = sentence_qk(list("刚想到了"), 64)
+    above = negative = negative_above = 0
+    for offset in range(0, 4097, 2):
+        rope = xpos = 0.0
+        for i in range(32):
+            angle = offset * 10_000 ** (-2 * i / 64)
+            term = ((q[-1][2 * i] * k[0][2 * i] + q[-1][2 * i + 1] * k[0][2 * i + 1])
+                    * np.cos(angle) - (q[-1][2 * i + 1] * k[0][2 * i]
+                                       - q[-1][2 * i] * k[0][2 * i + 1]) * np.sin(angle))
+            rope += term
+            xpos += term * ((2 * i + 25.6) / 89.6) ** (offset / 512)
+        above += xpos > rope
+        negative += rope < 0
+        negative_above += rope < 0 and xpos > rope
+    assert f"{above / 2049:.0%}" == "44%"
+    for lang in ("en", "zh"):
+        said = next(c.value for c in page(lang).caption
+                    if text("today.xpos_above", lang, above="44%", negative="X").split("X")[0]
+                    in c.value)
+        assert text("today.xpos_above", lang, above="44%",
+                    negative=f"{negative_above / negative:.0%}") in said
+        if lang == "zh":
+            assert not re.search(r"[。：）] [\u4e00-\u9fff]", said)
+    figure = charts()["today_xpos"]
+    assert [shape["y0"] for shape in figure["layout"]["shapes"]] == [0.0]
+    assert figure["layout"]["annotations"][0]["text"] == text("today.xpos_zero", "en")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

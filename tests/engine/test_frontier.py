@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from posviz import frontier
 
@@ -53,6 +55,40 @@ def test_xpos_decays_each_pair_by_its_own_factor_and_is_rope_at_no_offset():
         rope, xpos = (frontier.offset_scores(q, k, offsets, decay) for decay in (False, True))
         np.testing.assert_allclose(xpos, rope * zeta[pair] ** (offsets / 512), atol=1e-12)
         assert rope[0] == xpos[0] == pytest.approx(q @ k)  # no offset: the dot product
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), dim=st.sampled_from([4, 16, 64]),
+       offset=st.integers(0, 20_000))
+def test_xpos_shrinks_every_pairs_term_toward_zero(seed, dim, offset):
+    """Pair by pair (a slow loop over torchscale's formula), xPos's term is RoPE's times
+    zeta_i ** (offset / 512) in (0, 1]: the same sign, no larger, so a negative term rises."""
+    rng = np.random.default_rng(seed)
+    q, k = rng.normal(size=dim), rng.normal(size=dim)
+    rope, xpos = (frontier.offset_terms(q, k, np.array([offset]), decay)[0]
+                  for decay in (False, True))
+    for i in range(dim // 2):
+        angle = offset * 10_000 ** (-2 * i / dim)
+        term = ((q[2 * i] * k[2 * i] + q[2 * i + 1] * k[2 * i + 1]) * math.cos(angle)
+                - (q[2 * i + 1] * k[2 * i] - q[2 * i] * k[2 * i + 1]) * math.sin(angle))
+        shrink = ((2 * i + 0.4 * dim) / (1.4 * dim)) ** (offset / 512)
+        assert rope[i] == pytest.approx(term, abs=1e-9)
+        assert xpos[i] == pytest.approx(term * shrink, abs=1e-9)
+        assert abs(xpos[i]) <= abs(rope[i]) and xpos[i] * rope[i] >= 0
+        if rope[i] < 0:
+            assert xpos[i] >= rope[i]
+    np.testing.assert_allclose(frontier.offset_scores(q, k, np.array([offset]), True),
+                               xpos.sum(), atol=1e-12)
+
+
+def test_xpos_scores_above_ropes_where_ropes_terms_are_negative():
+    """One pair only: a negative RoPE score is pulled up by xPos; a positive one down."""
+    q, k = np.zeros(16), np.zeros(16)
+    q[14:], k[14:] = (1.0, 0.0), (-1.0, 0.0)  # the slowest pair: -cos(offset theta_7) < 0
+    offsets = np.arange(1, 400, 50)
+    rope, xpos = (frontier.offset_scores(q, k, offsets, decay) for decay in (False, True))
+    assert (rope < 0).all() and (xpos > rope).all() and (xpos < 0).all()
+    assert (frontier.offset_scores(-q, k, offsets, True) < -rope).all()
 
 
 def test_cope_positions_count_the_gated_keys_from_each_to_the_query():
