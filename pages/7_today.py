@@ -72,7 +72,8 @@ def partial(d: ui.Doc, s: ui.Settings) -> None:
     d.subheader(s.t("today.partial_head"))
     layers = modern.value("qwen3_next_80b_a3b", "num_hidden_layers")
     full = layers // modern.value("qwen3_next_80b_a3b", "full_attention_interval")
-    d.markdown(s.t("today.partial_body", full=full, linear=layers - full))
+    d.markdown(s.t("today.partial_body", full=full, linear=layers - full,
+                   conv=modern.value("qwen3_next_80b_a3b", "linear_conv_kernel_dim")))
     rows = [("gpt_neox_20b", "GPT-NeoX 20B", "rotary_pct", "head_dim_computed"),
             ("pythia_6_9b", "Pythia 6.9B", "rotary_pct", "head_dim_computed"),
             ("phi_2", "Phi-2", "partial_rotary_factor", "head_dim_computed"),
@@ -320,7 +321,8 @@ def cope_part(d: ui.Doc, s: ui.Settings) -> None:
 
 def stacks_part(d: ui.Doc, s: ui.Settings) -> None:
     kinds = {model: frontier.layer_kinds(model) for model, _ in STACKS}
-    d.markdown(s.t("today.stacks_body", **{
+    d.markdown(s.t("today.stacks_body", conv=modern.value(
+        "qwen3_next_80b_a3b", "linear_conv_kernel_dim"), **{
         f"{key}_{kind}": kinds[model].count(kind)
         for (model, _), key in zip(STACKS, ("scout", "smol", "qwen", "kimi"), strict=True)
         for kind in ("rope", "nope", "linear")}))

@@ -1,6 +1,7 @@
 """Position schemes from the research frontier, computed: xPos (RoPE with a decay per pair),
 CoPE (positions that count what the context marks), LongRoPE (a searched stretch per pair) and
-the position-free layers of today's stacks (attention without position, the gated delta rule).
+the layers of today's stacks without a position code (attention without position, the gated
+delta rule).
 
 Shapes: T = positions (queries i, keys j), d = a head's width, P = d / 2 pairs, D = d_model.
 """
@@ -127,8 +128,11 @@ def gated_delta(q: np.ndarray, k: np.ndarray, v: np.ndarray, alpha: float = DELT
 
         S_t = alpha S_{t-1} (I - beta k_t k_t^T) + beta v_t k_t^T,    o_t = S_t q_t,
 
-    with q and k L2-normalised as Gated DeltaNet does. No position enters: order reaches o_t
-    only through the order of the updates. q, k, v (T, d); returns o (T, d)."""
+    with q and k L2-normalised as Gated DeltaNet does. No position code enters, yet order
+    reaches o_t twice: through the order of the updates, and through the decay, which weights
+    a write s steps back by alpha ** s (a recency signal). Gated DeltaNet also runs a short
+    causal convolution over q, k and v, another position signal, left out here. q, k, v (T, d);
+    returns o (T, d)."""
     q, k = (np.asarray(a, dtype=float) / np.linalg.norm(a, axis=-1, keepdims=True)
             for a in (q, k))
     state = np.zeros((np.shape(v)[-1], k.shape[-1]))                      # (d, d)
@@ -164,9 +168,10 @@ def reversal_gaps(x: np.ndarray, seed: int = 0) -> dict[str, float]:
 def layer_kinds(model: str) -> list[str]:
     """What carries position in each layer of a model, from its published configuration:
     "rope" (attention with RoPE), "nope" (attention with no position), "linear" (linear
-    attention, no position). Llama 4 Scout and SmolLM3: every interval-th layer NoPE;
-    Qwen3-Next: every 4th layer gated attention with RoPE, the rest Gated DeltaNet; Kimi
-    Linear: its MLA layers (counted from 1) with NoPE, the rest Kimi Delta Attention."""
+    attention: no position code, position from its decay and short convolution). Llama 4
+    Scout and SmolLM3: every interval-th layer NoPE; Qwen3-Next: every 4th layer gated
+    attention with RoPE, the rest Gated DeltaNet; Kimi Linear: its MLA layers (counted from
+    1) with NoPE, the rest Kimi Delta Attention."""
     from posviz.modern import value
 
     layers = value(model, "num_hidden_layers")

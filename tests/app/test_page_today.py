@@ -260,6 +260,31 @@ def test_longrope_turns_the_sentence_with_phi3s_short_and_long_factors():
     assert any(t.startswith("Both LongRoPE") and "next to nothing" in t for t in one)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_linear_layers_carry_position_without_a_position_code(lang):
+    """Gated DeltaNet and KDA have no position code, but their decay and short causal
+    convolution (4 tokens wide in Qwen3-Next's configuration) carry position; Kimi's report
+    gives its KDA layers the whole of it; NoPE attention is not free of length."""
+    assert modern.value("qwen3_next_80b_a3b", "linear_conv_kernel_dim") == 4
+    quoted = modern.schemes()["kimi_linear_48b_a3b"]["position_in_kda"]["quote"]
+    assert "the entire responsibility for encoding positional information" in quoted
+    said = [m.value for m in page(lang).markdown]
+    partial = next(m for m in said if "Qwen3-Next" in m and "Gated DeltaNet" in m and "256" in m)
+    stacks = next(m for m in said if "Kimi Linear 48B-A3B" in m)
+    if lang == "en":
+        assert "a causal convolution 4 tokens wide" in partial
+        assert "(4 tokens wide in Qwen3-Next)" in stacks
+        assert "delegates the entire responsibility for encoding positional information" in stacks
+        assert "thinner its attention spreads" in stacks and "temperature" in stacks
+        assert "nothing to extrapolate" not in stacks and "no position at all" not in stacks
+    else:
+        assert "宽 4 个词元的因果卷积" in partial and "宽 4 个词元）" in stacks
+        assert "编码位置信息与近因偏好的全部责任" in stacks and "温度" in stacks
+        assert "完全不带位置" not in partial + stacks and "没有什么需要外推" not in stacks
+    assert "no position" not in text("today.kind.linear", "en")
+    assert "不带位置" not in text("today.kind.linear", "zh")
+
+
 def test_the_stacks_and_longrope_are_drawn_from_the_published_values():
     drawn = charts()
     stacks = drawn["today_stacks"]["data"]

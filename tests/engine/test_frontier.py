@@ -91,6 +91,20 @@ def test_xpos_scores_above_ropes_where_ropes_terms_are_negative():
     assert (frontier.offset_scores(-q, k, offsets, True) < -rope).all()
 
 
+@pytest.mark.parametrize("alpha", [0.5, 0.9, 1.0])
+def test_the_gated_delta_rules_decay_tells_how_far_back_a_write_is(alpha):
+    """No position code, yet position: with orthonormal keys, reading key s back after T
+    writes gives beta * alpha ** (T - 1 - s) * v_s, the decay counting the steps since."""
+    n, beta = 6, 0.5
+    keys = np.eye(8)[:n]                                       # orthonormal, one per token
+    values = RNG.normal(size=(n, 8))
+    for s in range(n):
+        queries = np.repeat(keys[s][None], n, axis=0)
+        out = frontier.gated_delta(queries, keys, values, alpha=alpha, beta=beta)
+        np.testing.assert_allclose(out[-1], beta * alpha ** (n - 1 - s) * values[s],
+                                   atol=1e-12)
+
+
 def test_cope_positions_count_the_gated_keys_from_each_to_the_query():
     logits = RNG.normal(size=(6, 6)) * 3
     p = frontier.cope_positions(logits)
