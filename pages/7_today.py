@@ -167,6 +167,12 @@ def llama(d: ui.Doc, s: ui.Settings) -> None:
     d.caption(s.t("today.yarn_ramps", pair=pair, ratio=f"{ratio:.2f}"))
     d.markdown(s.t("today.dynamic"))
     d.formula(DYNAMIC_FORMULA)
+    meet = (2 - 1 / factor) * original  # where dynamic NTK's bracket reaches s
+    d.caption(s.t("today.dynamic_not_ntk", dim=dim, base=number(base), original=number(original),
+                  factor=f"{factor:g}", full=number(int(factor * original)),
+                  dynamic=number(rope.dynamic_ntk_base(base, factor, dim, int(factor * original),
+                                                       original)),
+                  ntk=number(rope.ntk_base(base, factor, dim)), meet=number(meet)))
 
 
 def mrope(d: ui.Doc, s: ui.Settings) -> None:

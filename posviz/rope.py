@@ -211,6 +211,20 @@ def ntk_base(base: float, scale: float, dim: int) -> float:
     return base * scale ** (dim / (dim - 2))
 
 
+def dynamic_ntk_base(base: float, scale: float, dim: int, length: int,
+                     trained_length: int) -> float:
+    """Dynamic NTK scaling's base for a text of `length` tokens (transformers' rope_type
+    "dynamic", `_compute_dynamic_ntk_parameters`): b (s n / L - (s - 1))^(d/(d-2)) with
+    n = max(length, L). At n = L it is b. At n = s L the bracket is s^2 - s + 1, so the base
+    is larger than NTK-aware scaling's at s (`ntk_base`), which dynamic NTK reaches already at
+    n = (2 - 1/s) L."""
+    ntk_base(base, scale, dim)  # refuses a scale < 1 or a dim too small
+    if trained_length < 1:
+        raise ValueError(f"trained_length must be at least 1, got {trained_length}")
+    n = max(length, trained_length)
+    return base * (scale * n / trained_length - (scale - 1)) ** (dim / (dim - 2))
+
+
 def interpolate_positions(positions: np.ndarray, scale: float) -> np.ndarray:
     """Position interpolation: m -> m / s, squeezing s times more tokens into the trained
     range. Returns the positions as floats, same shape."""

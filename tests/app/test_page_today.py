@@ -62,6 +62,17 @@ def test_llama_31s_bands_are_counted_from_its_published_scaling():
                       ("original", "pi", "ntk", "yarn", "yarn_paper", "llama3")}
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_dynamic_ntk_at_s_times_the_length_is_said_not_to_be_ntk_aware_scaling(lang):
+    """Llama 3.1's numbers: at n = 8 * 8,192 dynamic NTK's bracket is 64 - 7 = 57, base
+    500,000 * 57^(64/63) = 30,388,964 against NTK-aware's 500,000 * 8^(64/63) = 4,134,231."""
+    said = text("today.dynamic_not_ntk", lang, dim=128, base="500,000", original="8,192",
+                factor="8", full="65,536", dynamic=f"{500_000 * 57 ** (64 / 63):,.0f}",
+                ntk=f"{500_000 * 8 ** (64 / 63):,.0f}", meet="15,360")
+    assert "30,388,964" in said and "4,134,231" in said
+    assert said in [c.value for c in page(lang).caption]
+
+
 @pytest.mark.parametrize(("chart", "dim", "factor", "original", "base", "pair", "ratio"), [
     ("today_llama", 128, 8.0, 8192, 500_000.0, 28, "2.26"),
     ("today_longrope", 96, 32.0, 4096, 10_000.0, 29, "3.67")])

@@ -17,6 +17,7 @@ from posviz.rope import (
     apply_rope,
     context_frequencies,
     decay_bound,
+    dynamic_ntk_base,
     interpolate_positions,
     ladder_pairs,
     ntk_base,
@@ -339,6 +340,38 @@ def test_yarn_by_default_is_what_transformers_computes(d, length, base, scale):
     assert attention_factor ** 2 == pytest.approx(1 / yarn_temperature(scale), rel=1e-12)
     paper = context_frequencies("yarn", d, scale, length, base, ramp="paper")
     assert np.abs(paper / theirs - 1).max() > 0.2
+
+
+@pytest.mark.parametrize(("d", "length", "base", "scale", "n"), [
+    (16, 32, 10_000.0, 4.0, 128), (16, 32, 10_000.0, 4.0, 56), (16, 32, 10_000.0, 4.0, 20),
+    (128, 8192, 500_000.0, 8.0, 65_536), (64, 2048, 10_000.0, 2.0, 3000)])
+def test_dynamic_ntk_is_transformers_dynamic_rope(d, length, base, scale, n):
+    """transformers' ROPE_INIT_FUNCTIONS["dynamic"] at the current length n (shorter than L:
+    L, the base unchanged)."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    config = transformers.LlamaConfig(
+        hidden_size=2 * d, num_attention_heads=2, head_dim=d, max_position_embeddings=length,
+        rope_parameters={"rope_type": "dynamic", "rope_theta": base, "factor": scale})
+    inv_freq, _ = ROPE_INIT_FUNCTIONS["dynamic"](config, "cpu", seq_len=n)
+    np.testing.assert_allclose(
+        rope_frequencies(d, dynamic_ntk_base(base, scale, d, n, length)),
+        inv_freq.double().numpy(), rtol=1e-6)
+
+
+def test_dynamic_ntk_at_s_times_the_length_is_not_ntk_aware_scaling_at_s():
+    """On the trained RoPE model's numbers (d 16, b 10,000, L 32, s 4): at n = 128 the bracket
+    is 4 * 4 - 3 = 13, base 10,000 * 13^(8/7) = 187,533, against NTK-aware's 10,000 * 4^(8/7)
+    = 48,761, which dynamic NTK reaches at n = (2 - 1/4) * 32 = 56; up to L, the base."""
+    assert dynamic_ntk_base(10_000.0, 4.0, 16, 128, 32) == pytest.approx(
+        10_000 * 13 ** (8 / 7), rel=1e-12) == pytest.approx(187_533.18, abs=0.01)
+    assert ntk_base(10_000.0, 4.0, 16) == pytest.approx(48_760.55, abs=0.01)
+    assert dynamic_ntk_base(10_000.0, 4.0, 16, 56, 32) == pytest.approx(
+        ntk_base(10_000.0, 4.0, 16), rel=1e-12)
+    assert dynamic_ntk_base(10_000.0, 4.0, 16, 20, 32) == 10_000.0
+    with pytest.raises(ValueError, match="scale"):
+        dynamic_ntk_base(10_000.0, 0.5, 16, 128, 32)
 
 
 def test_yarn_code_ramp_bounds_against_a_hand_computation():
