@@ -223,10 +223,11 @@ def layered_gap(x: np.ndarray, order: np.ndarray, schemes: tuple[str, ...], n_he
 def positions_without_encoding(n_tokens: int) -> tuple[np.ndarray, np.ndarray]:
     """Kazemnejad et al. (2023)'s construction, in one causal attention layer with no position
     at all: a start token whose value is 1 (every other token's 0), and queries and keys that
-    ignore content (all scores equal), so each query spreads its attention evenly over the
-    start token and the t tokens before it. The output at position t is then 1 / (t + 1), and
-    the position comes back as 1 / output - 1. Returns the outputs and the positions read
-    back, for the n_tokens after the start token (T,)."""
+    ignore content (all scores equal), so the token at position t spreads its attention evenly
+    over the start token, the t - 1 tokens before it and itself: t + 1 tokens in all. The
+    output at position t is then 1 / (t + 1), and the position comes back as 1 / output - 1.
+    Returns the outputs and the positions read back, for the n_tokens after the start token
+    (T,)."""
     scores = np.zeros((n_tokens + 1, n_tokens + 1))
     scores[np.triu_indices(n_tokens + 1, k=1)] = -np.inf               # the causal mask
     weights = np.exp(scores - scores.max(axis=1, keepdims=True))
