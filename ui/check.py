@@ -30,12 +30,16 @@ def _close(code: str, phase: str) -> None:
     shared_store().close_check(code, phase)
 
 
-def _number(value: float | None, digits: int) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
 def _percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.0f}%"
+
+
+def gain_cell(g: Gain, lang: str) -> str:
+    """<g> to two places, or a dash that says why there is none: no student answered the
+    question at both sittings, or every one who did was right before (nothing to learn)."""
+    if g.gain is not None:
+        return f"{g.gain:.2f}"
+    return text("check.gain_unpaired" if not g.paired else "check.gain_all_right", lang)
 
 
 def gains_table_columns(gains: list[Gain], lang: str) -> dict[str, list[str]]:
@@ -44,7 +48,7 @@ def gains_table_columns(gains: list[Gain], lang: str) -> dict[str, list[str]]:
     values = [[str(g.number) for g in gains], [text(f"check.q{g.number}.idea", lang)
                                                for g in gains],
               [str(g.paired) for g in gains], [_percent(g.pre) for g in gains],
-              [_percent(g.post) for g in gains], [_number(g.gain, 2) for g in gains]]
+              [_percent(g.post) for g in gains], [gain_cell(g, lang) for g in gains]]
     return {text(f"check.column_{k}", lang): column for k, column in zip(
         ("question", "idea", "both", "before", "after", "gain"), values, strict=True)}
 
@@ -86,7 +90,7 @@ def _sittings(s, m: Member) -> None:
     if gains and any(g.paired for g in gains):
         st.markdown(f"**{s.t('check.gains_head')}**")
         st.markdown("\n".join(s.t("check.gain_line", n=g.number, before=_percent(g.pre),
-                                   after=_percent(g.post), gain=_number(g.gain, 2),
+                                   after=_percent(g.post), gain=gain_cell(g, s.lang),
                                    both=g.paired) for g in gains))
         st.download_button(s.t("check.download"), data=gains_csv(store, m.code),
                            file_name=f"posviz-room-{m.code}-gains.csv", mime="text/csv",

@@ -63,7 +63,8 @@ def test_a_report_holds_each_round_its_confidence_who_moved_and_the_gains(store,
     assert any(moved in b.get("text", "") for b in blocks)
     gains = tables[1]["rows"]
     assert gains[0] == ["1", text("check.q1.idea", lang), "4", "25%", "100%", "1.00"]
-    assert [row[2:] for row in gains[1:]] == [["0", "—", "—", "—"]] * 5  # answered by none
+    assert [row[2:] for row in gains[1:]] == [  # answered by none: the dash says so
+        ["0", "—", "—", text("check.gain_unpaired", lang)]] * 5
     assert "2026-12" not in made.decode() and "2027-01-15" in made.decode()  # its own clock
 
 
