@@ -265,3 +265,31 @@ def test_a_causal_layer_without_position_reads_every_position_back(n_tokens):
     t = np.arange(1, n_tokens + 1)  # positions after the start token at 0
     np.testing.assert_allclose(outputs, 1 / (t + 1))
     np.testing.assert_array_equal(np.rint(read), t)
+
+
+def test_phi3s_longrope_factors_agree_with_what_names_the_model():
+    """The factors come from a copy that does not name Phi-3 mini 128K (its config.json is not
+    among the stored sources); the values a note quotes from that config.json agree with them,
+    and so does the attention factor of the model's GGUF (danbev/learning-ai @ 17eb413)."""
+    from posviz.frontier import longrope_attention_factor
+
+    long, short = (modern.value("phi3_mini_128k", k) for k in ("long_factor", "short_factor"))
+    assert len(long) == len(short) == 48  # one per pair of a 96-wide head
+    assert long[:16] == [1.0700000524520874, 1.1200000047683716, 1.149999976158142,
+                         1.4199999570846558, 1.5699999332427979, 1.7999999523162842,
+                         2.129999876022339, 2.129999876022339, 3.009999990463257,
+                         5.910000324249268, 6.950000286102295, 9.070000648498535,
+                         9.930000305175781, 10.710000038146973, 11.130000114440918,
+                         14.609999656677246]
+    assert long[-7:] == [64.12435150146484, 64.15435028076172, 64.19435119628906,
+                         64.24435424804688, 64.57435607910156, 64.69000244140625,
+                         64.76000213623047]
+    assert short[:5] == [1.1, 1.1, 1.1, 1.3000000000000003, 1.3500000000000003]
+    assert short[-3:] == [2.799999999999998, 2.8999999999999977, 3.049999999999997]
+    factor = modern.value("phi3_mini_128k", "max_position_embeddings") / modern.value(
+        "phi3_mini_128k", "original_max_position_embeddings")
+    assert longrope_attention_factor(factor, 4096) == pytest.approx(1.190238118171692,
+                                                                    abs=1e-7)  # GGUF, float32
+    for key in ("long_factor", "short_factor"):
+        source = modern.schemes()["phi3_mini_128k"][key]["source"]
+        assert "does not name the model" in source and "not among the stored sources" in source
