@@ -308,3 +308,26 @@ def test_the_stacks_and_longrope_are_drawn_from_the_published_values():
     said = next(m.value for m in page().markdown if m.value.startswith("**LongRoPE**"))
     assert "from 1.07 for the fastest pair to 64.76 for the slowest" in said
     assert "= 1.190" in said
+
+
+def test_the_chinese_page_says_each_thing_one_way():
+    """One term for an image patch (图像块) and for a latent (隐向量), 词袋 for a bag of tokens,
+    the title, CoPE and the 90-degree step worded plainly, and no bracket inside a bracket in
+    any chart's spoken summary (the iRoPE maps' axes are 查询（位置） and 键（位置））."""
+    zh = {key: text(f"today.{key}", "zh") for key in (
+        "title", "mrope_body", "grid_row_axis", "grid_col_axis", "mla_body", "mla_latent",
+        "mla_check", "order.unmasked", "cope_body", "complex_body")}
+    assert zh["title"] == "当今的大模型：RoPE 的演变"
+    every = " ".join(zh.values())
+    assert "小块" not in every and "潜向量" not in every and "一袋词元" not in every
+    assert "图像块" in zh["mrope_body"] and zh["grid_row_axis"] == "图像块所在行"
+    assert zh["grid_col_axis"] == "图像块所在列"
+    assert all("隐向量" in zh[k] for k in ("mla_body", "mla_latent", "mla_check"))
+    assert zh["order.unmasked"] == "无处可来：词袋"
+    assert "让上下文来决定位置要数什么" in zh["cope_body"]
+    assert "90 度只属于这一步" in zh["complex_body"]
+    summaries = [b["summary"] for b in chart_blocks(blocks("today", "text=刚想到了", "zh"))]
+    irope = next(said for said in summaries if "查询（位置）" in said)
+    assert "行是查询（位置），列是键（位置）" in irope
+    for said in summaries:
+        assert not re.search(r"（[^（）]*（", said), said
