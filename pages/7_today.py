@@ -162,7 +162,8 @@ def llama(d: ui.Doc, s: ui.Settings) -> None:
         marked_y={s.t("today.trained_mark", n=number(original)): original,
                   s.t("today.target_mark", n=number(c["max_position_embeddings"])):
                   c["max_position_embeddings"]},
-        dashed=(s.t("today.method_original"),)), "today_llama")
+        dashed=(s.t("today.method_original"), s.t("today.method_yarn_paper"))),
+        "today_llama")
     pair, ratio = rope.yarn_ramp_gap(dim, factor, original, base)
     d.caption(s.t("today.yarn_ramps", pair=pair, ratio=f"{ratio:.2f}"))
     d.markdown(s.t("today.dynamic"))
@@ -375,7 +376,8 @@ def longrope_part(d: ui.Doc, s: ui.Settings) -> None:
         marked_y={s.t("today.trained_mark", n=number(original)): original,
                   s.t("today.target_mark", n=number(c["max_position_embeddings"])):
                   c["max_position_embeddings"]},
-        dashed=(s.t("today.method_original"),)), "today_longrope")
+        dashed=(s.t("today.method_original"), s.t("today.method_yarn_paper"))),
+        "today_longrope")
     pair, ratio = rope.yarn_ramp_gap(dim, factor, original, base)
     d.caption(s.t("today.yarn_ramps", pair=pair, ratio=f"{ratio:.2f}"))
     longrope_sentence(d, s, c, factor)

@@ -128,7 +128,7 @@ def test_the_stretched_readings_are_the_figures_in_docs(trained):
 
     model, _, _, held_out = trained
     rows = {"original": "as trained", "pi": "PI", "ntk": "NTK-aware",
-            "yarn": "YaRN, code's ramp (transformers)", "yarn_paper": "YaRN, paper's ramp",
+            "yarn": "YaRN (transformers' ramp)", "yarn_paper": "YaRN (paper's ramp)",
             "llama3": "Llama 3.1"}
     doc = (ROOT / "docs" / "models.md").read_text("utf-8")
     past = {}
