@@ -300,14 +300,14 @@ def xpos_part(d: ui.Doc, s: ui.Settings) -> None:
     zeta = frontier.xpos_decay(FRONTIER_DIM)
     kept = zeta ** (FAR / frontier.XPOS_SCALE_BASE)
     own = zeta[0] ** ((len(s.tokens) - 1) / frontier.XPOS_SCALE_BASE)  # the sentence's offsets
-    rope, decayed = curves.values()
-    rope_far, xpos_far = (np.abs(c[offsets >= FAR // 2]).mean() for c in (rope, decayed))
+    rotary, decayed = curves.values()  # RoPE's scores, xPos's
+    rope_far, xpos_far = (np.abs(c[offsets >= FAR // 2]).mean() for c in (rotary, decayed))
     said = [s.t("today.xpos_caption", far=number(FAR), fast=readable(float(kept[0])),
                 slow=readable(float(kept[-1])), last=len(zeta) - 1, half=number(FAR // 2),
                 rope_far=readable(float(rope_far)), xpos_far=readable(float(xpos_far)))]
-    if (negative := rope < 0).any():  # where RoPE's score is negative, pulled up toward 0
-        said.append(s.t("today.xpos_above", above=f"{(decayed > rope).mean():.0%}",
-                        negative=f"{(decayed[negative] > rope[negative]).mean():.0%}"))
+    if (negative := rotary < 0).any():  # where RoPE's score is negative, pulled up toward 0
+        said.append(s.t("today.xpos_above", above=f"{(decayed > rotary).mean():.0%}",
+                        negative=f"{(decayed[negative] > rotary[negative]).mean():.0%}"))
     if len(s.tokens) > 1:
         said.append(s.t("today.xpos_own", n=len(s.tokens) - 1, own=readable(float(own))))
     d.caption(("" if s.lang == "zh" else " ").join(said))
