@@ -32,7 +32,10 @@ POLL_ID = re.compile(r"(scene-[a-z]{1,20}|q\d{1,3})(\.2)?|check-(pre|post)-\d")
 question of the concept check taken before ("pre") or after ("post") the lecture."""
 PHASES = ("pre", "post")  # the concept check's two sittings
 SECOND = ".2"             # a question's second round: its own poll, with this after the id
-DISCUSS = (30.0, 80.0)    # right shares (%) between which a class discusses and votes again
+DISCUSS = (35.0, 70.0)
+"""Right shares (%) from which to which a class discusses and votes again: "The optimal range
+of correct student responses is 35-70% (Crouch and Mazur, 2001)" (SERC, How to Use
+ConcepTests, serc.carleton.edu/introgeo/conceptests/how.html)."""
 PAGE_NAME = re.compile(r"[a-z0-9_]{0,40}")
 PARAM_NAME = re.compile(r"[A-Za-z0-9_]{1,40}")
 
@@ -181,8 +184,9 @@ class Gain:
 
 def next_step(share: float | None) -> str:
     """What a lecturer does after a first round whose right share is `share` (%), as Peer
-    Instruction does (Crouch & Mazur 2001): under 30%, explain before revealing; 30-80%, let
-    neighbours discuss and vote again; over 80%, reveal; None (no answer yet): wait."""
+    Instruction does (Crouch & Mazur 2001, as SERC's ConcepTests page quotes it): under 35%,
+    explain before revealing; 35-70%, let neighbours discuss and vote again; over 70%,
+    reveal; None (no answer yet): wait."""
     if share is None:
         return "wait"
     low, high = DISCUSS

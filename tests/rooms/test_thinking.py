@@ -79,8 +79,8 @@ def test_the_lecturers_own_question_moves_on_screen_to_its_second_round(store):
 
 
 @pytest.mark.parametrize(("share", "step"), [
-    (None, "wait"), (0.0, "explain"), (29.9, "explain"), (30.0, "discuss"), (55.0, "discuss"),
-    (80.0, "discuss"), (80.1, "reveal"), (100.0, "reveal")])
+    (None, "wait"), (0.0, "explain"), (34.9, "explain"), (35.0, "discuss"), (55.0, "discuss"),
+    (70.0, "discuss"), (70.1, "reveal"), (100.0, "reveal")])
 def test_the_next_step_follows_peer_instructions_thresholds(share, step):
     assert next_step(share) == step
 
