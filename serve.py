@@ -3,12 +3,13 @@
 Start it with `python serve.py` (the README's command; Streamlit's flags as `streamlit run`
 takes them, e.g. `--server.port=8501 --server.address=0.0.0.0`): uvicorn serves the app that
 `app()` makes (an st.App, which Streamlit supports under an ASGI server of one's own), with the
-rooms' routes (rooms.http) and the follower's screen, which draws the app's pages as documents
+rooms' routes (rooms.routes) and the follower's screen, which draws the app's pages as documents
 (ui.documents), behind the rooms' bounds on connections (rooms.server). Everything else is
 Streamlit's: its configuration (`.streamlit/config.toml`, STREAMLIT_* variables, or the flags),
 its websocket settings, its TLS options.
 """
 
+import functools
 import sys
 from collections.abc import Sequence
 
@@ -19,8 +20,12 @@ from streamlit import config, runtime
 from streamlit.runtime.runtime_util import get_max_message_size_bytes
 
 from rooms import config as rooms_config
-from rooms import network_address
-from rooms.http import KeyLinks, Screens, routes, stopping
+from rooms import shared_rooms
+from rooms.address import network_address
+from rooms.routes import routes
+from rooms.routes.lecturer import KeyLinks
+from rooms.routes.service import RoomService
+from rooms.screens import Screens
 from rooms.server import Gate, GuardedProtocol, backlog, connection_bound, raise_open_files
 
 PING_SECONDS = 30.0  # a websocket's ping interval and timeout, as Streamlit's own server
@@ -34,10 +39,11 @@ def screens() -> Screens:
     return SCREENS
 
 
-def app() -> st.App:
-    """The app with the rooms' routes, and lecturer links answered without their token (made
-    once, in the server process)."""
-    return st.App("app.py", routes=routes(screens), middleware=[Middleware(KeyLinks)])
+def app(service: RoomService) -> st.App:
+    """The app with the rooms' routes serving from service, and lecturer links answered
+    without their token (made once, in the server process)."""
+    return st.App("app.py", routes=routes(service),
+                  middleware=[Middleware(KeyLinks, service=service)])
 
 
 def _flags(argv: Sequence[str]) -> dict[str, object]:
@@ -66,9 +72,9 @@ def _urls(address: str, port: int, secure: bool) -> list[str]:
     return [f"{scheme}://{host}:{port}/" for host in here]
 
 
-def run(factory: str, argv: Sequence[str]) -> None:
-    """Serve the st.App that factory ("module:function") makes, as configured by argv's
-    Streamlit flags, until stopped (Ctrl+C, SIGTERM)."""
+def run(argv: Sequence[str]) -> None:
+    """Serve the app, as configured by argv's Streamlit flags, until stopped (Ctrl+C,
+    SIGTERM). Its rooms' service serves from the rooms the app's pages keep (shared_rooms)."""
     if runtime.exists():
         raise SystemExit("posviz starts with `python serve.py`, not `streamlit run serve.py`")
     config.get_config_options(force_reparse=True, options_from_flags=_flags(argv))
@@ -83,12 +89,13 @@ def run(factory: str, argv: Sequence[str]) -> None:
 
     class Server(uvicorn.Server):
         async def shutdown(self, sockets=None) -> None:
-            stopping()  # a follower's held wait would hold the stop up to its whole length
+            service.stopping()  # a held wait would hold the stop up to its whole length
             await super().shutdown(sockets)
 
+    service = RoomService(shared_rooms(), screens)
     server = Server(uvicorn.Config(
-        factory, factory=True, host=address, port=port, http=GuardedProtocol,
-        backlog=backlog(open_files),
+        functools.partial(app, service), factory=True, host=address, port=port,
+        http=GuardedProtocol, backlog=backlog(open_files),
         proxy_headers=False, ws="websockets-sansio", ws_ping_interval=ping,
         ws_ping_timeout=ping, ws_max_size=get_max_message_size_bytes(),
         ws_per_message_deflate=bool(config.get_option("server.enableWebsocketCompression")),
@@ -104,4 +111,4 @@ def run(factory: str, argv: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    run("serve:app", sys.argv[1:])
+    run(sys.argv[1:])

@@ -46,7 +46,7 @@ import xmlrpc.client
 from pathlib import Path
 from string import Template
 
-from rooms import network_address
+from rooms.address import network_address
 from rooms.server import connection_bound
 
 DEPLOY = Path(__file__).resolve().parent

@@ -15,7 +15,7 @@ import sys
 from datetime import UTC, datetime
 
 from rooms.records import StoreDown, normal_code, spaced
-from rooms.store import open_store
+from rooms.rules import Rooms, open_rooms
 
 
 def _when(seconds: float) -> str:
@@ -41,7 +41,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    store = open_store(args.store)
+    store = open_rooms(args.store)
     try:
         return _run(args, store)
     except StoreDown as down:
@@ -49,18 +49,18 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-def _run(args: argparse.Namespace, store) -> int:
+def _run(args: argparse.Namespace, store: Rooms) -> int:
     if args.command == "list":
-        rooms = store.rooms()
-        print(f"rooms kept: {len(rooms)}, open: {sum(not r.closed for r in rooms)} "
+        kept = store.kept()
+        print(f"rooms kept: {len(kept)}, open: {sum(not r.closed for r in kept)} "
               f"(at most {store.limits.rooms} open at once)")
-        for r in rooms:
+        for r in kept:
             state = "closed" if r.closed else "open"
             print(f"{spaced(r.code)}  {state:6}  opened {_when(r.created)}  lecturer seen "
                   f"{_when(r.lead_seen)}  ends {_when(r.expires)}  "
                   f"students voted {store.voters(r.code)}  connected {store.headcount(r.code)}")
         return 0
-    codes = ([r.code for r in store.rooms() if r.closed] if getattr(args, "closed", False)
+    codes = ([r.code for r in store.kept() if r.closed] if getattr(args, "closed", False)
              else [normal_code(args.code)])
     if None in codes or (args.command == "close" and store.room(codes[0]) is None):
         print(f"no room {args.code!r}", file=sys.stderr)

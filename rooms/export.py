@@ -8,16 +8,16 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from rooms.records import LETTERS, SECOND, StoreDown
-from rooms.store import RoomStore
+from rooms.rules import Rooms
 
 HEADER = ["room", "question_id", "round", "question", "voter", "answer", "answer_text",
           "right_answer", "confidence", "answered_at_utc", "network"]
-GAINS_HEADER = ["room", "question", "students_both_sittings", "right_before_percent",
-                "right_after_percent", "normalized_gain"]
+GAINS_HEADER = ["room", "question", "students_both_sittings", "most_from_one_network",
+                "right_before_percent", "right_after_percent", "normalized_gain"]
 CONFIDENCE = {True: "sure", False: "guessing", None: ""}
 
 
-def answers_csv(store: RoomStore, code: str) -> str:
+def answers_csv(store: Rooms, code: str) -> str:
     """Every answer of the room as CSV (UTF-8 with a byte order mark, for spreadsheets): ids,
     never the signed cookies; a store that fails says so in the file."""
     return _sheet(HEADER, code, lambda: [
@@ -28,11 +28,13 @@ def answers_csv(store: RoomStore, code: str) -> str:
          spreadsheet_cell(a.network)] for a in store.answers(code)])
 
 
-def gains_csv(store: RoomStore, code: str) -> str:
-    """The concept check's gain per question as CSV: the students who sat it before and after,
-    their right shares (%) each time and the normalized gain (empty where it is undefined)."""
+def gains_csv(store: Rooms, code: str) -> str:
+    """The concept check's gain per question as CSV: the students who sat it before and after
+    (and the most of them from one network), their right shares (%) each time and the
+    normalized gain (empty where it is undefined)."""
     return _sheet(GAINS_HEADER, code, lambda: [
-        [code, g.number, g.paired, _number(g.pre), _number(g.post), _number(g.gain, 3)]
+        [code, g.number, g.paired, g.from_one, _number(g.pre), _number(g.post),
+         _number(g.gain, 3)]
         for g in store.gains(code)])
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import logging
 import re
-import socket
 import unicodedata
+from collections.abc import Collection
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
@@ -20,10 +20,11 @@ PRESENT_SECONDS = 15.0            # a follower counts as connected this long aft
 LOG_EVERY = 60.0                  # a store that stays down is logged once this often
 VOTER_COOKIE = "posviz_me"         # a browser's voter id, issued and signed by the server
 JOINED_COOKIE = "posviz_joined"    # the signed proof that a browser was in its last room
+HOLDER_COOKIE = "posviz_holder"    # a random name for the browser: a room it starts keeps
+                                   # its key under it until the key's own cookie is set
+HOLD_SECONDS = 600.0               # ... for this long at most
 LETTERS = "ABCDEF"                # a question's options, as they are lettered
 LEADS = 20                        # one-time lecturer links a room keeps unused (oldest go first)
-PERSONAL = ("lang", "present", "room", "key", "lead", "lead_refused", "follow", "t")
-"""Query parameters that belong to one reader, never to the view a room shares."""
 
 log = logging.getLogger("rooms")
 CODE_DIGITS = re.compile(f"[0-9]{{{CODE_LENGTH}}}")
@@ -49,11 +50,11 @@ class RoomError(ValueError):
         self.reason, self.wait = reason, wait
 
 
-class StoreDown(RoomError):
-    """The store cannot be read or written now; detail says what failed."""
+class StoreDown(Exception):
+    """The store cannot be read or written now (not a refusal: nothing the request did);
+    detail says what failed."""
 
-    def __init__(self, detail: str) -> None:
-        super().__init__("store_down", detail)
+    reason = "store_down"
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,7 @@ class Gain:
     paired: int
     pre: float | None
     post: float | None
+    from_one: int = 0  # the most of the pairs that answered the second sitting from one network
 
     @property
     def gain(self) -> float | None:
@@ -236,25 +238,13 @@ def normal_code(raw: object) -> str | None:
     return digits if CODE_DIGITS.fullmatch(digits) else None
 
 
-def network_address() -> str | None:
-    """This machine's address on its network, as other machines reach it (no packet is sent),
-    or None when it has none but loopback."""
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect(("10.255.255.255", 1))  # picks the route; UDP connect sends nothing
-            address = probe.getsockname()[0]
-    except OSError:
-        return None
-    return None if address.startswith("127.") else address
-
-
 def lecturer_gone(lead_seen: float, now: float) -> bool:
     """Whether a room's lecturer, last seen at lead_seen, has been gone long enough to end it."""
     return now - lead_seen > LECTURER_IDLE
 
 
 def key_cookie(code: str) -> str:
-    """The cookie holding a lecturer's key to room code (HttpOnly, set by rooms.http)."""
+    """The cookie holding a lecturer's key to room code (HttpOnly, set by rooms.routes)."""
     return f"posviz_key_{code}"
 
 
@@ -269,14 +259,15 @@ def spaced(code: str) -> str:
     return f"{code[:3]} {code[3:]}"
 
 
-def shared_query(query: str, limit: int = Limits.view) -> str:
-    """A query string with the personal parameters removed, checked and bounded."""
+def shared_query(query: str, personal: Collection[str] = (), limit: int = Limits.view) -> str:
+    """A query string checked and bounded, without the parameters that belong to one reader
+    (personal: the app names them), never to the view a room shares."""
     if not isinstance(query, str) or len(query) > limit:
         raise RoomError("view_too_long", f"at most {limit} characters")
     pairs = parse_qsl(query.lstrip("?"), keep_blank_values=True)
     if any(not PARAM_NAME.fullmatch(name) for name, _ in pairs):
         raise RoomError("bad_view", "unexpected parameter name")
-    return urlencode([(name, value) for name, value in pairs if name not in PERSONAL])
+    return urlencode([(name, value) for name, value in pairs if name not in personal])
 
 
 def clean_text(raw: object, limit: int, what: str) -> str:

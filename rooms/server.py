@@ -13,7 +13,7 @@ uvicorn's HTTP protocol behind a gate (serve.py runs the app's server with it).
   the app, and the file table never fills (a full one made every accept() fail and wrote a
   traceback each time). Refusals are logged once a minute, counted.
 - **Client addresses are posviz's to read.** uvicorn's own X-Forwarded-For reading (which
-  believes 127.0.0.1 unless told otherwise) is off (serve.py); rooms.throttle believes the header
+  believes 127.0.0.1 unless told otherwise) is off (serve.py); rooms.address believes the header
   from the proxies named in POSVIZ_TRUSTED_PROXIES only.
 """
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from rooms.throttle import client_address, trusted
+from rooms.address import client_address, trusted
 
 REQUEST_SECONDS = 10.0  # for a request's head and body (a phone on a slow network needs ~1 s)
 PER_ADDRESS = 2000      # open connections of one client address: a hall behind one NAT fits

@@ -34,9 +34,12 @@ SECRET_FILE = Path("data") / "secret"
 TICKET_SECONDS = 120  # how long a ticket or word is the current one
 _VOTER = re.compile(r"([0-9]{6})\.([0-9]{1,12})\.([pc])\.([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})")
 _JOINED = re.compile(r"([0-9]{6})\.([0-9]{1,12})\.([A-Za-z0-9_-]{22})")
-# the projector's word: consonant, vowel, consonant, vowel, consonant (84,375 of them), easy to
-# read aloud and to type on any phone's keyboard
+# the projector's word: seven letters, consonants and vowels in turn (bakodim), easy to read
+# aloud and to type on any phone's keyboard
 _CONSONANTS, _VOWELS = "bdfghklmnprstvz", "aeiou"
+WORD_LETTERS = 7
+WORDS = len(_CONSONANTS) ** ((WORD_LETTERS + 1) // 2) * len(_VOWELS) ** (WORD_LETTERS // 2)
+"""How many words there are: 15^4 x 5^3 = 6,328,125."""
 
 
 def server_secret(root: Path) -> bytes:
@@ -95,6 +98,16 @@ def voter(secret: bytes, raw: object, code: str, now: float) -> Voter | None:
     return Voter(match[4], match[3] == "p", raw)
 
 
+def forged(secret: bytes, raw: object) -> bool:
+    """Whether raw is offered as a voter id but is none this server signed, for any room (an
+    id of another room, or of one that ended, is not forged: it was this server's)."""
+    if raw is None:
+        return False
+    match = _VOTER.fullmatch(raw) if isinstance(raw, str) else None
+    return match is None or not hmac.compare_digest(
+        match[5], _mac(secret, "voter", *match.groups()[:4]))
+
+
 def joined(secret: bytes, code: str, until: float) -> str:
     """A browser's proof that it was in room code, valid until the room would have ended."""
     until = str(int(until))
@@ -131,7 +144,7 @@ def _word(secret: bytes, code: str, window: int) -> str:
     n = int.from_bytes(hmac.new(secret, f"word\x1f{code}\x1f{window}".encode(),
                                 hashlib.sha256).digest()[:8])
     letters = []
-    for i in range(5):
+    for i in range(WORD_LETTERS):
         pool = _VOWELS if i % 2 else _CONSONANTS
         n, pick = divmod(n, len(pool))
         letters.append(pool[pick])

@@ -1,7 +1,7 @@
-// Keeps a browser tab in its lecture room (see ui/room.py and rooms/http.py).
+// Keeps a browser tab in its lecture room (see ui/room.py and rooms/routes/).
 //
 // A student's tab that follows the lecturer goes to the room's follower screen (served by
-// rooms/http.py, drawn by static/viewer.js), which shows the lecturer's view without
+// rooms/routes/follow.py, drawn by static/viewer.js), which shows the lecturer's view without
 // running the page for each student. A student exploring on their own stays in the app: the
 // tab waits on the room's route (the server holds the request until the room changes, 25 s at
 // most) and reruns its page only when the lecturer puts up or takes away a question of their own.

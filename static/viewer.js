@@ -2,7 +2,7 @@
 // with the app's own chart module, KaTeX for formulas and markdown-it for text.
 //
 // In a room (window.posvizRoom, set by the page the server sends), it waits on the room's
-// route (the long poll of rooms/http.py): each answer is the lecturer's current view,
+// route (the long poll of rooms/routes/hub.py): each answer is the lecturer's current view,
 // already drawn as a document in this reader's language, with the state of the room's
 // questions; a student answers with large buttons and sees the reveal. In a downloaded file
 // (#posviz-file), it draws the file's documents once, with the answers behind buttons.
@@ -118,7 +118,7 @@ const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 const REFUSED = { poll_closed: "poll_closed", no_poll: "not_open", room_full: "room_full",
                   set_aside: "set_aside", room_closed: "ended", store_down: "down",
                   busy: "busy", gone: "ended", no_room: "ended", need_word: "need_word",
-                  too_many: "too_many" };
+                  too_many: "too_many", bad_voter: "bad_voter" };
 
 // Send an answer: once more after a dropped connection (a server that went away behind a
 // proxy, whose next try goes to another one); the reply, or null when it never came.

@@ -47,16 +47,6 @@ def _machine_to_itself(request) -> None:
             item.nodeid for item in request.session.items if item.path == request.node.path])
 
 
-@pytest.fixture(autouse=True)
-def _fresh_rate_limits() -> None:
-    """Each test starts with no client address over a rate limit kept in this process (the
-    shared ones are kept in each test's own store)."""
-    from rooms import throttle
-
-    for limit in (throttle.FOLLOWS, throttle.VOTER_REQUESTS):
-        limit.clear()
-
-
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     """Debian's chromium; a missing browser fails under CI and skips elsewhere."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rooms import StoreDown, shared_store
+from rooms import StoreDown, shared_rooms
 from rooms.export import gains_csv
 from rooms.records import PHASES, Gain
 from ui.answer_key import check_questions
@@ -22,12 +22,12 @@ CHECK_SECONDS = 2.0  # how often the lecturer's count of students in a sitting i
 
 @refusing
 def _open(code: str, phase: str, lang: str) -> None:
-    shared_store().open_check(code, phase, check_questions(lang))
+    shared_rooms().open_check(code, phase, check_questions(lang))
 
 
 @refusing
 def _close(code: str, phase: str) -> None:
-    shared_store().close_check(code, phase)
+    shared_rooms().close_check(code, phase)
 
 
 def _percent(value: float | None) -> str:
@@ -43,14 +43,17 @@ def gain_cell(g: Gain, lang: str) -> str:
 
 
 def gains_table_columns(gains: list[Gain], lang: str) -> dict[str, list[str]]:
-    """The gains as table columns: question, its idea, students, right before and after (%),
-    <g>."""
+    """The gains as table columns: question, its idea, students, the most of them from one
+    network (many from one network: a script, or one lab's shared address), right before and
+    after (%), <g>."""
     values = [[str(g.number) for g in gains], [text(f"check.q{g.number}.idea", lang)
                                                for g in gains],
-              [str(g.paired) for g in gains], [_percent(g.pre) for g in gains],
-              [_percent(g.post) for g in gains], [gain_cell(g, lang) for g in gains]]
+              [str(g.paired) for g in gains], [str(g.from_one) for g in gains],
+              [_percent(g.pre) for g in gains], [_percent(g.post) for g in gains],
+              [gain_cell(g, lang) for g in gains]]
     return {text(f"check.column_{k}", lang): column for k, column in zip(
-        ("question", "idea", "both", "before", "after", "gain"), values, strict=True)}
+        ("question", "idea", "both", "one_network", "before", "after", "gain"), values,
+        strict=True)}
 
 
 def panel(s, m: Member) -> None:
@@ -65,7 +68,7 @@ def panel(s, m: Member) -> None:
 @st.fragment
 def _sittings(s, m: Member) -> None:
     every(CHECK_SECONDS, "tick_check")
-    store = shared_store()
+    store = shared_rooms()
     try:
         room = store.room(m.code)
         if room is None or room.closed:
@@ -105,7 +108,7 @@ def gains_panel(s, m: Member | None) -> None:
     if m is None or not m.lecturer or not st.session_state.get("kept_check_show"):
         return
     try:
-        gains = shared_store().gains(m.code)
+        gains = shared_rooms().gains(m.code)
     except StoreDown:
         st.warning(s.t("room.down"))
         return

@@ -23,14 +23,15 @@ from types import ModuleType
 from urllib.parse import parse_qs, quote, urlencode
 
 from rooms import spaced
-from rooms.http import Screens
 from rooms.kept import Kept
+from rooms.screens import Screens
 from ui import shared
 from ui.answer_key import check_questions
 from ui.blocks import walk
 from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
 from ui.i18n import LANGS, lang_tag, text
+from ui.state import PERSONAL
 
 log = logging.getLogger("posviz.documents")
 _drawing = threading.local()  # set while this thread draws a document, outside any page run
@@ -53,8 +54,8 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
                "offline", "tap", "voted", "right", "wrong", "answer_is", "results",
                "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
                "poll_closed", "not_open", "no_room", "now_showing", "asked", "need_word",
-               "word_label", "word_submit", "word_wrong", "too_many", "room_full", "set_aside",
-               "busy", "unknown_block", "how_sure", "sure", "guessing", "round_two",
+               "bad_voter", "word_label", "word_submit", "word_wrong", "too_many", "room_full",
+               "set_aside", "busy", "unknown_block", "how_sure", "sure", "guessing", "round_two",
                "first_answer", "round_1", "round_2", "changed", "closed", "closed_mine",
                "check_head", "check_body", "check_lead", "voted_check", "check_over",
                "jump_open", "jump_answered", "jump_round_two", "question_open")
@@ -275,5 +276,6 @@ def page_file(page: str, query: str, lang: str) -> bytes:
                         lang).encode("utf-8")
 
 
-SCREENS = Screens(document=document, viewer=viewer_page, langs=tuple(LANGS), static=STATIC)
+SCREENS = Screens(document=document, viewer=viewer_page, langs=tuple(LANGS), static=STATIC,
+                  personal=PERSONAL)
 """How the rooms' routes show a room to its followers (serve.py)."""

@@ -3,13 +3,15 @@
 - the room code comes from the link (`?room=482913`), the home page's join box, or the session;
 - a lecturer is whoever holds the room's key, which the tab hands over once to the server to
   set in its HttpOnly cookie: the key of the room it started, or the one a one-time lecturer
-  link (`?lead=TOKEN`) gave it (rooms.http.KeyLinks moves the token from the address into a
-  cookie, and the page uses it up: a link leads one browser, and no address, history entry or
-  projector ever shows a key); a reload or a server restart keeps the lecturer in charge;
-  Leave and Close delete it;
+  link (`?lead=TOKEN`) gave it (rooms.routes.lecturer.KeyLinks moves the token from the
+  address into a cookie, and the page uses it up: a link leads one browser, and no address,
+  history entry or projector ever shows a key); a reload or a server restart keeps the
+  lecturer in charge, and so does a reload right after Start a room, before the cookie is set
+  (the room keeps the key for this browser meanwhile: Rooms.hold_key); Leave and Close delete
+  it;
 - a student's anonymous voter id for the room is issued and signed by the server's room screen
-  (rooms.http), in an HttpOnly cookie (one vote per browser, not per tab); a tab without one
-  answers on the room's screen.
+  (rooms.routes.follow), in an HttpOnly cookie (one vote per browser, not per tab); a tab
+  without one answers on the room's screen.
 
 Wrong codes and links count against the session's network in the store every server process
 shares (rooms.throttle), and a store that fails gives a message in the reader's language while
@@ -18,6 +20,7 @@ the lesson goes on. Messages for the top of the page are collected here (`note`,
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from dataclasses import dataclass
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from rooms import (
+    HOLDER_COOKIE,
     JOINED_COOKIE,
     VOTER_COOKIE,
     Limits,
@@ -34,12 +38,13 @@ from rooms import (
     key_cookie,
     lead_cookie,
     normal_code,
-    shared_store,
+    shared_rooms,
     signing,
     spaced,
 )
+from rooms.address import client_address
 from rooms.signing import Voter
-from rooms.throttle import WRONG, client_address
+from rooms.throttle import WRONG
 from ui.i18n import text
 from ui.state import history_navigation, to_url
 
@@ -74,7 +79,7 @@ def _cookie(name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def refused_note(refused: RoomError, place: str = "page") -> None:
+def refused_note(refused: RoomError | StoreDown, place: str = "page") -> None:
     """A message saying why the room refused what a button asked."""
     note("no_room_left" if refused.reason == "no_room" else refused.reason, place,
          **LIMIT_VALUES)
@@ -89,28 +94,36 @@ def notes(lang: str, place: str = "page") -> list[str]:
 
 def client_network() -> str:
     """This session's client network, as the rooms keep it (the rate limits' key)."""
-    return shared_store().network(client_address(
+    return shared_rooms().network(client_address(
         st.context.ip_address, st.context.headers.get("X-Forwarded-For")))
 
 
 def count_wrong() -> None:
     """Count a wrong code (key, passphrase) against this session's network."""
-    shared_store().spend(WRONG, client_network(), force=True)
+    shared_rooms().spend(WRONG, client_network(), force=True)
 
 
-def blocked(said: str = "too_many") -> bool:
+def blocked(said: str = "too_many", code: str | None = None) -> bool:
     """Whether this client tried too many wrong codes (or passphrases) lately: then it may try
-    none for now, and the note said says so."""
-    wait = shared_store().wait(WRONG, client_network())
+    none for now (but room code, when classmates on its network follow it: Rooms.wrong_wait),
+    and the note said says so."""
+    rooms, network = shared_rooms(), client_network()
+    wait = rooms.wait(WRONG, network) if code is None else rooms.wrong_wait(code, network)
     if wait:
         note(said, seconds=int(wait) + 1)
     return bool(wait)
 
 
+def holder() -> str | None:
+    """This browser's holder cookie (rooms.routes.lecturer.KeyLinks sets it with the page): a
+    room it starts keeps its key under it until the key's own cookie is set."""
+    return _cookie(HOLDER_COOKIE)
+
+
 def key_for(code: str) -> tuple[str | None, bool]:
     """The key this session holds for the room (from the session, the cookie, or a one-time
     lecturer link it uses up now), and whether the browser's cookie holds it already."""
-    store = shared_store()
+    store = shared_rooms()
     cookie = _cookie(key_cookie(code))
     if code in st.session_state.get("room_forgot", ()):
         cookie = None  # deleted on Leave; this session's copy of the cookies is older
@@ -122,6 +135,9 @@ def key_for(code: str) -> tuple[str | None, bool]:
     for held in (st.session_state.get("room_key"), cookie):
         if held and store.holds_key(code, held):
             return held, held == cookie
+    if code not in st.session_state.get("room_forgot", ()) and (
+            held := store.held_key(code, holder())):  # started here, reloaded before the
+        return held, False                            # key's cookie was set: hand it over
     offered = st.query_params.pop("lead", None) or _cookie(lead_cookie(code))  # by KeyLinks
     tried = st.session_state.setdefault("room_leads_tried", set())
     if offered and offered not in tried:  # a lecturer link is tried once a session
@@ -142,7 +158,7 @@ def gone_note(code: str) -> None:
     browser was in it before it would have ended, else not found."""
     proof = _cookie(JOINED_COOKIE)
     lost = (st.session_state.get("room_seen") == code
-            or signing.was_in(shared_store().secret, proof, code, time.time()))
+            or signing.was_in(shared_rooms().secret, proof, code, time.time()))
     led = lost and st.session_state.get("room_key")
     note("lost_lead" if led else "lost" if lost else "no_room", code=spaced(code))
 
@@ -166,13 +182,13 @@ def _membership() -> Member | None:
         code = normal_code(raw)
         if raw is not None and code is None:
             note("bad_code")
-        if code and signing.ticketed(shared_store().secret, ticket, code, time.time()):
+        if code and signing.ticketed(shared_rooms().secret, ticket, code, time.time()):
             st.session_state.room_seen = code
-        elif code and code != st.session_state.get("kept_room") and blocked():
+        elif code and code != st.session_state.get("kept_room") and blocked(code=code):
             code = None
         st.session_state.kept_room = code or ""
     code = st.session_state.kept_room
-    room = shared_store().room(code) if code else None
+    room = shared_rooms().room(code) if code else None
     if code and room is None:
         if st.session_state.get("room_seen") != code:
             count_wrong()
@@ -191,8 +207,8 @@ def _membership() -> Member | None:
     key, kept = key_for(code)
     st.session_state.room_key = key
     if key is not None:
-        shared_store().lecturer_here(code)
-    voter = shared_store().voter(code, _cookie(VOTER_COOKIE))
+        shared_rooms().lecturer_here(code)
+    voter = shared_rooms().voter(code, _cookie(VOTER_COOKIE))
     return Member(code, key is not None, voter, room, kept)
 
 
@@ -203,6 +219,8 @@ def leave() -> None:
     if code and st.session_state.pop("room_key", None):
         st.session_state.room_forget = code
         st.session_state.setdefault("room_forgot", set()).add(code)
+        with contextlib.suppress(StoreDown):  # the room keeps this browser's key no more
+            shared_rooms().let_go(code, holder())
     st.session_state.kept_room = ""
     st.query_params.pop("room", None)
     st.query_params.pop("follow", None)
@@ -218,7 +236,7 @@ def refusing(callback=None, *, place: str = "page"):
     def call(*args) -> None:
         try:
             callback(*args)
-        except RoomError as refused:
+        except (RoomError, StoreDown) as refused:
             refused_note(refused, place)
     return call
 
@@ -226,7 +244,7 @@ def refusing(callback=None, *, place: str = "page"):
 def rooms_led() -> list[str]:
     """The open rooms whose key this browser's cookies hold (none once it left them)."""
     prefix, forgot = key_cookie(""), st.session_state.get("room_forgot", set())
-    store = shared_store()
+    store = shared_rooms()
     try:
         return [code for name, key in st.context.cookies.to_dict().items()
                 if name.startswith(prefix) and (code := normal_code(name[len(prefix):]))

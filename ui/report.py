@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from rooms import LETTERS, Poll, RoomStore, spaced
+from rooms import LETTERS, Poll, Rooms, spaced
 from rooms.records import SECOND, Split
 from ui.check import gains_table_columns
 from ui.doc import Doc
@@ -16,7 +16,7 @@ from ui.markup import literal
 from ui.poll_bars import poll_bars
 
 
-def report_file(store: RoomStore, code: str, lang: str, now: float) -> bytes:
+def report_file(store: Rooms, code: str, lang: str, now: float) -> bytes:
     """The room's report in lang, as it stands at now (seconds since the epoch)."""
     d = Doc(lang=lang)
     d.title(text("report.title", lang, code=spaced(code)))

@@ -28,15 +28,14 @@ from rooms import (
     Poll,
     RoomError,
     StoreDown,
-    network_address,
     normal_code,
     shared_query,
-    shared_store,
+    shared_rooms,
     signing,
     spaced,
 )
+from rooms.address import network_address
 from rooms.export import answers_csv
-from rooms.http import watch
 from rooms.records import SECOND, next_step
 from rooms.signing import TICKET_SECONDS, Voter
 from rooms.throttle import STARTS
@@ -52,6 +51,7 @@ from ui.membership import (
     client_network,
     count_wrong,
     gone_note,
+    holder,
     leave,
     note,
     notes,
@@ -60,7 +60,7 @@ from ui.membership import (
 )
 from ui.poll_bars import picture_rows, poll_bars, sure_bars
 from ui.report import report_file
-from ui.state import flag, remembered, to_url
+from ui.state import PERSONAL, flag, remembered, to_url
 from ui.tick import every
 
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
@@ -80,7 +80,7 @@ def passphrase() -> str:
 
 @refusing
 def _start(field: str) -> None:
-    store, network = shared_store(), client_network()
+    store, network = shared_rooms(), client_network()
     if wait := store.wait(STARTS, network):
         note("too_many_starts", seconds=int(wait) + 1)
         return
@@ -95,6 +95,7 @@ def _start(field: str) -> None:
             return
     store.spend(STARTS, network, force=True)
     code, key = store.create()
+    store.hold_key(code, key, holder())  # a reload before the key's cookie is set keeps it
     st.session_state.get("room_forgot", set()).discard(code)
     st.session_state.update(kept_room=code, room_key=key, kept_room_show_join=True)
 
@@ -105,9 +106,9 @@ def _join(field: str) -> None:
     code = normal_code(typed)
     if code is None:
         note("bad_code")
-    elif blocked():
+    elif blocked(code=code):
         pass
-    elif shared_store().room(code) is None:
+    elif shared_rooms().room(code) is None:
         count_wrong()
         gone_note(code)
     else:
@@ -117,7 +118,7 @@ def _join(field: str) -> None:
 
 @refusing
 def _close(code: str) -> None:
-    shared_store().close(code)
+    shared_rooms().close(code)
     note("closed", code=spaced(code))
     leave()
 
@@ -181,7 +182,7 @@ def student_link(code: str, ticket: bool = False) -> str:
     shows it was in the hall, and which joins even while a script floods the class's network
     address with wrong codes. The ticket changes every signing.TICKET_SECONDS."""
     if ticket:
-        ticketed = urlencode({"t": signing.ticket(shared_store().secret, code, time.time())})
+        ticketed = urlencode({"t": signing.ticket(shared_rooms().secret, code, time.time())})
         return f"{public_base()}_posviz/follow/{code}?{ticketed}"
     return f"{public_base()}?{urlencode({'room': code})}"
 
@@ -219,7 +220,7 @@ def _lead(box, s, m: Member, page: str) -> None:
     box.markdown(s.t("room.leading", code=spaced(m.code)))
     address = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
     try:
-        view = shared_query(urlencode(address))
+        view = shared_query(urlencode(address), PERSONAL)
     except RoomError:  # the class keeps the last view it was sent
         view = ""
         box.warning(text("room.note.view_too_long", s.lang, **LIMIT_VALUES))
@@ -230,11 +231,11 @@ def _lead(box, s, m: Member, page: str) -> None:
         _ask_form(s, m)
     with box.expander(s.t("check.head")):
         check.panel(s, m)
-    box.download_button(s.t("room.download"), data=lambda: answers_csv(shared_store(), m.code),
+    box.download_button(s.t("room.download"), data=lambda: answers_csv(shared_rooms(), m.code),
                         file_name=f"posviz-room-{m.code}.csv", mime="text/csv",
                         on_click="ignore", width="stretch")
     box.download_button(s.t("report.download"), data=lambda: report_file(
-        shared_store(), m.code, s.lang, time.time()), file_name=f"posviz-room-{m.code}.html",
+        shared_rooms(), m.code, s.lang, time.time()), file_name=f"posviz-room-{m.code}.html",
         mime="text/html", on_click="ignore", width="stretch")
     with box.popover(s.t("room.close"), width="stretch"):
         st.caption(s.t("room.close_help"))
@@ -246,7 +247,7 @@ def _lead(box, s, m: Member, page: str) -> None:
         st.caption(s.t("room.lecturer_link_help"))
         if st.button(s.t("room.lecturer_link_show"), key="room_show_key", type="primary"):
             try:
-                token = shared_store().lead_link(m.code, st.session_state.room_key)
+                token = shared_rooms().lead_link(m.code, st.session_state.room_key)
             except (StoreDown, RoomError):  # the rooms, or this room, went meanwhile
                 st.warning(s.t("room.down"))
             else:
@@ -283,7 +284,7 @@ def _headcount(where, code: str, lang: str) -> None:
     """Who is really there, read again every HEADCOUNT_SECONDS (which also tells the room its
     lecturer is still here)."""
     every(HEADCOUNT_SECONDS, "tick_headcount")
-    store = shared_store()
+    store = shared_rooms()
     try:
         room = store.room(code)
         if room is None or room.closed:  # ended, or lost by the store: the page says which
@@ -300,7 +301,7 @@ def _element(m: Member, page: str, lang: str, lead: bool, following: bool = Fals
     the page's URL path ("" for home). A lecturer's key goes to the browser once, for the
     server to set it in its HttpOnly cookie: the tab says when that is done (`granted`), and
     no run after it sends the key again."""
-    proof = signing.joined(shared_store().secret, m.code, m.room.expires)
+    proof = signing.joined(shared_rooms().secret, m.code, m.room.expires)
     data = {"code": m.code, "page": page, "joined": proof, "follow": following, "lang": lang}
     if lead:
         granted = m.key_kept or st.session_state.get("room_granted") == m.code
@@ -346,7 +347,7 @@ def _ask(code: str) -> None:
     if correct and LETTERS.index(correct) >= len(options) >= 2:
         note("correct_missing", ASK, letter=correct, n=len(options))
         return
-    shared_store().ask(code, question, options, LETTERS.index(correct) if correct else None)
+    shared_rooms().ask(code, question, options, LETTERS.index(correct) if correct else None)
     st.session_state.update(room_ask_question="", room_ask_options="", room_ask_correct="",
                             kept_room_show_join=False,  # the question on the first screen
                             room_asked_at=time.monotonic())
@@ -393,7 +394,7 @@ def _presence(code: str, lang: str) -> None:
     every TICKET_SECONDS (a photo of them posted outside the hall stops working within
     minutes), so they are drawn again every JOIN_SECONDS."""
     every(JOIN_SECONDS, "tick_presence")
-    word = signing.word(shared_store().secret, code, time.time())
+    word = signing.word(shared_rooms().secret, code, time.time())
     held = st.container(key="posviz_presence")  # the QR code fits the screen's height, and
     held.html(f'<p class="posviz-room-word"><span>{text("room.word_head", lang)}</span> '
               f'<b lang="en">{word}</b></p>')  # the word stays in view, large, above it
@@ -422,28 +423,27 @@ def options_list(where, labels: list[str]) -> None:
 
 @refusing
 def _vote(code: str, poll_id: str, voter: Voter, option: int, sure: bool | None = None) -> None:
-    shared_store().vote(code, poll_id, voter.token, option, client_network(),
-                        watch().following(code, voter), sure)
+    shared_rooms().vote(code, poll_id, voter.token, option, client_network(), sure=sure)
 
 
 @refusing
 def _second_round(code: str, poll_id: str) -> None:
-    shared_store().second_round(code, poll_id)
+    shared_rooms().second_round(code, poll_id)
 
 
 @refusing
 def _set_aside(code: str, network: str) -> None:
-    note("answers_set_aside", n=shared_store().set_aside(code, network))
+    note("answers_set_aside", n=shared_rooms().set_aside(code, network))
 
 
 @refusing
 def _reveal(code: str, poll_id: str, correct: int | None) -> None:
-    shared_store().reveal(code, poll_id, correct)
+    shared_rooms().reveal(code, poll_id, correct)
 
 
 @refusing
 def _put_away(code: str) -> None:
-    shared_store().put_away(code)
+    shared_rooms().put_away(code)
 
 
 def _share(value: float | None) -> str:
@@ -458,7 +458,7 @@ def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool,
     is known); how they split, by confidence, only if show (the hall sees the projector: a
     split shown before the reveal sways those still deciding)."""
     every(TALLY_SECONDS, f"tick_tally_{poll_id}")
-    store = shared_store()
+    store = shared_rooms()
     try:
         split = store.split(code, poll_id)
         here = store.headcount(code)
@@ -502,7 +502,7 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
     """A poll as this member sees it: options with letters; the lecturer's live counts and
     Reveal, or a student's answer buttons; once revealed, everyone's distribution and the
     right option. labels are the options in the reader's language."""
-    store = shared_store()
+    store = shared_rooms()
     letters = LETTERS[:len(poll.options)]
     options_list(where, labels)
     current = store.current(m.code, poll.id) or poll
@@ -556,7 +556,7 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
 def _revealed(where, s, code: str, poll: Poll, letters: str) -> None:
     """A revealed question: each round's answers (side by side when there were two), how many
     changed their answer between them, and the right option in words."""
-    split = shared_store().split(code, poll.id)
+    split = shared_rooms().split(code, poll.id)
     rounds = split.rounds if split else ()
     columns = where.columns(len(rounds)) if len(rounds) > 1 else [where]
     for number, (column, tally) in enumerate(zip(columns, rounds, strict=False), start=1):
@@ -581,7 +581,7 @@ def class_picture(where, s, poll_id: str, tokens: tuple[str, ...], weights, trut
     if m is None:
         return
     try:
-        split = shared_store().split(m.code, poll_id)
+        split = shared_rooms().split(m.code, poll_id)
     except StoreDown:
         where.warning(s.t("room.down"))
         return
@@ -607,7 +607,7 @@ def lesson_poll(where, s, m: Member | None, scene: str, question: str, labels: l
     ahead of the lecturer."""
     if m is None:
         return None
-    store = shared_store()
+    store = shared_rooms()
     try:
         if m.lecturer:
             poll = store.lesson_poll(m.code, scene, question, labels)
@@ -640,7 +640,7 @@ def _live_question(s, m: Member) -> None:
             box.link_button(s.t("room.answer_on_screen"), f"{public_base()}_posviz/follow/"
                             f"{m.code}?{urlencode({'lang': s.lang})}", type="primary")
         return
-    poll = shared_store().poll(m.code, m.room.live)
+    poll = shared_rooms().poll(m.code, m.room.live)
     if poll is None:
         return
     box = st.container(border=True)

@@ -12,6 +12,9 @@ from collections.abc import Callable
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+PERSONAL = frozenset(("lang", "present", "room", "key", "lead", "lead_refused", "follow", "t"))
+"""Query parameters that belong to one reader, never to the view a room shares."""
+
 
 def history_navigation() -> bool:
     """Whether this run shows a URL the browser went to by itself: Back, Forward, or a room

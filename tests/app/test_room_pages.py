@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rooms import shared_store, signing, throttle
+from rooms import shared_rooms, signing, throttle
 from rooms.export import answers_csv
 from tests.conftest import ROOT
 from tests.helpers.figure_data import chart_specs
@@ -32,9 +32,9 @@ HOME, LESSON, ROPE = (str(ROOT / p) for p in ("app.py", "pages/0_lesson.py", "pa
 def store(tmp_path, monkeypatch):
     """A fresh SQLite store for every test (the app reads POSVIZ_ROOM_STORE)."""
     monkeypatch.setenv("POSVIZ_ROOM_STORE", f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
-    shared_store.cache_clear()
-    yield shared_store()
-    shared_store.cache_clear()
+    shared_rooms.cache_clear()
+    yield shared_rooms()
+    shared_rooms.cache_clear()
 
 
 def opened(page: str = HOME, **query: str) -> AppTest:
@@ -316,7 +316,7 @@ def test_one_address_starts_a_few_rooms_then_is_told_to_wait(store):
         started.append(at.session_state["kept_room"])
     assert all(started[:5]) and not started[5]
     assert "Too many rooms started from your network" in shown(at)
-    assert len(store.rooms()) == 5
+    assert len(store.kept()) == 5
 
 
 def test_a_passphrase_guards_start_a_room(store, monkeypatch):
@@ -366,7 +366,7 @@ def test_the_qr_codes_ticket_joins_while_the_address_is_refused_for_wrong_codes(
 
 def test_a_lecturer_whose_room_the_server_lost_is_told_to_start_a_new_one(store):
     at, code, _ = lecturer(store, LESSON, scene="2")
-    store.path.unlink()
+    store.backend.path.unlink()
     at.run()
     assert not at.exception and not at.session_state["kept_room"]
     assert f"Your room {code[:3]} {code[3:]} is no longer on this server" in shown(at)
@@ -379,7 +379,7 @@ def test_a_room_the_server_lost_is_named_as_such(store):
     code, _ = store.create()
     at = opened(LESSON, room=code, scene="2")
     assert at.session_state["kept_room"] == code
-    store.path.unlink()
+    store.backend.path.unlink()
     at.run()
     assert not at.exception and not at.session_state["kept_room"]
     assert "which you were in, is no longer on this server" in shown(at)
@@ -392,11 +392,11 @@ def test_a_store_that_fails_gives_a_message_and_the_lesson_goes_on(store, monkey
     code, key = store.create()
     for lang, words in (("en", "Lecture rooms are unavailable right now"),
                         ("zh", "课堂房间暂时无法使用")):
-        monkeypatch.setenv("POSVIZ_ROOM_STORE", f"sqlite:///{store.path}")
-        shared_store.cache_clear()
+        monkeypatch.setenv("POSVIZ_ROOM_STORE", f"sqlite:///{store.backend.path}")
+        shared_rooms.cache_clear()
         at = opened(LESSON, room=code, lead=store.lead_link(code, key), scene="2", lang=lang)
         monkeypatch.setenv("POSVIZ_ROOM_STORE", "redis://127.0.0.1:9/0")  # nothing listens
-        shared_store.cache_clear()
+        shared_rooms.cache_clear()
         at.run()
         assert not at.exception and words in shown(at)
         assert at.get("plotly_chart") or at.get("bidi_component")  # the scene's figure
@@ -452,8 +452,8 @@ def test_the_lecturer_sees_a_network_answering_past_its_screens_and_sets_it_asid
 
 def test_the_lecturer_is_told_what_to_do_and_opens_a_second_round(store):
     """Scene 4's right option is B: two right of three is 67%, inside Peer Instruction's 35-70%,
-    so the tally says discuss and vote again; the button opens round 2, whose answers count apart; the reveal shows both
-    rounds and who moved."""
+    so the tally says discuss and vote again; the button opens round 2, whose answers count
+    apart; the reveal shows both rounds and who moved."""
     at, code, _ = lecturer(store, LESSON, scene="4")
     voters = [store.new_voter(code, True) for _ in range(3)]
     for voter, option in zip(voters, [0, 1, 1], strict=True):

@@ -100,8 +100,8 @@ def ask(port: int, method: str, path: str, source: str, body: object = None,
 def room(checkout: Path, store: str, poll: bool = True) -> tuple[str, str]:
     """A room opened in the checkout's store (as the lecturer would), with a question."""
     code = subprocess.run(
-        [sys.executable, "-c", "import sys; from rooms import open_store; "
-         "s = open_store(sys.argv[1]); code, key = s.create(); "
+        [sys.executable, "-c", "import sys; from rooms import open_rooms; "
+         "s = open_rooms(sys.argv[1]); code, key = s.create(); "
          + ("s.ask(code, 'Which?', ['a', 'b']); " if poll else "") + "print(code, key)", store],
         cwd=checkout, capture_output=True, text=True, check=True,
         env=os.environ | {"POSVIZ_SECRET": SECRET}).stdout.split()

@@ -46,7 +46,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rooms import open_store
+from rooms import open_rooms
 from tests.helpers.load_fixtures import ROOT, cpu_seconds, rss_mb, serving
 from tests.helpers.room_fixtures import Follower, Lecturer, Loop, gather_in
 
@@ -96,7 +96,7 @@ def follower(url: str, code: str, n: int) -> Follower:
 
 
 async def seat(url: str, store_url: str, n: int) -> tuple[Lecturer, list[Follower]]:
-    store = open_store(store_url)
+    store = open_rooms(store_url)
     code, key = store.create()
     lecturer = Lecturer(url, code, store.lead_link(code, key))
     await lecturer.connect()
@@ -144,7 +144,7 @@ async def thinking(lecturer: Lecturer, followers: list[Follower], store_url: str
     """Scene 4's question answered with how sure, a second round, the concept check, scene 8's
     predicted picture: every tap's time, and the server's CPU seconds for all of them (the
     lecturer's two page runs included)."""
-    store = open_store(store_url)
+    store = open_rooms(store_url)
     await lecturer.show("lesson", scene="4", text="刚想到了")  # opens the scene's question
     await gather_in(500, (f.wait() for f in followers))
     times: list[float] = []

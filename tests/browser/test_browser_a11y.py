@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from rooms import key_cookie, open_store, spaced
+from rooms import key_cookie, open_rooms, spaced
 from rooms.records import PHASES
 from tests.helpers.axe import Audits, audit, report
 from tests.helpers.load_fixtures import TITLED_JS, page_url, rerun, route_name, settle, still
@@ -134,7 +134,7 @@ def room_views(tabs: list[Tab], lang: str, room: Room, rooms_url: str) -> None:
         tab.page.locator('.posviz-sure-option[aria-pressed="true"]').wait_for()
     audit(tabs, "room screen, answered", lang, app=False)
 
-    store = open_store(rooms_url)
+    store = open_rooms(rooms_url)
     phase = PHASES[LANGS.index(lang)]
     store.open_check(room.code, phase, check_questions("en"))  # an English lecturer's
     for tab in tabs:  # ... in the reader's language
@@ -160,7 +160,7 @@ def test_every_view_of_a_room_passes_axe_on_both_screens_in_both_languages_and_t
             for context, screen in zip(contexts, AUDITED, strict=True)]
     for lang in LANGS:
         room_views(tabs, lang, room, rooms_url)
-    store = open_store(rooms_url)  # a question revealed after two rounds
+    store = open_rooms(rooms_url)  # a question revealed after two rounds
     poll = store.current(room.code, f"scene-{documents.scenes()[ROOM_SCENE - 1]}")
     store.second_round(room.code, poll.id)
     store.reveal(room.code, poll.id, correct=1)

@@ -20,7 +20,7 @@ from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from rooms import CODE_VOTES, open_store, signing
+from rooms import CODE_VOTES, open_rooms, signing
 from tests.conftest import ROOT
 from tests.helpers.load_fixtures import nav_click, rerun, settle, tab_to
 from tests.helpers.room_fixtures import ticket
@@ -284,7 +284,7 @@ def test_a_phone_with_the_code_alone_is_asked_the_projectors_word_and_its_answer
     for the projector's word; with the word, its answer counts, the same voter's. The first
     time the answer is sent, the connection drops (a replica dying behind the proxy): the
     screen sends it once more by itself."""
-    store = open_store(rooms_url)
+    store = open_rooms(rooms_url)
     code, _ = store.create()
     store.set_view(code, "", "")
     poll = store.ask(code, "Which?", ["a", "b"])
@@ -338,7 +338,7 @@ def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, 
     history, and nothing in the page's script, holds the key or the token once used; after
     Leave, the next person at this computer is no lecturer, not even from the history. A new tab
     of the lecturer's browser offers the way back to the room it leads."""
-    store = open_store(rooms_url)
+    store = open_rooms(rooms_url)
     code, key = store.create()
     token = store.lead_link(code, key)
     link = f"{server}/lesson?scene=2&room={code}&lead={token}"

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from deploy.up import PER_SOURCE, TOOLS
-from rooms import open_store
+from rooms import open_rooms
 from rooms.throttle import WRONG
 from tests.helpers.load_fixtures import at_scene, nav_click, rerun, session, settle
 from tests.helpers.room_fixtures import (
@@ -205,7 +205,7 @@ def test_a_class_through_the_proxy(up, browser, loop):
     with rerun(lecturer):
         lecturer.get_by_role("button", name="Start a room").click()
     code = lecturer.url.split("room=")[1][:6]
-    store = open_store(up.store_url())
+    store = open_rooms(up.store_url())
     assert store.room(code) is not None  # the rooms live in the deployment's Redis
 
     # most of the class follows on the room's screen; some explore the app on their own

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from rooms import open_store
+from rooms import open_rooms
 from rooms.records import check_poll
 from tests.helpers.hostile import CATEGORIES
 from ui import documents
@@ -31,7 +31,7 @@ def read(made: bytes) -> list[dict]:
 
 @pytest.fixture
 def store(tmp_path):
-    return open_store(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    return open_rooms(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -23,8 +23,9 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from rooms import PERSONAL, signing
+from rooms import signing
 from tests.helpers.load_fixtures import ROOT, Session, element, session, wait_healthy
+from ui.state import PERSONAL
 
 
 class Loop:
@@ -321,7 +322,7 @@ class Lecturer:
 
     url: str
     code: str
-    lead: str  # the lecturer link's token (RoomStore.lead_link)
+    lead: str  # the lecturer link's token (Rooms.lead_link)
     page: str = ""
     query: str = ""
     last: list[ForwardMsg] = field(default_factory=list)

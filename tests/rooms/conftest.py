@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from rooms import open_store
+from rooms import open_rooms
 
 
 class Clock:
@@ -27,7 +27,7 @@ def backend(request, tmp_path):
     else:
         url = request.getfixturevalue("redis_url")
         redis.Redis.from_url(url).flushdb()
-    return lambda **options: open_store(url, **options)
+    return lambda **options: open_rooms(url, **options)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import asyncio
 import pytest
 import redis
 
-from rooms import open_store
+from rooms import open_rooms
 from tests.helpers.load_fixtures import (
     free_port,
     start_server,
@@ -29,7 +29,7 @@ class Room:
 
     def __init__(self, store_url: str, port: int | None = None) -> None:
         self.store_url, self.port = store_url, port or free_port()
-        self.store = open_store(store_url)
+        self.store = open_rooms(store_url)
         self.code, self.key = self.store.create()
         self.proc = self.url = None
         self.lecturer: Lecturer | None = None

@@ -25,13 +25,14 @@ from rooms import (
     StoreDown,
     Suspect,
     normal_code,
-    open_store,
+    open_rooms,
     shared_query,
     spaced,
 )
 from tests.conftest import ROOT
 from tests.helpers.hostile import HOSTILE
 from tests.helpers.load_fixtures import free_port, redis_serving
+from ui.state import PERSONAL
 
 
 def test_a_new_room_has_a_six_digit_code_a_key_and_version_one(store):
@@ -118,12 +119,16 @@ def test_unknown_and_malformed_codes_find_no_room(store):
 
 
 def test_the_view_drops_personal_parameters_and_bumps_the_version_only_on_change(store):
+    """The app names the parameters personal to one reader; the room keeps the rest."""
     code, _ = store.create()
-    assert store.set_view(code, "rope", "rope_pair=3&lang=zh&key=abc&room=1&text=%E5%88%9A") == 2
+    assert store.set_view(code, "rope", "rope_pair=3&lang=zh&key=abc&room=1&text=%E5%88%9A",
+                          PERSONAL) == 2
     room = store.room(code)
     assert (room.page, room.query) == ("rope", "rope_pair=3&text=%E5%88%9A")
-    assert store.set_view(code, "rope", "text=%E5%88%9A&rope_pair=3&present=true") == 3
-    assert store.set_view(code, "rope", "text=%E5%88%9A&rope_pair=3&present=true") == 3
+    assert store.set_view(code, "rope", "text=%E5%88%9A&rope_pair=3&present=true",
+                          PERSONAL) == 3
+    assert store.set_view(code, "rope", "text=%E5%88%9A&rope_pair=3&present=true",
+                          PERSONAL) == 3
 
 
 @pytest.mark.parametrize(("page", "query", "reason"), [
@@ -456,7 +461,7 @@ def test_versions_reports_each_known_room(store):
 
 
 def test_shared_query_keeps_repeated_parameters_in_order():
-    assert shared_query("a=1&b=2&a=3&lang=zh") == "a=1&b=2&a=3"
+    assert shared_query("a=1&b=2&a=3&lang=zh", PERSONAL) == "a=1&b=2&a=3"
     assert shared_query("?text=%E5%88%9A+x") == "text=%E5%88%9A+x"
 
 
@@ -543,17 +548,17 @@ def test_the_operator_lists_and_purges_rooms(store, clock):
     poll = store.ask(second, "Which?", ["a", "b"])
     store.vote(second, poll.id, store.new_voter(second, True), 0)
     store.close(first)
-    assert [(r.code, r.closed) for r in store.rooms()] == [(first, True), (second, False)]
+    assert [(r.code, r.closed) for r in store.kept()] == [(first, True), (second, False)]
     store.purge(second)
     assert store.room(second) is None and store.answers(second) == []
-    assert [r.code for r in store.rooms()] == [first]
+    assert [r.code for r in store.kept()] == [first]
 
 
 # ---- a store that fails, and mends ------------------------------------------------------------
 
 
 def test_a_deleted_sqlite_file_is_a_new_empty_store(tmp_path):
-    store = open_store(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+    store = open_rooms(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
     code, _ = store.create()
     for made in tmp_path.glob("rooms.sqlite3*"):
         made.unlink()
@@ -563,7 +568,7 @@ def test_a_deleted_sqlite_file_is_a_new_empty_store(tmp_path):
 
 def test_a_corrupt_sqlite_file_is_moved_aside_for_a_fresh_one(tmp_path):
     path = tmp_path / "rooms.sqlite3"
-    store = open_store(f"sqlite:///{path}")
+    store = open_rooms(f"sqlite:///{path}")
     code, _ = store.create()
     garbage = tmp_path / "garbage"
     garbage.write_bytes(b"this is not a database at all " * 400)
@@ -607,10 +612,10 @@ def read_only(tmp_path):
 def test_a_read_only_sqlite_folder_is_down_until_it_is_writable(tmp_path, read_only):
     folder = tmp_path / "data"
     url = f"sqlite:///{folder / 'rooms.sqlite3'}"
-    creator = open_store(url)
+    creator = open_rooms(url)
     code, _ = creator.create()
-    creator.disconnect()  # the last connection closed: its write-ahead log is gone
-    store = open_store(url)  # a server started on the folder once it was read-only
+    creator.backend.disconnect()  # the last connection closed: its write-ahead log is gone
+    store = open_rooms(url)  # a server started on the folder once it was read-only
     read_only(folder)
     for refused in (store.health, store.create, lambda: store.room(code)):
         with pytest.raises(StoreDown, match="unable to open"):
@@ -623,7 +628,7 @@ def test_a_read_only_sqlite_folder_is_down_until_it_is_writable(tmp_path, read_o
 def test_a_stopped_redis_is_down_and_its_rooms_are_back_when_it_restarts(tmp_path):
     port = free_port()
     with redis_serving(tmp_path, port) as url:
-        store = open_store(url)
+        store = open_rooms(url)
         code, _ = store.create()
     for refused in (store.health, store.create, lambda: store.room(code)):
         with pytest.raises(StoreDown, match="ConnectionError"):
@@ -640,4 +645,4 @@ def test_the_default_store_and_secret_live_in_the_project_folder(tmp_path, monke
     monkeypatch.setenv("POSVIZ_SECRET", "a secret of this test's own")  # data/secret untouched
     monkeypatch.chdir(tmp_path)
     assert rooms.ROOT == ROOT
-    assert open_store(clock=lambda: 1_800_000_000.0).path == ROOT / "data" / "rooms.sqlite3"
+    assert open_rooms(clock=lambda: 1_800_000_000.0).backend.path == ROOT / "data" / "rooms.sqlite3"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from rooms import open_store, spaced
+from rooms import open_rooms, spaced
 from tests.conftest import ROOT
 
 
@@ -16,7 +16,7 @@ def rooms(url: str, *args: str) -> subprocess.CompletedProcess:
 
 def test_the_operator_lists_closes_and_purges_rooms(tmp_path):
     url = f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
-    store = open_store(url)
+    store = open_rooms(url)
     kept, _ = store.create()
     ended, _ = store.create()
     poll = store.ask(kept, "Which?", ["a", "b"])
@@ -30,7 +30,7 @@ def test_the_operator_lists_closes_and_purges_rooms(tmp_path):
     purged = rooms(url, "purge", "--closed")
     assert purged.returncode == 0 and f"purged 1 room(s) {spaced(ended)}" in purged.stdout
     assert store.room(ended) is None and store.room(kept) is not None
-    assert rooms(url, "purge", kept).returncode == 0 and store.rooms() == []
+    assert rooms(url, "purge", kept).returncode == 0 and store.kept() == []
 
 
 def test_the_operator_is_told_plainly_what_went_wrong(tmp_path):

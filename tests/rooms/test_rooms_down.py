@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from rooms import open_store
-from rooms.http import DOWN_RETRY, HEALTH_DEADLINE
-from rooms.redis_store import TIMEOUT
+from rooms import open_rooms
+from rooms.redis_backend import TIMEOUT
+from rooms.routes.arrival import DOWN_RETRY
+from rooms.routes.service import HEALTH_DEADLINE
 from tests.helpers.load_fixtures import free_port, redis_serving, serving, settle
 
 pytestmark = pytest.mark.browser  # real servers, and Chromium
@@ -84,7 +85,7 @@ def test_a_stopped_redis_is_said_plainly_backed_off_from_and_comes_back(tmp_path
     with contextlib.ExitStack() as stack:
         stack.callback(lambda: redis._running and redis.stop())
         _, base = stack.enter_context(serving(env={"POSVIZ_ROOM_STORE": redis.url}, log=log))
-        store = open_store(redis.url)
+        store = open_rooms(redis.url)
         code, key = store.create()
         other, _ = store.create()  # no follower of it waits here: the server has no copy
         lecturer = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -145,7 +146,7 @@ def test_a_hung_redis_is_said_at_once_and_queues_nothing(tmp_path):
     with contextlib.ExitStack() as stack:
         stack.callback(lambda: redis._running and redis.stop())
         _, base = stack.enter_context(serving(env={"POSVIZ_ROOM_STORE": redis.url}, log=log))
-        code, _ = open_store(redis.url).create()
+        code, _ = open_rooms(redis.url).create()
         assert fetch(f"{base}/_posviz/room/{code}?v=-1")[0] == 200
         os.kill(redis.pid(), signal.SIGSTOP)
         stack.callback(lambda: os.kill(redis.pid(), signal.SIGCONT))
@@ -170,7 +171,7 @@ def test_a_corrupt_or_deleted_sqlite_file_under_a_running_server(tmp_path):
     url = f"sqlite:///{folder / 'rooms.sqlite3'}"
     log = tmp_path / "server.log"
     with serving(env={"POSVIZ_ROOM_STORE": url}, log=log) as (_, base):
-        store = open_store(url)
+        store = open_rooms(url)
         code, _ = store.create()
         assert fetch(f"{base}/_posviz/room/{code}?v=-1")[0] == 200
 
@@ -190,7 +191,7 @@ def test_a_corrupt_or_deleted_sqlite_file_under_a_running_server(tmp_path):
         assert set(seen) <= {200, 503}
         assert fetch(f"{base}/_posviz/room/{code}?v=-1")[0] == 404  # lost with its file
 
-        store = open_store(url)
+        store = open_rooms(url)
         again, _ = store.create()
         for made in folder.glob("rooms.sqlite3*"):
             made.unlink()

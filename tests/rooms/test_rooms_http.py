@@ -13,26 +13,30 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import pytest
 import redis
 
 from rooms import (
     CODE_VOTES,
+    HOLDER_COOKIE,
+    JOINED_COOKIE,
     VOTER_COOKIE,
     Rate,
     key_cookie,
     lead_cookie,
-    open_store,
+    open_rooms,
     signing,
 )
 from rooms.export import answers_csv, spreadsheet_cell
-from rooms.http import HELD_PER_VOTER, MAX_BODY, REPORT, TICK
-from rooms.throttle import MINTS, WRONG
+from rooms.routes.arrival import MAX_BODY
+from rooms.routes.follow import HELD_PER_VOTER
+from rooms.routes.hub import REPORT, TICK
+from rooms.throttle import MINTS, WORD_MINTS, WORDS, WRONG
 from tests.helpers.hostile import HOSTILE
 from tests.helpers.load_fixtures import rss_mb, serving, session
-from tests.helpers.room_fixtures import Follower, Http, ticket, widgets
+from tests.helpers.room_fixtures import Follower, Http, room_element, ticket, widgets
 from ui.i18n import text
 
 pytestmark = pytest.mark.server  # real servers of its own, beside the browser tests
@@ -72,7 +76,7 @@ def site(request, tmp_path_factory):
     env = {"POSVIZ_ROOM_STORE": url, "POSVIZ_ROOM_WAIT": str(HELD),
            "POSVIZ_TRUSTED_PROXIES": PROXY}
     with serving(env=env, log=log) as (proc, base):
-        yield Site(base, url, open_store(url), proc.pid, log)
+        yield Site(base, url, open_rooms(url), proc.pid, log)
 
 
 def call(loop, site: Site, method: str, path: str, body: object = None, *,
@@ -287,14 +291,16 @@ def test_a_lecturer_link_moves_its_token_into_a_cookie_and_a_key_leads_nothing(s
         return status, http.headers, http.set_cookies
     status, headers, cookies = loop.run(opened(f"scene=2&room={code}&lead={token}", address()))
     assert status == 303 and headers["location"] == f"/lesson?scene=2&room={code}"
-    assert len(cookies) == 1 and cookies[0].startswith(f"{lead_cookie(code)}={token};")
+    assert sorted(c.split("=")[0] for c in cookies) == [HOLDER_COOKIE, lead_cookie(code)]
+    cookies = [c for c in cookies if not c.startswith(HOLDER_COOKIE)]
+    assert cookies[0].startswith(f"{lead_cookie(code)}={token};")
     assert "httponly" in cookies[0].lower() and "no-store" in headers["cache-control"]
     assert site.store.redeem(code, token) == key  # unused by the redirect itself
 
     laptop = address()
     before = site.store.wait(WRONG, site.store.network(laptop))
     status, headers, cookies = loop.run(opened(f"room={code}&key={key}", laptop))
-    assert status == 303 and cookies == []
+    assert status == 303 and [c.split("=")[0] for c in cookies] == [HOLDER_COOKIE]
     assert headers["location"] == f"/lesson?room={code}&lead_refused=1"
     assert before == 0 and site.store.wait(WRONG, site.store.network(laptop)) == 0
     for _ in range(WRONG.burst):  # the key link was one wrong code of the network's budget
@@ -367,13 +373,13 @@ def test_a_script_starts_a_few_rooms_then_waits_and_a_lecturer_elsewhere_starts_
             shown = await tab.open("", "", clicked=(widgets(home)["room_start"],))
         return "\n".join(str(m.delta) for m in shown)
 
-    before = len(site.store.rooms())
+    before = len(site.store.kept())
     script = address()
     pages = [loop.run(press_start(script)) for _ in range(8)]
     told = [page for page in pages if "Too many rooms started from your network" in page]
-    assert len(told) == 3 and len(site.store.rooms()) == before + 5
+    assert len(told) == 3 and len(site.store.kept()) == before + 5
     assert "You lead room" in loop.run(press_start(address()))
-    assert len(site.store.rooms()) == before + 6
+    assert len(site.store.kept()) == before + 6
 
 
 async def _raw(site: Site, head: str, body_chunks, by: str) -> bytes:
@@ -659,3 +665,185 @@ def test_the_room_screen_sets_only_httponly_cookies(site, loop):
     cookies = loop.run(visit())
     assert {c.split("=")[0] for c in cookies} == {VOTER_COOKIE, "posviz_joined"}
     assert all("httponly" in c.lower() for c in cookies)
+
+
+# ---- the projector's word, forged ids, links and a trickle of wrong codes (issue 53) --------
+
+
+def test_guessing_the_word_from_home_is_cut_off_whatever_ids_the_script_takes(site, loop):
+    """A script at home with the code alone guesses the projector's word: past WORDS.burst
+    wrong words (and those given back while it runs) every guess is refused 429, the right
+    word too (never compared); a fresh voter id from the same network gives nothing back; a
+    phone on another network types the word and counts."""
+    code, _ = site.store.create()
+    home = address()
+    word = signing.word(site.store.secret, code, time.time())
+
+    async def guess() -> tuple[list[int], int, int, int]:
+        script = Follower(site.base, code, source=home)
+        await script.join()  # a voter id by the code alone
+        started = time.monotonic()
+        statuses = [await script.word(f"{n:07d}") for n in range(WORDS.burst + 15)]
+        allowed = WORDS.burst + given_back(WORDS, started)
+        fresh = Follower(site.base, code, source=home)
+        await fresh.join()
+        again = await fresh.word("zzzzzzz")
+        right = await script.word(word)
+        phone = Follower(site.base, code, source=address())
+        await phone.join()
+        elsewhere = await phone.word(word)
+        for f in (script, fresh, phone):
+            await f.close()
+        return statuses, allowed, again, right, elsewhere
+
+    statuses, allowed, again, right, elsewhere = loop.run(guess())
+    assert WORDS.burst <= statuses.count(403) <= allowed
+    assert statuses.count(429) == len(statuses) - statuses.count(403)
+    assert statuses[-1] == 429 and (again, right, elsewhere) == (429, 429, 200)
+
+
+def test_the_word_without_a_cookie_mints_few_ids(site, loop):
+    """The word, once known, posted again and again without a cookie: WORD_MINTS.burst ids
+    (and those given back meanwhile), then 429."""
+    code, _ = site.store.create()
+    word = signing.word(site.store.secret, code, time.time())
+    proof = signing.joined(site.store.secret, code, site.store.room(code).expires)
+    script = address()
+    started = time.monotonic()
+    answers = [call(loop, site, "POST", f"/_posviz/room/{code}/word?j={proof}",
+                    {"word": word}, by=script) for _ in range(WORD_MINTS.burst + 30)]
+    issued = sum(headers.get("set-cookie", "").startswith(VOTER_COOKIE + "=")
+                 for _, _, headers in answers)
+    assert WORD_MINTS.burst <= issued <= WORD_MINTS.burst + given_back(WORD_MINTS, started)
+    assert answers[-1][:2] == (429, {"error": "too_many"})
+
+
+def test_a_forged_voter_id_is_told_so(site, loop):
+    """An id this server never signed is answered bad_voter; an id it signed for another room
+    (a browser from an earlier lecture) is asked for the word, as a browser without one."""
+    code, _ = site.store.create()
+    poll = site.store.ask(code, "Which?", ["a", "b"])
+    forged = f"{code}.1900000000.p.{'A' * 16}.{'A' * 22}"
+    for raw in (forged, "not an id at all"):
+        answer = call(loop, site, "POST", f"/_posviz/room/{code}/vote",
+                      {"poll": poll.id, "option": 0}, cookies={VOTER_COOKIE: raw})
+        assert answer[:2] == (403, {"error": "bad_voter"})
+    other, _ = site.store.create()
+    earlier = site.store.new_voter(other, True)
+    answer = call(loop, site, "POST", f"/_posviz/room/{code}/vote",
+                  {"poll": poll.id, "option": 0}, cookies={VOTER_COOKIE: earlier})
+    assert answer[:2] == (403, {"error": "need_word"})
+
+
+@pytest.mark.parametrize("site", ["sqlite"], indirect=True)  # KeyLinks' own, any store
+@pytest.mark.parametrize("path", ["//evil.example/", "/%2F%2Fevil.example", "/%2f/evil.example",
+                                  "/\\evil.example", "/%5C%5Cevil.example", "///evil.example/x",
+                                  "/\\/evil.example", "/%09/evil.example"])
+def test_a_lecturer_link_redirects_to_this_server_only(site, loop, path):
+    """The open redirect: whatever path a link holds, the answer's Location is a path on this
+    server (one leading slash, no backslash), as a browser resolves it."""
+    async def opened() -> tuple[int, str]:
+        http = Http(site.base, source=address())
+        status, _ = await http.request("GET", f"{path}?lead=x{'y' * 20}&room=123456")
+        await http.close()
+        return status, http.headers.get("location", "")
+    status, location = loop.run(opened())
+    assert status == 303 and location.startswith("/") and not location.startswith("//")
+    assert "\\" not in location and urlsplit(urljoin(site.base + "/", location)).netloc == \
+        urlsplit(site.base).netloc
+    assert location.endswith("?room=123456")
+
+
+def test_a_trickle_of_wrong_codes_keeps_out_no_classmate_nor_the_word(site, loop):
+    """One wrong code now and then from the class's campus address keeps its budget spent: a
+    newcomer typing the right code still gets in while classmates from that address follow,
+    and so does one who brings the projector's word; a wrong code from there is still 429."""
+    code, _ = site.store.create()
+    campus = address()
+    classmate = Follower(site.base, code, source=campus)
+    loop.run(classmate.join(ticket(code)))
+
+    async def following() -> None:  # the classmate's screen waits on the room
+        await classmate.wait()  # the room as it is; the next wait is held
+        waiting = asyncio.ensure_future(classmate.wait())
+        await asyncio.sleep(REPORT + 4 * TICK + 0.5)  # reported as one of the room's screens
+        waiting.cancel()
+    loop.run(following())
+    loop.run(classmate.close())
+    for n in range(WRONG.burst + 3):
+        call(loop, site, "GET", f"/_posviz/room/{600_000 + n:06d}?v=-1", by=campus)
+    assert call(loop, site, "GET", f"/_posviz/room/{600_100:06d}?v=-1", by=campus)[0] == 429
+    newcomer = visit(loop, site, f"/_posviz/follow/{code}", campus)
+    assert newcomer[0] == 200 and JOINED_COOKIE in newcomer[1]
+    quiet, _ = site.store.create()  # a room nobody follows from the campus: still refused
+    assert visit(loop, site, f"/_posviz/follow/{quiet}", campus)[0] == 429
+    word = signing.word(site.store.secret, quiet, time.time())
+    status, cookies = visit(loop, site, f"/_posviz/follow/{quiet}?w={word}", campus)
+    assert status == 200 and site.store.voter(quiet, cookies[VOTER_COOKIE]).present
+
+
+def visit(loop, site: Site, path: str, by: str) -> tuple[int, dict[str, str]]:
+    """A browser without cookies opens path from address by: the status, the cookies set."""
+    async def one() -> tuple[int, dict[str, str]]:
+        http = Http(site.base, source=by)
+        status, _ = await http.request("GET", path)
+        await http.close()
+        return status, http.cookies
+    return loop.run(one())
+
+
+@pytest.mark.parametrize("site", ["sqlite"], indirect=True)  # the app's own, any store
+def test_a_lecturer_who_reloads_right_after_start_still_leads(site, loop):
+    """Start a room, then reload at once (another page of the room, typed), before the tab
+    handed the key to its cookie: the new tab leads the room and hands the key over itself;
+    another browser opening the same address follows; after Leave the reload leads nothing."""
+    laptop = address()
+
+    async def start_then_reload() -> tuple[dict, dict, dict]:
+        cookies: dict[str, str] = {}
+        page = Http(site.base, cookies, source=laptop)
+        await page.request("GET", "/")  # the app's page, as the browser loads it
+        await page.close()
+        async with session(site.base, cookies, source=laptop) as tab:
+            home = await tab.open("", "")
+            started = room_element(await tab.open("", "", clicked=(widgets(home)["room_start"],)))
+        address_bar = f"scene=2&room={started['code']}"
+        async with session(site.base, cookies, source=laptop) as tab:  # the reload
+            shown = await tab.open("lesson", address_bar)
+            reloaded = room_element(shown)
+            await tab.open("lesson", address_bar, clicked=(widgets(shown)["room_leave"],))
+        async with session(site.base, source=address()) as tab:  # someone else
+            other = room_element(await tab.open("lesson", address_bar))
+        async with session(site.base, cookies, source=laptop) as tab:  # after Leave
+            left = room_element(await tab.open("lesson", address_bar))
+        return started, reloaded, other, left
+
+    started, reloaded, other, left = loop.run(start_then_reload())
+    assert started["lead"] and started["grant"]
+    assert reloaded["code"] == started["code"] and reloaded["lead"]
+    assert reloaded["grant"] == started["grant"]  # the new tab hands the key over now
+    for follower in (other, left):
+        assert not follower.get("lead") and "grant" not in follower
+
+
+@pytest.mark.parametrize("site", ["sqlite"], indirect=True)  # the rules' own, any store
+def test_the_code_alone_does_not_sit_the_concept_check(site, loop):
+    """A laptop at home with the code alone answers the check's questions: each is asked for
+    the projector's word (403 need_word), whatever its budget of answers; a phone that scanned
+    the QR code answers."""
+    code, _ = site.store.create()
+    site.store.open_check(code, "pre", [("Which?", ["a", "b"], 0)])
+
+    async def sit() -> tuple[list[int], int]:
+        home = Follower(site.base, code, source=address())
+        await home.join()
+        refused = [await home.vote("check-pre-1", n % 2) for n in range(3)]
+        phone = Follower(site.base, code, source=address())
+        await phone.join(ticket(code))
+        counted = await phone.vote("check-pre-1", 0)
+        for f in (home, phone):
+            await f.close()
+        return refused, counted
+
+    assert loop.run(sit()) == ([403] * 3, 200)
+    assert site.store.sitters(code, "pre") == 1

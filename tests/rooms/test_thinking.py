@@ -159,3 +159,24 @@ def test_everyone_right_before_has_no_gain_to_speak_of(store):
         store.vote(code, check_poll(sitting, 1), voter, CHECK[0][2])
     (gain,) = store.gains(code)
     assert (gain.paired, gain.pre, gain.post, gain.gain) == (1, 100.0, 100.0, None)
+
+
+def test_the_check_counts_the_halls_answers_and_says_how_many_pairs_share_a_network(store):
+    """A voter id by the code alone (a script at home) is asked for the projector's word on
+    the concept check, before and after; the gains name the most pairs from one network."""
+    code, _ = store.create()
+    home = store.new_voter(code, False)
+    hall = [store.new_voter(code, True) for _ in range(5)]
+    networks = ["lab", "lab", "lab", "phone-1", "phone-2"]
+    _, options, right = CHECK[0]
+    for sitting, option in (("pre", (right + 1) % len(options)), ("post", right)):
+        store.open_check(code, sitting, CHECK[:1])
+        with pytest.raises(RoomError, match="need_word"):
+            store.vote(code, check_poll(sitting, 1), home, option, network="home")
+        for voter, network in zip(hall, networks, strict=True):
+            store.vote(code, check_poll(sitting, 1), voter, option, network=network)
+        store.close_check(code, sitting)
+    (gain,) = store.gains(code)
+    assert (gain.paired, gain.from_one, gain.pre, gain.post) == (5, 3, 0.0, 100.0)
+    (row,) = rows(gains_csv(store, code))
+    assert (row["students_both_sittings"], row["most_from_one_network"]) == ("5", "3")

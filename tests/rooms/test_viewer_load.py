@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from rooms import open_store
+from rooms import open_rooms
 from tests.helpers.load_fixtures import serving
 from tests.helpers.room_fixtures import Follower, Lecturer, Loop, gather_in, ticket
 from ui.documents import scenes
@@ -43,7 +43,7 @@ async def everyone_waits(followers: list[Follower]) -> list[dict]:
 
 
 async def lecture(url: str, store_url: str) -> None:
-    store = open_store(store_url)
+    store = open_rooms(store_url)
     code, key = store.create()
     other_code, other_key = store.create()
     lecturer, other = (Lecturer(url, code, store.lead_link(code, key)),

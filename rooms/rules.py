@@ -1,5 +1,6 @@
-"""The store interface every backend implements (`RoomStore`: rooms, polls, votes, the rate limits
-every server process shares), and `open_store`, which picks a backend from a URL."""
+"""The rooms' rules (`Rooms`): who may open a room, lead it, vote in it and how often, when it
+ends, what a follower is shown; over a backend that stores the plain records (rooms.backend),
+SQLite or Redis, which `open_rooms` picks from a URL."""
 
 from __future__ import annotations
 
@@ -8,18 +9,21 @@ import hashlib
 import hmac
 import secrets
 import time
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
 
 from rooms import config, signing
+from rooms.backend import Backend
 from rooms.config import setting
 from rooms.records import (
     CLOSED_SECONDS,
     CODE_LENGTH,
     CODE_VOTES,
+    HOLD_SECONDS,
+    LEADS,
+    LECTURER_IDLE,
     LECTURER_TOUCH,
     LOG_EVERY,
     PAGE_NAME,
@@ -49,6 +53,7 @@ from rooms.records import (
     shared_query,
 )
 from rooms.signing import Voter
+from rooms.throttle import WRONG
 
 
 def _digest(key: str) -> str:
@@ -62,45 +67,52 @@ def _sealed(key: bytes, token: str) -> bytes:
     return bytes(a ^ b for a, b in zip(key, pad, strict=False))
 
 
+def _token(raw: object) -> bool:
+    """Whether raw has the shape of a token the server made (a key, a link's, a holder's)."""
+    return isinstance(raw, str) and 10 <= len(raw) <= 100
+
+
 def guarded(method: Callable) -> Callable:
-    """A public store method whose backend failures raise StoreDown (once logged)."""
+    """A rule whose backend failures raise StoreDown (once logged)."""
     @functools.wraps(method)
-    def call(self: RoomStore, *args, **kwargs):
+    def call(self: Rooms, *args, **kwargs):
         try:
             return method(self, *args, **kwargs)
-        except self.failures as failed:
+        except self.backend.failures as failed:
             self._failed(failed)
             raise StoreDown(f"{type(failed).__name__}: {failed}") from failed
     return call
 
 
 @dataclass
-class RoomStore(ABC):
-    """Rooms, their views and polls, behind one interface; backends store the plain records.
+class Rooms:
+    """The rooms of a server, their views, polls and votes, and the rate limits every server
+    process shares, kept by a backend.
 
     Public methods check their arguments and raise RoomError for anything a room refuses, and
-    StoreDown when the backend fails; the `_` methods of a backend get only checked values.
-    Every time is the store's clock (seconds since the epoch), injectable for tests; `secret`
-    signs voter ids (rooms.signing).
+    StoreDown when the backend fails; the backend gets only checked values. Every time is this
+    clock's (seconds since the epoch), injectable for tests; `secret` signs voter ids
+    (rooms.signing).
     """
 
+    backend: Backend
     limits: Limits = field(default_factory=Limits)
     clock: Callable[[], float] = time.time
     secret: bytes = field(default=b"", repr=False)
-    failures: ClassVar[tuple[type[BaseException], ...]] = (OSError,)
-    """What the backend raises when it cannot be read or written."""
     _logged: float = field(default=-LOG_EVERY, repr=False)  # when a failure was last logged
 
     def __post_init__(self) -> None:
         self.secret = self.secret or signing.server_secret(ROOT)
 
     def _failed(self, failed: BaseException) -> None:
-        """Called with a backend failure before StoreDown is raised (log it, recover). A store
-        that stays down is logged once every LOG_EVERY seconds, not at every request."""
+        """Called with a backend failure before StoreDown is raised: logged (a store that
+        stays down once every LOG_EVERY seconds, not at every request), and the backend told
+        (it may reconnect)."""
         now = time.monotonic()
         if now - self._logged >= LOG_EVERY:
             self._logged = now
             log.warning("posviz rooms: the store failed: %s: %s", type(failed).__name__, failed)
+        self.backend.failed(failed)
 
     # ---- identities and rates ---------------------------------------------------------------
 
@@ -124,15 +136,34 @@ class RoomStore(ABC):
     @guarded
     def wait(self, rate: Rate, who: str) -> float:
         """Seconds until who may act under rate (0 when it may now); takes nothing."""
-        return rate.seconds(self._bucket(f"{rate.name}:{who}", rate, self.clock(), take=False,
-                                         force=False))
+        return rate.seconds(self.backend.bucket(f"{rate.name}:{who}", rate, self.clock(), 0,
+                                                False))
 
     @guarded
     def spend(self, rate: Rate, who: str, force: bool = False) -> float:
         """Take one of who's tokens under rate: 0 when taken, else the seconds to wait (nothing
         taken), unless force (a wrong code counts after the fact, down to none left)."""
-        tokens = self._bucket(f"{rate.name}:{who}", rate, self.clock(), take=True, force=force)
+        tokens = self.backend.bucket(f"{rate.name}:{who}", rate, self.clock(), 1, force)
         return 0.0 if force else rate.seconds(tokens)
+
+    @guarded
+    def give_back(self, rate: Rate, who: str) -> None:
+        """Give back a token taken under rate (spent before the need for it was known)."""
+        self.backend.bucket(f"{rate.name}:{who}", rate, self.clock(), -1, False)
+
+    @guarded
+    def wrong_wait(self, code: str, network: str) -> float:
+        """Seconds a network must wait before it asks for room code without a proof of
+        membership, having tried too many wrong codes lately (0 when it may now): none for an
+        open room that screens from the same network follow (the class behind the address of
+        a script that guesses codes keeps its newcomers)."""
+        wait = self.wait(WRONG, network)
+        if not wait:
+            return 0.0
+        room = self.room(code)
+        followed = room is not None and not room.closed and network in set(
+            self.backend.screens(room.code).values())
+        return 0.0 if followed else wait
 
     # ---- rooms ----------------------------------------------------------------------------
 
@@ -143,7 +174,8 @@ class RoomStore(ABC):
         now = self.clock()
         for _ in range(50):  # a million codes, at most `rooms` in use: a clash is rare
             code = "".join(secrets.choice("0123456789") for _ in range(CODE_LENGTH))
-            if self._create(code, _digest(key), now, now + ROOM_SECONDS):
+            if self.backend.create(code, _digest(key), now, now + ROOM_SECONDS,
+                                   self.limits.rooms, LECTURER_IDLE):
                 return code, key
         raise RoomError("rooms_full", f"at most {self.limits.rooms} rooms at once")
 
@@ -154,13 +186,13 @@ class RoomStore(ABC):
         code = normal_code(code)
         if code is None:
             return None
-        room = self._room(code)
+        room = self.backend.room(code)
         now = self.clock()
         if room is None or room.expires <= now:
             return None
         if not room.closed and lecturer_gone(room.lead_seen, now):
-            self._close(code, min(room.expires, now + CLOSED_SECONDS))
-            room = self._room(code)  # as closing left it: its version and end moved
+            self.backend.close(code, min(room.expires, now + CLOSED_SECONDS))
+            room = self.backend.room(code)  # as closing left it: its version and end moved
         return room
 
     @guarded
@@ -169,7 +201,7 @@ class RoomStore(ABC):
         code = normal_code(code)
         if code is None or not isinstance(key, str) or not 10 <= len(key) <= 100:
             return False
-        stored = self._key_digest(code)
+        stored = self.backend.key_digest(code)
         return stored is not None and hmac.compare_digest(stored, _digest(key))
 
     @guarded
@@ -181,8 +213,8 @@ class RoomStore(ABC):
             raise RoomError("not_lecturer")
         room = self._open_room(code)
         token = secrets.token_urlsafe(18)
-        self._add_lead(room.code, _digest(token), _sealed(key.encode(), token).hex(),
-                       self.clock())
+        self.backend.add_lead(room.code, _digest(token), _sealed(key.encode(), token).hex(),
+                              self.clock(), LEADS)
         return token
 
     @guarded
@@ -192,7 +224,7 @@ class RoomStore(ABC):
         code = normal_code(code)
         if code is None or not isinstance(token, str) or not 10 <= len(token) <= 100:
             return None
-        sealed = self._take_lead(code, _digest(token))
+        sealed = self.backend.take_lead(code, _digest(token))
         if sealed is None:
             return None
         key = _sealed(bytes.fromhex(sealed), token).decode("utf-8", "replace")
@@ -200,24 +232,54 @@ class RoomStore(ABC):
         return key if room is not None and not room.closed and self.holds_key(code, key) else None
 
     @guarded
+    def hold_key(self, code: str, key: str, holder: object) -> None:
+        """Keep the room's key for the browser that started it (holder: its HOLDER_COOKIE)
+        until that browser's own key cookie is set (let_go), HOLD_SECONDS at most: a reload
+        before then leaves the lecturer in charge. Kept sealed, like a lecturer link's key."""
+        if _token(holder) and self.holds_key(code, key):
+            self.backend.add_lead(normal_code(code), _digest("hold:" + holder),
+                                  _sealed(key.encode(), holder).hex(), self.clock(), LEADS)
+
+    @guarded
+    def held_key(self, code: object, holder: object) -> str | None:
+        """The key the room keeps for the browser that started it, or None."""
+        code = normal_code(code)
+        if code is None or not _token(holder):
+            return None
+        held = self.backend.lead(code, _digest("hold:" + holder))
+        if held is None or self.clock() - held[0] > HOLD_SECONDS:
+            return None
+        key = _sealed(bytes.fromhex(held[1]), holder).decode("utf-8", "replace")
+        room = self.room(code)
+        return key if room is not None and not room.closed and self.holds_key(code, key) else None
+
+    @guarded
+    def let_go(self, code: object, holder: object) -> None:
+        """The room keeps the key for that browser no more (its cookie holds it, or it left)."""
+        code = normal_code(code)
+        if code is not None and _token(holder):
+            self.backend.take_lead(code, _digest("hold:" + holder))
+
+    @guarded
     def lecturer_here(self, code: str) -> None:
         """Note that the room's lecturer is here (written at most every LECTURER_TOUCH)."""
         room = self.room(code)
         now = self.clock()
         if room is not None and not room.closed and now - room.lead_seen >= LECTURER_TOUCH:
-            self._touch(room.code, now)
+            self.backend.touch(room.code, now)
 
     @guarded
-    def set_view(self, code: str, page: str, query: str) -> int:
-        """Show the class this page and query string; returns the room's version."""
+    def set_view(self, code: str, page: str, query: str, personal: Collection[str] = ()) -> int:
+        """Show the class this page and query string (without the parameters personal to the
+        lecturer); returns the room's version."""
         room = self._open_room(code)
         if not isinstance(page, str) or not PAGE_NAME.fullmatch(page):
             raise RoomError("bad_view", "unexpected page")
-        query = shared_query(query, self.limits.view)
+        query = shared_query(query, personal, self.limits.view)
         if (page, query) == (room.page, room.query):
             self.lecturer_here(room.code)
             return room.version
-        return self._set_view(room.code, page, query, self.clock())
+        return self.backend.set_view(room.code, page, query, self.clock())
 
     @guarded
     def close(self, code: str) -> None:
@@ -225,7 +287,7 @@ class RoomStore(ABC):
         longer counts against the cap of open rooms."""
         room = self.room(code)
         if room is not None and not room.closed:
-            self._close(room.code, min(room.expires, self.clock() + CLOSED_SECONDS))
+            self.backend.close(room.code, min(room.expires, self.clock() + CLOSED_SECONDS))
 
     @guarded
     def versions(self, codes: Iterable[str]) -> dict[str, tuple[int, bool]]:
@@ -233,25 +295,24 @@ class RoomStore(ABC):
         room whose lecturer is gone shows as closed (room() ends it)."""
         now = self.clock()
         return {code: (room.version, room.closed or lecturer_gone(room.lead_seen, now))
-                for code in codes
-                if (room := self._room(code)) is not None and room.expires > now}
+                for code, room in self.backend.versions(codes).items() if room.expires > now}
 
     @guarded
-    def rooms(self) -> list[Room]:
+    def kept(self) -> list[Room]:
         """Every room the store keeps, open or closed, oldest first (for the operator)."""
-        return sorted((room for code in self._codes() if (room := self.room(code)) is not None),
-                      key=lambda room: room.created)
+        kept = (room for code in self.backend.codes() if (room := self.room(code)) is not None)
+        return sorted(kept, key=lambda room: room.created)
 
     @guarded
     def purge(self, code: str) -> None:
         """Delete the room and everything in it at once (for the operator)."""
         if code := normal_code(code):
-            self._delete(code)
+            self.backend.delete(code)
 
     @guarded
     def health(self) -> None:
         """Read and write the store once; raises StoreDown when it cannot."""
-        self._health(self.clock())
+        self.backend.health(self.clock())
 
     # ---- polls ----------------------------------------------------------------------------
 
@@ -260,7 +321,7 @@ class RoomStore(ABC):
         room = self.room(code)
         if room is None or not isinstance(poll_id, str) or not POLL_ID.fullmatch(poll_id):
             return None
-        return self._poll(room.code, poll_id)
+        return self.backend.poll(room.code, poll_id)
 
     @guarded
     def polls(self, code: str) -> list[Poll]:
@@ -268,8 +329,8 @@ class RoomStore(ABC):
         room = self.room(code)
         if room is None:
             return []
-        return [poll for poll_id in self._poll_ids(room.code)
-                if (poll := self._poll(room.code, poll_id)) is not None]
+        return [poll for poll_id in self.backend.poll_ids(room.code)
+                if (poll := self.backend.poll(room.code, poll_id)) is not None]
 
     @guarded
     def lesson_poll(self, code: str, scene: str, question: str,
@@ -279,7 +340,7 @@ class RoomStore(ABC):
         if not POLL_ID.fullmatch(poll_id):
             raise RoomError("bad_poll")
         room = self._open_room(code)
-        found = self._poll(room.code, poll_id)
+        found = self.backend.poll(room.code, poll_id)
         if found is not None:
             return found
         return self._add_poll(room, poll_id, *self._checked(question, options), live=False,
@@ -296,7 +357,7 @@ class RoomStore(ABC):
         text, clean = self._checked(question, options)
         if correct is not None and not (isinstance(correct, int) and 0 <= correct < len(clean)):
             raise RoomError("bad_option")
-        number = sum(poll_id.startswith("q") for poll_id in self._poll_ids(room.code)) + 1
+        number = sum(poll_id.startswith("q") for poll_id in self.backend.poll_ids(room.code)) + 1
         return self._add_poll(room, f"q{number}", text, clean, live=True, correct=correct)
 
     @guarded
@@ -304,7 +365,7 @@ class RoomStore(ABC):
         """Take the lecturer's question off every screen."""
         room = self._open_room(code)
         if room.live:
-            self._set_live(room.code, "")
+            self.backend.set_live(room.code, "")
 
     @guarded
     def current(self, code: str, poll_id: str) -> Poll | None:
@@ -317,8 +378,8 @@ class RoomStore(ABC):
 
     def _current(self, code: str, poll_id: str) -> Poll | None:
         if poll_id.endswith(SECOND) or poll_id.startswith("check-"):
-            return self._poll(code, poll_id)
-        return self._poll(code, poll_id + SECOND) or self._poll(code, poll_id)
+            return self.backend.poll(code, poll_id)
+        return self.backend.poll(code, poll_id + SECOND) or self.backend.poll(code, poll_id)
 
     @guarded
     def vote(self, code: str, poll_id: str, voter: object, option: object, network: str = "",
@@ -345,10 +406,12 @@ class RoomStore(ABC):
             raise RoomError("bad_option")
         if sure is not None and not isinstance(sure, bool):
             raise RoomError("bad_option")
+        if not who.present and poll.id.startswith("check-"):  # the check is the hall's
+            raise RoomError("need_word", "the concept check counts the hall's answers")
         if not who.present and (wait := self.spend(CODE_VOTES, f"{room.code}:{network}")):
             raise RoomError("need_word", "this network's answers by code alone", wait)
-        if not self._vote(room.code, poll.id, who.id, option, self.clock(), network, following,
-                          sure):
+        if not self.backend.vote(room.code, poll.id, who.id, option, self.clock(), network,
+                                 following, sure, self.limits.voters):
             raise RoomError("room_full", f"at most {self.limits.voters} students")
 
     @guarded
@@ -358,7 +421,7 @@ class RoomStore(ABC):
         who = None if room is None else self.voter(room.code, voter)
         if who is None or not isinstance(poll_id, str) or not POLL_ID.fullmatch(poll_id):
             return None
-        return self._my_vote(room.code, poll_id, who.id)
+        return self.backend.my_vote(room.code, poll_id, who.id)
 
     def my_vote(self, code: str, poll_id: str, voter: object) -> int | None:
         """The option of the voter's answer to exactly this poll, or None."""
@@ -371,7 +434,8 @@ class RoomStore(ABC):
         poll = self.poll(code, poll_id)
         if poll is None:
             return []
-        return list(Tally.of(self._votes(normal_code(code), poll.id), len(poll.options)).counts)
+        votes = self.backend.votes(normal_code(code), poll.id)
+        return list(Tally.of(votes, len(poll.options)).counts)
 
     @guarded
     def split(self, code: str, poll_id: str) -> Split | None:
@@ -382,9 +446,9 @@ class RoomStore(ABC):
         if first is None:
             return None
         code, n = normal_code(code), len(first.options)
-        rounds = [self._votes(code, first.id)]
-        if not first.id.startswith("check-") and self._poll(code, first.id + SECOND):
-            rounds.append(self._votes(code, first.id + SECOND))
+        rounds = [self.backend.votes(code, first.id)]
+        if not first.id.startswith("check-") and self.backend.poll(code, first.id + SECOND):
+            rounds.append(self.backend.votes(code, first.id + SECOND))
         tallies = tuple(Tally.of(votes, n) for votes in rounds)
         if len(rounds) == 1:
             return Split(tallies)
@@ -412,13 +476,13 @@ class RoomStore(ABC):
             raise RoomError("no_poll")
         if first.revealed:
             raise RoomError("poll_closed")
-        second = self._poll(room.code, first.id + SECOND)
+        second = self.backend.poll(room.code, first.id + SECOND)
         if second is not None:
             return second
         self._add_poll(room, first.id + SECOND, first.question, list(first.options),
                        live=False, correct=first.correct)
-        self._set_live(room.code, first.id + SECOND if room.live == first.id else room.live)
-        return self._poll(room.code, first.id + SECOND)
+        self.backend.set_live(room.code, first.id + SECOND if room.live == first.id else room.live)
+        return self.backend.poll(room.code, first.id + SECOND)
 
     @guarded
     def reveal(self, code: str, poll_id: str, correct: int | None = None) -> None:
@@ -433,9 +497,9 @@ class RoomStore(ABC):
             raise RoomError("bad_option")
         first = poll.id.removesuffix(SECOND)
         for each in (first, first + SECOND):
-            found = self._poll(room.code, each)
+            found = self.backend.poll(room.code, each)
             if found is not None and not found.revealed:
-                self._reveal(room.code, each, found.correct if correct is None else correct)
+                self.backend.reveal(room.code, each, found.correct if correct is None else correct)
 
     # ---- the concept check ------------------------------------------------------------------
 
@@ -451,14 +515,14 @@ class RoomStore(ABC):
         polls = []
         for number, (question, options, correct) in enumerate(questions, start=1):
             poll_id = check_poll(phase, number)
-            found = self._poll(room.code, poll_id)
+            found = self.backend.poll(room.code, poll_id)
             if found is None:
                 text, clean = self._checked(question, options)
                 if not (isinstance(correct, int) and 0 <= correct < len(clean)):
                     raise RoomError("bad_option")
                 found = self._add_poll(room, poll_id, text, clean, live=False, correct=correct)
             polls.append(found)
-        self._set_live(room.code, f"check-{phase}")
+        self.backend.set_live(room.code, f"check-{phase}")
         return polls
 
     @guarded
@@ -467,8 +531,8 @@ class RoomStore(ABC):
         room = self.room(code)
         if room is None or phase not in PHASES:
             return []
-        ids = set(self._poll_ids(room.code))
-        return [self._poll(room.code, check_poll(phase, n)) for n in range(1, 10)
+        ids = set(self.backend.poll_ids(room.code))
+        return [self.backend.poll(room.code, check_poll(phase, n)) for n in range(1, 10)
                 if check_poll(phase, n) in ids]
 
     @guarded
@@ -478,7 +542,7 @@ class RoomStore(ABC):
         if room is None:
             return 0
         return len({v.voter for poll in self.check(room.code, phase)
-                    for v in self._votes(room.code, poll.id)})
+                    for v in self.backend.votes(room.code, poll.id)})
 
     @guarded
     def close_check(self, code: str, phase: str) -> None:
@@ -486,9 +550,9 @@ class RoomStore(ABC):
         room = self._open_room(code)
         for poll in self.check(room.code, phase):
             if not poll.revealed:
-                self._reveal(room.code, poll.id, poll.correct)
+                self.backend.reveal(room.code, poll.id, poll.correct)
         if room.live == f"check-{phase}":
-            self._set_live(room.code, "")
+            self.backend.set_live(room.code, "")
 
     @guarded
     def gains(self, code: str) -> list[Gain]:
@@ -500,23 +564,27 @@ class RoomStore(ABC):
         out = []
         for pre in self.check(room.code, "pre"):
             number = int(pre.id.rsplit("-", 1)[1])
-            post = self._poll(room.code, check_poll("post", number))
+            post = self.backend.poll(room.code, check_poll("post", number))
             if post is None:
                 continue
-            before = {v.voter: v.option == pre.correct for v in self._votes(room.code, pre.id)}
+            before = {v.voter: v.option == pre.correct
+                      for v in self.backend.votes(room.code, pre.id)}
             after = {v.voter: v.option == post.correct
-                     for v in self._votes(room.code, post.id) if v.voter in before}
+                     for v in self.backend.votes(room.code, post.id) if v.voter in before}
             paired = len(after)
+            came = dict(self.backend.poll_votes(room.code, post.id))  # voter -> network
+            from_one = max(Counter(came.get(v, "") for v in after).values(), default=0)
             out.append(Gain(number, paired,
                             100.0 * sum(before[v] for v in after) / paired if paired else None,
-                            100.0 * sum(after.values()) / paired if paired else None))
+                            100.0 * sum(after.values()) / paired if paired else None,
+                            from_one))
         return out
 
     @guarded
     def answers(self, code: str) -> list[Answer]:
         """Every vote of the room, poll by poll, for the lecturer's CSV."""
         room = self.room(code)
-        return [] if room is None else self._answers(room.code)
+        return [] if room is None else self.backend.answers(room.code)
 
     # ---- who is here ----------------------------------------------------------------------
 
@@ -531,7 +599,9 @@ class RoomStore(ABC):
         found = {who.id: network for raw, network in followers.items()
                  if (who := self.voter(code, raw)) is not None}
         if found:
-            self._seen(code, dict(list(found.items())[: self.limits.present]), self.clock())
+            now = self.clock()
+            self.backend.seen(code, dict(list(found.items())[: self.limits.present]), now,
+                              now - PRESENT_SECONDS, self.limits.present)
 
     @guarded
     def suspects(self, code: str, poll_id: str) -> list[Suspect]:
@@ -541,10 +611,10 @@ class RoomStore(ABC):
         room = self.room(code)
         if room is None or not isinstance(poll_id, str) or not POLL_ID.fullmatch(poll_id):
             return []
-        screens = self._screens(room.code)
+        screens = self.backend.screens(room.code)
         answers: dict[str, int] = {}
         unfollowed: dict[str, int] = {}
-        for voter, network in self._poll_votes(room.code, poll_id):
+        for voter, network in self.backend.poll_votes(room.code, poll_id):
             answers[network] = answers.get(network, 0) + 1
             if voter not in screens:
                 unfollowed[network] = unfollowed.get(network, 0) + 1
@@ -560,23 +630,23 @@ class RoomStore(ABC):
         ever following the room, and refuse their votes from now on; returns how many answers
         went."""
         room = self._open_room(code)
-        screens = self._screens(room.code)
-        voters = {voter for voter, came in self._room_votes(room.code)
+        screens = self.backend.screens(room.code)
+        voters = {voter for voter, came in self.backend.room_votes(room.code)
                   if came == network and voter not in screens}
-        return self._set_aside(room.code, sorted(voters)) if voters else 0
+        return self.backend.set_aside(room.code, sorted(voters)) if voters else 0
 
     @guarded
     def headcount(self, code: str) -> int:
         """Followers connected within the last PRESENT_SECONDS."""
         room = self.room(code)
-        return 0 if room is None else self._headcount(room.code,
+        return 0 if room is None else self.backend.headcount(room.code,
                                                       self.clock() - PRESENT_SECONDS)
 
     @guarded
     def voters(self, code: str) -> int:
         """Students who voted in the room (what the cap of voters counts)."""
         room = self.room(code)
-        return 0 if room is None else self._voters(room.code)
+        return 0 if room is None else self.backend.voters(room.code)
 
     # ---- shared checks ----------------------------------------------------------------------
 
@@ -598,150 +668,40 @@ class RoomStore(ABC):
 
     def _add_poll(self, room: Room, poll_id: str, question: str, options: list[str],
                   live: bool, correct: int | None) -> Poll:
-        if len(self._poll_ids(room.code)) >= self.limits.polls:
+        if len(self.backend.poll_ids(room.code)) >= self.limits.polls:
             raise RoomError("polls_full", f"at most {self.limits.polls} questions a room")
-        self._store_poll(room.code, poll_id, question, options, live, correct)
+        self.backend.store_poll(room.code, poll_id, question, options, live, correct)
         return Poll(poll_id, question, tuple(options), False, correct)
-
-    # ---- what a backend stores ----------------------------------------------------------------
-
-    @abstractmethod
-    def _create(self, code: str, digest: str, now: float, expires: float) -> bool:
-        """Store a new room unless the code is taken or `limits.rooms` are open (not closed,
-        not expired, lecturer seen within LECTURER_IDLE); rooms past their time go for good."""
-
-    @abstractmethod
-    def _room(self, code: str) -> Room | None: ...
-
-    @abstractmethod
-    def _codes(self) -> list[str]:
-        """The codes of every room kept."""
-
-    @abstractmethod
-    def _key_digest(self, code: str) -> str | None: ...
-
-    @abstractmethod
-    def _add_lead(self, code: str, digest: str, sealed: str, now: float) -> None:
-        """Keep a lecturer link's token (by its digest) until the room goes, and at most the
-        LEADS newest of a room."""
-
-    @abstractmethod
-    def _take_lead(self, code: str, digest: str) -> str | None:
-        """The sealed key of a lecturer link's token, deleted as it is read (once)."""
-
-    @abstractmethod
-    def _touch(self, code: str, now: float) -> None:
-        """The lecturer was seen now."""
-
-    @abstractmethod
-    def _set_view(self, code: str, page: str, query: str, now: float) -> int:
-        """The new view (the version grows); the lecturer was seen now."""
-
-    @abstractmethod
-    def _close(self, code: str, expires: float) -> None:
-        """Close the room (the version grows); it and all it holds go at expires."""
-
-    @abstractmethod
-    def _delete(self, code: str) -> None: ...
-
-    @abstractmethod
-    def _health(self, now: float) -> None:
-        """Read and write something small."""
-
-    @abstractmethod
-    def _poll(self, code: str, poll_id: str) -> Poll | None: ...
-
-    @abstractmethod
-    def _poll_ids(self, code: str) -> list[str]:
-        """The room's polls in the order they were opened."""
-
-    @abstractmethod
-    def _store_poll(self, code: str, poll_id: str, question: str, options: list[str],
-                    live: bool, correct: int | None) -> None:
-        """Add the poll unless it exists; a live one is shown to every member (the version
-        grows)."""
-
-    @abstractmethod
-    def _set_live(self, code: str, poll_id: str) -> None: ...
-
-    @abstractmethod
-    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
-              network: str, following: bool, sure: bool | None) -> bool:
-        """Record the vote, from network (a following voter becomes one of the room's screens
-        from there); False when the voter has not voted in the room before, never followed it,
-        and `limits.voters` have voted. Raises RoomError "poll_closed" for a revealed poll and
-        "set_aside" for a voter the lecturer set aside. Atomic with respect to the reveal."""
-
-    @abstractmethod
-    def _my_vote(self, code: str, poll_id: str, voter: str) -> Vote | None: ...
-
-    @abstractmethod
-    def _votes(self, code: str, poll_id: str) -> list[Vote]:
-        """Every vote of the poll."""
-
-    @abstractmethod
-    def _reveal(self, code: str, poll_id: str, correct: int | None) -> None: ...
-
-    @abstractmethod
-    def _answers(self, code: str) -> list[Answer]: ...
-
-    @abstractmethod
-    def _seen(self, code: str, voters: dict[str, str], now: float) -> None:
-        """Mark voters (id -> network) connected now, and each one not yet a screen of the room
-        as one, from its network; forget those not seen for PRESENT_SECONDS; count no one
-        beyond `limits.present` as connected."""
-
-    @abstractmethod
-    def _screens(self, code: str) -> dict[str, str]:
-        """Every voter whose screen followed the room -> the network it followed from."""
-
-    @abstractmethod
-    def _poll_votes(self, code: str, poll_id: str) -> list[tuple[str, str]]:
-        """(voter, network) of every vote of the poll."""
-
-    @abstractmethod
-    def _room_votes(self, code: str) -> list[tuple[str, str]]:
-        """(voter, network) of every vote of the room, poll by poll."""
-
-    @abstractmethod
-    def _set_aside(self, code: str, voters: list[str]) -> int:
-        """Delete these voters' votes in the room and refuse theirs from now on; returns how
-        many votes went."""
-
-    @abstractmethod
-    def _bucket(self, key: str, rate: Rate, now: float, take: bool, force: bool) -> float:
-        """The tokens key holds now under rate (burst when unknown); with take, one fewer
-        afterwards if there was a whole one (or, with force, down to none left). Atomic."""
-
-    @abstractmethod
-    def _headcount(self, code: str, since: float) -> int: ...
-
-    @abstractmethod
-    def _voters(self, code: str) -> int: ...
 
 
 DEFAULT_STORE = "sqlite:///data/rooms.sqlite3"
 ROOT = Path(__file__).resolve().parents[1]  # relative SQLite paths start at the project folder
 
 
-def open_store(url: str | None = None, root: Path | None = None, **options) -> RoomStore:
-    """The store a URL names: `sqlite:///relative/path`, `sqlite:////absolute/path`, or
+def open_backend(url: str | None = None, root: Path | None = None) -> Backend:
+    """The backend a URL names: `sqlite:///relative/path`, `sqlite:////absolute/path`, or
     `redis://host:port/db`. None reads POSVIZ_ROOM_STORE, then the SQLite default. A relative
     SQLite path starts at root (the project folder when None)."""
     url = url or setting(config.STORE, DEFAULT_STORE)
     root = root or ROOT
     if url.startswith(("redis://", "rediss://", "unix://")):
-        from rooms.redis_store import RedisStore
-        return RedisStore.from_url(url, **options)
+        from rooms.redis_backend import RedisBackend
+        return RedisBackend.from_url(url)
     if url.startswith("sqlite:///"):
-        from rooms.sqlite_store import SQLiteStore
+        from rooms.sqlite_backend import SQLiteBackend
         path = Path(url.removeprefix("sqlite:///"))
-        return SQLiteStore(path=path if path.is_absolute() else root / path,
-                           **options)
+        return SQLiteBackend(path=path if path.is_absolute() else root / path)
     raise ValueError(f"POSVIZ_ROOM_STORE must start with sqlite:/// or redis://, got {url!r}")
 
 
+def open_rooms(url: str | None = None, root: Path | None = None, **options) -> Rooms:
+    """The rooms kept where a URL names (open_backend); options are Rooms' (limits, clock,
+    secret)."""
+    return Rooms(open_backend(url, root), **options)
+
+
 @functools.cache
-def shared_store() -> RoomStore:
-    """This server process's store, as POSVIZ_ROOM_STORE names it: one for every session."""
-    return open_store()
+def shared_rooms() -> Rooms:
+    """This server process's rooms, kept where POSVIZ_ROOM_STORE names: one for every session
+    of the app and for the rooms' routes (serve.py hands it to them)."""
+    return open_rooms()

@@ -21,19 +21,8 @@ from dataclasses import dataclass
 
 import redis
 
-from rooms.records import (
-    LEADS,
-    LECTURER_IDLE,
-    PRESENT_SECONDS,
-    Answer,
-    Poll,
-    Rate,
-    Room,
-    RoomError,
-    Vote,
-    lecturer_gone,
-)
-from rooms.store import RoomStore, guarded
+from rooms.backend import Backend
+from rooms.records import Answer, Poll, Rate, Room, RoomError, Vote
 
 PREFIX = "posviz:"
 ROOMS = PREFIX + "rooms"  # sorted set: code -> when the room ends
@@ -98,7 +87,8 @@ redis.call('EXPIREAT', KEYS[3], ARGV[5])
 return 1
 """
 
-# KEYS: the bucket; ARGV: burst, per minute, now, take ('1'), force ('1'); the tokens before
+# KEYS: the bucket; ARGV: burst, per minute, now, step (1 take, -1 give back, 0 read),
+# force ('1'); the tokens before
 BUCKET = """
 local held = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local burst, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -106,8 +96,9 @@ local tokens = burst
 if held[1] then
   tokens = math.min(burst, tonumber(held[1]) + (now - tonumber(held[2])) * rate / 60)
 end
-if ARGV[4] == '1' and (tokens >= 1 or ARGV[5] == '1') then
-  local left = math.max(0, tokens - 1)
+local step = tonumber(ARGV[4])
+if step < 0 or (step > 0 and (tokens >= 1 or ARGV[5] == '1')) then
+  local left = math.min(burst, math.max(0, tokens - step))
   redis.call('HSET', KEYS[1], 'tokens', tostring(left), 'at', ARGV[3])
   redis.call('EXPIRE', KEYS[1], math.ceil((burst - left) * 60 / rate) + 1)
 end
@@ -188,12 +179,11 @@ def _leads_key(code: str) -> str:
 
 
 @dataclass
-class RedisStore(RoomStore):
-    client: redis.Redis | None = None
+class RedisBackend(Backend):
+    client: redis.Redis
     failures = (redis.RedisError, OSError)
 
     def __post_init__(self) -> None:
-        super().__post_init__()
         self._create_script = self.client.register_script(CREATE)
         self._add_poll_script = self.client.register_script(ADD_POLL)
         self._vote_script = self.client.register_script(VOTE)
@@ -202,64 +192,63 @@ class RedisStore(RoomStore):
         self._add_lead_script = self.client.register_script(ADD_LEAD)
 
     @classmethod
-    def from_url(cls, url: str, **options) -> RedisStore:
-        client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=TIMEOUT,
-                                      socket_connect_timeout=TIMEOUT, health_check_interval=30)
-        return cls(client=client, **options)
+    def from_url(cls, url: str) -> RedisBackend:
+        return cls(redis.Redis.from_url(url, decode_responses=True, socket_timeout=TIMEOUT,
+                                        socket_connect_timeout=TIMEOUT, health_check_interval=30))
 
     def _expiry(self, code: str) -> int:
         """When the room's keys go: the room hash's own expiry, whole seconds."""
         return math.ceil(float(self.client.hget(_room_key(code), "expires") or 0))
 
-    def _create(self, code: str, digest: str, now: float, expires: float) -> bool:
+    def create(self, code: str, digest: str, now: float, expires: float, most: int,
+               idle: float) -> bool:
         return self._create_script(keys=[ROOMS, OPEN, _room_key(code)],
-                                   args=[code, digest, now, expires, self.limits.rooms,
-                                         math.ceil(expires), now - LECTURER_IDLE]) == 1
+                                   args=[code, digest, now, expires, most,
+                                         math.ceil(expires), now - idle]) == 1
 
-    def _room(self, code: str) -> Room | None:
-        room = self.client.hgetall(_room_key(code))
-        if not room:
-            return None
-        return Room(code, int(room["version"]), room["page"], room["query"], room["live"],
-                    room["closed"] == "1", float(room["created"]), float(room["expires"]),
-                    float(room["lead_seen"]))
+    def room(self, code: str) -> Room | None:
+        return _room(code, self.client.hgetall(_room_key(code)))
 
-    def _codes(self) -> list[str]:
-        return self.client.zrange(ROOMS, 0, -1)
-
-    @guarded
-    def versions(self, codes) -> dict[str, tuple[int, bool]]:
+    def versions(self, codes) -> dict[str, Room]:
         codes = list(codes)
         with self.client.pipeline(transaction=False) as pipe:  # one round trip for all
             for code in codes:
-                pipe.hmget(_room_key(code), "version", "closed", "expires", "lead_seen")
+                pipe.hgetall(_room_key(code))
             rows = pipe.execute()
-        now = self.clock()
-        return {code: (int(version), closed == "1" or lecturer_gone(float(lead), now))
-                for code, (version, closed, expires, lead) in zip(codes, rows, strict=True)
-                if version is not None and float(expires) > now}
+        return {code: room for code, row in zip(codes, rows, strict=True)
+                if (room := _room(code, row)) is not None}
 
-    def _key_digest(self, code: str) -> str | None:
+    def codes(self) -> list[str]:
+        return self.client.zrange(ROOMS, 0, -1)
+
+    def key_digest(self, code: str) -> str | None:
         return self.client.hget(_room_key(code), "key_digest")
 
-    def _add_lead(self, code: str, digest: str, sealed: str, now: float) -> None:
+    def add_lead(self, code: str, digest: str, sealed: str, now: float, most: int) -> None:
         self._add_lead_script(keys=[_leads_key(code), _room_key(code)],
-                              args=[digest, f"{now!r}:{sealed}", LEADS])
+                              args=[digest, f"{now!r}:{sealed}", most])
 
-    def _take_lead(self, code: str, digest: str) -> str | None:
+    def lead(self, code: str, digest: str) -> tuple[float, str] | None:
+        held = self.client.hget(_leads_key(code), digest)
+        if held is None:
+            return None
+        made, _, sealed = held.partition(":")
+        return float(made), sealed
+
+    def take_lead(self, code: str, digest: str) -> str | None:
         with self.client.pipeline(transaction=True) as pipe:  # read and gone at once
             pipe.hget(_leads_key(code), digest)
             pipe.hdel(_leads_key(code), digest)
             held = pipe.execute()[0]
         return None if held is None else held.partition(":")[2]
 
-    def _touch(self, code: str, now: float) -> None:
+    def touch(self, code: str, now: float) -> None:
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(_room_key(code), "lead_seen", now)
             pipe.zadd(OPEN, {code: now}, xx=True)
             pipe.execute()
 
-    def _set_view(self, code: str, page: str, query: str, now: float) -> int:
+    def set_view(self, code: str, page: str, query: str, now: float) -> int:
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(_room_key(code), mapping={"page": page, "query": query, "lead_seen": now})
             pipe.hincrby(_room_key(code), "version", 1)
@@ -268,12 +257,12 @@ class RedisStore(RoomStore):
 
     def _keys(self, code: str) -> list[str]:
         """Every key of the room."""
-        polls = self._poll_ids(code)
+        polls = self.poll_ids(code)
         return [_room_key(code), _polls_key(code), _voters_key(code), _present_key(code),
                 _screens_key(code), _aside_key(code), _leads_key(code),
                 *(_poll_key(code, p) for p in polls), *(_votes_key(code, p) for p in polls)]
 
-    def _close(self, code: str, expires: float) -> None:
+    def close(self, code: str, expires: float) -> None:
         keys = self._keys(code)
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(_room_key(code), mapping={"closed": "1", "expires": expires})
@@ -284,7 +273,7 @@ class RedisStore(RoomStore):
                 pipe.expireat(key, math.ceil(expires))
             pipe.execute()
 
-    def _delete(self, code: str) -> None:
+    def delete(self, code: str) -> None:
         keys = self._keys(code)
         with self.client.pipeline(transaction=True) as pipe:
             pipe.delete(*keys)
@@ -292,63 +281,63 @@ class RedisStore(RoomStore):
             pipe.zrem(ROOMS, code)
             pipe.execute()
 
-    def _health(self, now: float) -> None:
+    def health(self, now: float) -> None:
         self.client.set(HEALTH, now, ex=60)
         self.client.get(HEALTH)
 
-    def _poll(self, code: str, poll_id: str) -> Poll | None:
+    def poll(self, code: str, poll_id: str) -> Poll | None:
         poll = self.client.hgetall(_poll_key(code, poll_id))
         if not poll:
             return None
         return Poll(poll_id, poll["question"], tuple(json.loads(poll["options"])),
                     poll["revealed"] == "1", int(poll["correct"]) if poll["correct"] else None)
 
-    def _poll_ids(self, code: str) -> list[str]:
+    def poll_ids(self, code: str) -> list[str]:
         return self.client.lrange(_polls_key(code), 0, -1)
 
-    def _store_poll(self, code: str, poll_id: str, question: str, options: list[str],
+    def store_poll(self, code: str, poll_id: str, question: str, options: list[str],
                     live: bool, correct: int | None) -> None:
         self._add_poll_script(
             keys=[_poll_key(code, poll_id), _polls_key(code), _room_key(code)],
             args=[poll_id, question, json.dumps(options, ensure_ascii=False), int(live),
                   self._expiry(code), "" if correct is None else correct])
 
-    def _set_live(self, code: str, poll_id: str) -> None:
+    def set_live(self, code: str, poll_id: str) -> None:
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(_room_key(code), "live", poll_id)
             pipe.hincrby(_room_key(code), "version", 1)
             pipe.execute()
 
-    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
-              network: str, following: bool, sure: bool | None) -> bool:
+    def vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
+             network: str, following: bool, sure: bool | None, most: int) -> bool:
         counted = self._vote_script(
             keys=[_poll_key(code, poll_id), _votes_key(code, poll_id), _voters_key(code),
                   _screens_key(code), _aside_key(code)],
-            args=[voter, option, now, self.limits.voters, self._expiry(code), network,
+            args=[voter, option, now, most, self._expiry(code), network,
                   int(following), "" if sure is None else int(sure)])
         if counted < 0:
             raise RoomError("poll_closed" if counted == -1 else "set_aside")
         return counted == 1
 
-    def _my_vote(self, code: str, poll_id: str, voter: str) -> Vote | None:
+    def my_vote(self, code: str, poll_id: str, voter: str) -> Vote | None:
         vote = self.client.hget(_votes_key(code, poll_id), voter)
         return None if vote is None else _vote(voter, vote)
 
-    def _votes(self, code: str, poll_id: str) -> list[Vote]:
+    def votes(self, code: str, poll_id: str) -> list[Vote]:
         return [_vote(voter, vote)
                 for voter, vote in self.client.hgetall(_votes_key(code, poll_id)).items()]
 
-    def _reveal(self, code: str, poll_id: str, correct: int | None) -> None:
+    def reveal(self, code: str, poll_id: str, correct: int | None) -> None:
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(_poll_key(code, poll_id), mapping={
                 "revealed": "1", "correct": "" if correct is None else str(correct)})
             pipe.hincrby(_room_key(code), "version", 1)
             pipe.execute()
 
-    def _answers(self, code: str) -> list[Answer]:
+    def answers(self, code: str) -> list[Answer]:
         out = []
-        for poll_id in self._poll_ids(code):
-            poll = self._poll(code, poll_id)
+        for poll_id in self.poll_ids(code):
+            poll = self.poll(code, poll_id)
             votes = [(voter, *_vote_fields(vote)) for voter, vote in
                      self.client.hgetall(_votes_key(code, poll_id)).items()]
             for voter, option, at, network, sure in sorted(votes, key=lambda vote: vote[2]):
@@ -356,26 +345,27 @@ class RedisStore(RoomStore):
                                   poll.correct, at, network, sure))
         return out
 
-    def _seen(self, code: str, voters: dict[str, str], now: float) -> None:
+    def seen(self, code: str, voters: dict[str, str], now: float, gone: float,
+             most: int) -> None:
         expires = self._expiry(code)
         if expires:
             self._seen_script(keys=[_present_key(code), _screens_key(code)],
-                              args=[now, self.limits.present, expires, now - PRESENT_SECONDS,
+                              args=[now, most, expires, gone,
                                     *(part for pair in voters.items() for part in pair)])
 
-    def _screens(self, code: str) -> dict[str, str]:
+    def screens(self, code: str) -> dict[str, str]:
         return self.client.hgetall(_screens_key(code))
 
-    def _poll_votes(self, code: str, poll_id: str) -> list[tuple[str, str]]:
+    def poll_votes(self, code: str, poll_id: str) -> list[tuple[str, str]]:
         return [(voter, _vote_fields(vote)[2])
                 for voter, vote in self.client.hgetall(_votes_key(code, poll_id)).items()]
 
-    def _room_votes(self, code: str) -> list[tuple[str, str]]:
-        return [pair for poll_id in self._poll_ids(code)
-                for pair in self._poll_votes(code, poll_id)]
+    def room_votes(self, code: str) -> list[tuple[str, str]]:
+        return [pair for poll_id in self.poll_ids(code)
+                for pair in self.poll_votes(code, poll_id)]
 
-    def _set_aside(self, code: str, voters: list[str]) -> int:
-        polls = self._poll_ids(code)
+    def set_aside(self, code: str, voters: list[str]) -> int:
+        polls = self.poll_ids(code)
         with self.client.pipeline(transaction=True) as pipe:
             pipe.sadd(_aside_key(code), *voters)
             pipe.expireat(_aside_key(code), self._expiry(code))
@@ -384,15 +374,23 @@ class RedisStore(RoomStore):
                 pipe.hdel(_votes_key(code, poll_id), *voters)
             return sum(pipe.execute()[3:])
 
-    def _bucket(self, key: str, rate: Rate, now: float, take: bool, force: bool) -> float:
+    def bucket(self, key: str, rate: Rate, now: float, step: int, force: bool) -> float:
         return float(self._bucket_script(keys=[f"{PREFIX}limit:{key}"], args=[
-            rate.burst, rate.per_minute, now, int(take), int(force)]))
+            rate.burst, rate.per_minute, now, step, int(force)]))
 
-    def _headcount(self, code: str, since: float) -> int:
+    def headcount(self, code: str, since: float) -> int:
         return self.client.zcount(_present_key(code), since, "+inf")
 
-    def _voters(self, code: str) -> int:
+    def voters(self, code: str) -> int:
         return self.client.zcard(_voters_key(code))
+
+
+def _room(code: str, room: dict[str, str]) -> Room | None:
+    if not room:
+        return None
+    return Room(code, int(room["version"]), room["page"], room["query"], room["live"],
+                room["closed"] == "1", float(room["created"]), float(room["expires"]),
+                float(room["lead_seen"]))
 
 
 def _vote_fields(vote: str) -> tuple[int, float, str, bool | None]:

@@ -22,19 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rooms.records import (
-    LEADS,
-    LECTURER_IDLE,
-    PRESENT_SECONDS,
-    Answer,
-    Poll,
-    Rate,
-    Room,
-    RoomError,
-    Vote,
-    log,
-)
-from rooms.store import RoomStore
+from rooms.backend import Backend
+from rooms.records import Answer, Poll, Rate, Room, RoomError, Vote, log
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
@@ -70,13 +59,12 @@ CORRUPT = ("not a database", "malformed")
 
 
 @dataclass
-class SQLiteStore(RoomStore):
+class SQLiteBackend(Backend):
     path: Path = Path("data/rooms.sqlite3")
     failures = (sqlite3.Error, OSError)
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     def __post_init__(self) -> None:
-        super().__post_init__()
         self.path = Path(self.path)
 
     @property
@@ -128,11 +116,10 @@ class SQLiteStore(RoomStore):
             with contextlib.suppress(sqlite3.Error):
                 db.close()
 
-    def _failed(self, failed: BaseException) -> None:
-        super()._failed(failed)
+    def failed(self, failure: BaseException) -> None:
         self._drop()  # the next call opens the file again
-        if isinstance(failed, sqlite3.DatabaseError) and any(
-                words in str(failed) for words in CORRUPT):
+        if isinstance(failure, sqlite3.DatabaseError) and any(
+                words in str(failure) for words in CORRUPT):
             aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
             with contextlib.suppress(OSError):
                 self.path.rename(aside)
@@ -153,7 +140,8 @@ class SQLiteStore(RoomStore):
             raise
         db.execute("COMMIT")
 
-    def _create(self, code: str, digest: str, now: float, expires: float) -> bool:
+    def create(self, code: str, digest: str, now: float, expires: float, most: int,
+               idle: float) -> bool:
         with self._write() as db:
             for table in TABLES:  # rooms past their time go for good
                 db.execute(f"DELETE FROM {table} WHERE code IN "
@@ -162,75 +150,80 @@ class SQLiteStore(RoomStore):
             db.execute("DELETE FROM limits WHERE at < ?", (now - LIMITS_KEPT,))
             (open_rooms,) = db.execute(
                 "SELECT COUNT(*) FROM rooms WHERE closed = 0 AND lead_seen > ?",
-                (now - LECTURER_IDLE,)).fetchone()
-            if open_rooms >= self.limits.rooms:
+                (now - idle,)).fetchone()
+            if open_rooms >= most:
                 return False
             return db.execute(
                 "INSERT OR IGNORE INTO rooms (code, key_digest, created, expires, lead_seen) "
                 "VALUES (?, ?, ?, ?, ?)", (code, digest, now, expires, now)).rowcount == 1
 
-    def _room(self, code: str) -> Room | None:
+    def room(self, code: str) -> Room | None:
         row = self._db.execute(f"SELECT {ROOM_COLUMNS} FROM rooms WHERE code = ?",
                                (code,)).fetchone()
         return None if row is None else Room(row[0], row[1], row[2], row[3], row[4],
                                              bool(row[5]), row[6], row[7], row[8])
 
-    def _codes(self) -> list[str]:
+    def codes(self) -> list[str]:
         return [code for (code,) in self._db.execute("SELECT code FROM rooms")]
 
-    def _key_digest(self, code: str) -> str | None:
+    def key_digest(self, code: str) -> str | None:
         row = self._db.execute("SELECT key_digest FROM rooms WHERE code = ?", (code,)).fetchone()
         return None if row is None else row[0]
 
-    def _add_lead(self, code: str, digest: str, sealed: str, now: float) -> None:
+    def add_lead(self, code: str, digest: str, sealed: str, now: float, most: int) -> None:
         with self._write() as db:
             db.execute("INSERT INTO leads (code, digest, sealed, made) VALUES (?, ?, ?, ?)",
                        (code, digest, sealed, now))
             db.execute("DELETE FROM leads WHERE code = ? AND digest NOT IN (SELECT digest "
                        "FROM leads WHERE code = ? ORDER BY made DESC LIMIT ?)",
-                       (code, code, LEADS))
+                       (code, code, most))
 
-    def _take_lead(self, code: str, digest: str) -> str | None:
+    def lead(self, code: str, digest: str) -> tuple[float, str] | None:
+        row = self._db.execute("SELECT made, sealed FROM leads WHERE code = ? AND digest = ?",
+                               (code, digest)).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    def take_lead(self, code: str, digest: str) -> str | None:
         with self._write() as db:
             row = db.execute("DELETE FROM leads WHERE code = ? AND digest = ? RETURNING sealed",
                              (code, digest)).fetchone()
         return None if row is None else row[0]
 
-    def _touch(self, code: str, now: float) -> None:
+    def touch(self, code: str, now: float) -> None:
         with self._write() as db:
             db.execute("UPDATE rooms SET lead_seen = ? WHERE code = ?", (now, code))
 
-    def _set_view(self, code: str, page: str, query: str, now: float) -> int:
+    def set_view(self, code: str, page: str, query: str, now: float) -> int:
         with self._write() as db:
             return db.execute("UPDATE rooms SET page = ?, query = ?, version = version + 1, "
                               "lead_seen = ? WHERE code = ? RETURNING version",
                               (page, query, now, code)).fetchone()[0]
 
-    def _close(self, code: str, expires: float) -> None:
+    def close(self, code: str, expires: float) -> None:
         with self._write() as db:
             db.execute("UPDATE rooms SET closed = 1, version = version + 1, expires = ? "
                        "WHERE code = ?", (expires, code))
 
-    def _delete(self, code: str) -> None:
+    def delete(self, code: str) -> None:
         with self._write() as db:
             for table in (*TABLES, "rooms"):
                 db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
 
-    def _health(self, now: float) -> None:
+    def health(self, now: float) -> None:
         with self._write() as db:
             db.execute("INSERT OR REPLACE INTO health (id, at) VALUES (1, ?)", (now,))
 
-    def _poll(self, code: str, poll_id: str) -> Poll | None:
+    def poll(self, code: str, poll_id: str) -> Poll | None:
         row = self._db.execute("SELECT id, question, options, revealed, correct FROM polls "
                                "WHERE code = ? AND id = ?", (code, poll_id)).fetchone()
         return None if row is None else Poll(row[0], row[1], tuple(json.loads(row[2])),
                                              bool(row[3]), row[4])
 
-    def _poll_ids(self, code: str) -> list[str]:
+    def poll_ids(self, code: str) -> list[str]:
         return [poll_id for (poll_id,) in self._db.execute(
             "SELECT id FROM polls WHERE code = ? ORDER BY rowid", (code,))]
 
-    def _store_poll(self, code: str, poll_id: str, question: str, options: list[str],
+    def store_poll(self, code: str, poll_id: str, question: str, options: list[str],
                     live: bool, correct: int | None) -> None:
         with self._write() as db:
             db.execute("INSERT OR IGNORE INTO polls (code, id, question, options, correct) "
@@ -241,13 +234,13 @@ class SQLiteStore(RoomStore):
                 db.execute("UPDATE rooms SET live = ?, version = version + 1 WHERE code = ?",
                            (poll_id, code))
 
-    def _set_live(self, code: str, poll_id: str) -> None:
+    def set_live(self, code: str, poll_id: str) -> None:
         with self._write() as db:
             db.execute("UPDATE rooms SET live = ?, version = version + 1 WHERE code = ?",
                        (poll_id, code))
 
-    def _vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
-              network: str, following: bool, sure: bool | None) -> bool:
+    def vote(self, code: str, poll_id: str, voter: str, option: int, now: float,
+             network: str, following: bool, sure: bool | None, most: int) -> bool:
         with self._write() as db:
             (revealed,) = db.execute("SELECT revealed FROM polls WHERE code = ? AND id = ?",
                                      (code, poll_id)).fetchone()
@@ -259,7 +252,7 @@ class SQLiteStore(RoomStore):
             if following:
                 db.execute("INSERT OR IGNORE INTO screens (code, voter, network) VALUES "
                            "(?, ?, ?)", (code, voter, network))
-            if not self._admit(db, code, voter, now):
+            if not _admit(db, code, voter, now, most):
                 return False
             db.execute("INSERT INTO votes (code, poll, voter, option, at, network, sure) VALUES "
                        "(?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET option = "
@@ -267,38 +260,22 @@ class SQLiteStore(RoomStore):
                        "sure = excluded.sure", (code, poll_id, voter, option, now, network, sure))
             return True
 
-    def _admit(self, db: sqlite3.Connection, code: str, voter: str, now: float) -> bool:
-        """Count the voter among the room's voters unless it is new, never followed the room,
-        and the room has its fill of such voters."""
-        if db.execute("UPDATE voters SET seen = ? WHERE code = ? AND voter = ?",
-                      (now, code, voter)).rowcount:
-            return True
-        screen = db.execute("SELECT 1 FROM screens WHERE code = ? AND voter = ?",
-                            (code, voter)).fetchone()
-        (count,) = db.execute("SELECT COUNT(*) FROM voters WHERE code = ? AND voter NOT IN "
-                              "(SELECT voter FROM screens WHERE code = ?)",
-                              (code, code)).fetchone()
-        if not screen and count >= self.limits.voters:
-            return False
-        db.execute("INSERT INTO voters (code, voter, seen) VALUES (?, ?, ?)", (code, voter, now))
-        return True
-
-    def _my_vote(self, code: str, poll_id: str, voter: str) -> Vote | None:
+    def my_vote(self, code: str, poll_id: str, voter: str) -> Vote | None:
         row = self._db.execute("SELECT option, sure FROM votes WHERE code = ? AND poll = ? AND "
                                "voter = ?", (code, poll_id, voter)).fetchone()
         return None if row is None else Vote(voter, row[0], _sure(row[1]))
 
-    def _votes(self, code: str, poll_id: str) -> list[Vote]:
+    def votes(self, code: str, poll_id: str) -> list[Vote]:
         return [Vote(voter, option, _sure(sure)) for voter, option, sure in self._db.execute(
             "SELECT voter, option, sure FROM votes WHERE code = ? AND poll = ?", (code, poll_id))]
 
-    def _reveal(self, code: str, poll_id: str, correct: int | None) -> None:
+    def reveal(self, code: str, poll_id: str, correct: int | None) -> None:
         with self._write() as db:
             db.execute("UPDATE polls SET revealed = 1, correct = ? WHERE code = ? AND id = ?",
                        (correct, code, poll_id))
             db.execute("UPDATE rooms SET version = version + 1 WHERE code = ?", (code,))
 
-    def _answers(self, code: str) -> list[Answer]:
+    def answers(self, code: str) -> list[Answer]:
         rows = self._db.execute(
             "SELECT v.poll, p.question, v.voter, v.option, p.options, p.correct, v.at, "
             "v.network, v.sure FROM votes v JOIN polls p ON p.code = v.code AND p.id = v.poll "
@@ -307,34 +284,34 @@ class SQLiteStore(RoomStore):
                        network, _sure(sure))
                 for poll, question, voter, option, options, correct, at, network, sure in rows]
 
-    def _seen(self, code: str, voters: dict[str, str], now: float) -> None:
+    def seen(self, code: str, voters: dict[str, str], now: float, gone: float,
+             most: int) -> None:
         with self._write() as db:
-            db.execute("DELETE FROM present WHERE code = ? AND seen < ?",
-                       (code, now - PRESENT_SECONDS))
+            db.execute("DELETE FROM present WHERE code = ? AND seen < ?", (code, gone))
             (count,) = db.execute("SELECT COUNT(*) FROM present WHERE code = ?",
                                   (code,)).fetchone()
             for voter, network in voters.items():
                 db.execute("INSERT OR IGNORE INTO screens (code, voter, network) VALUES "
                            "(?, ?, ?)", (code, voter, network))
                 if db.execute("UPDATE present SET seen = ? WHERE code = ? AND voter = ?",
-                              (now, code, voter)).rowcount == 0 and count < self.limits.present:
+                              (now, code, voter)).rowcount == 0 and count < most:
                     db.execute("INSERT INTO present (code, voter, seen) VALUES (?, ?, ?)",
                                (code, voter, now))
                     count += 1
 
-    def _screens(self, code: str) -> dict[str, str]:
+    def screens(self, code: str) -> dict[str, str]:
         return dict(self._db.execute("SELECT voter, network FROM screens WHERE code = ?",
                                      (code,)))
 
-    def _poll_votes(self, code: str, poll_id: str) -> list[tuple[str, str]]:
+    def poll_votes(self, code: str, poll_id: str) -> list[tuple[str, str]]:
         return self._db.execute("SELECT voter, network FROM votes WHERE code = ? AND poll = ?",
                                 (code, poll_id)).fetchall()
 
-    def _room_votes(self, code: str) -> list[tuple[str, str]]:
+    def room_votes(self, code: str) -> list[tuple[str, str]]:
         return self._db.execute("SELECT voter, network FROM votes WHERE code = ? ORDER BY rowid",
                                 (code,)).fetchall()
 
-    def _set_aside(self, code: str, voters: list[str]) -> int:
+    def set_aside(self, code: str, voters: list[str]) -> int:
         gone = 0
         with self._write() as db:
             for voter in voters:
@@ -345,25 +322,41 @@ class SQLiteStore(RoomStore):
                                    (code, voter)).rowcount
         return gone
 
-    def _bucket(self, key: str, rate: Rate, now: float, take: bool, force: bool) -> float:
-        if not take:
+    def bucket(self, key: str, rate: Rate, now: float, step: int, force: bool) -> float:
+        if not step:
             return _refilled(self._db.execute("SELECT tokens, at FROM limits WHERE key = ?",
                                               (key,)).fetchone(), rate, now)
         with self._write() as db:
             tokens = _refilled(db.execute("SELECT tokens, at FROM limits WHERE key = ?",
                                           (key,)).fetchone(), rate, now)
-            if tokens >= 1 or force:
+            if step < 0 or tokens >= 1 or force:
                 db.execute("INSERT OR REPLACE INTO limits (key, tokens, at) VALUES (?, ?, ?)",
-                           (key, max(0.0, tokens - 1), now))
+                           (key, min(rate.burst, max(0.0, tokens - step)), now))
         return tokens
 
-    def _headcount(self, code: str, since: float) -> int:
+    def headcount(self, code: str, since: float) -> int:
         return self._db.execute("SELECT COUNT(*) FROM present WHERE code = ? AND seen >= ?",
                                 (code, since)).fetchone()[0]
 
-    def _voters(self, code: str) -> int:
+    def voters(self, code: str) -> int:
         return self._db.execute("SELECT COUNT(*) FROM voters WHERE code = ?",
                                 (code,)).fetchone()[0]
+
+
+def _admit(db: sqlite3.Connection, code: str, voter: str, now: float, most: int) -> bool:
+    """Count the voter among the room's voters unless it is new, never followed the room,
+    and the room has `most` such voters."""
+    if db.execute("UPDATE voters SET seen = ? WHERE code = ? AND voter = ?",
+                  (now, code, voter)).rowcount:
+        return True
+    screen = db.execute("SELECT 1 FROM screens WHERE code = ? AND voter = ?",
+                        (code, voter)).fetchone()
+    (count,) = db.execute("SELECT COUNT(*) FROM voters WHERE code = ? AND voter NOT IN "
+                          "(SELECT voter FROM screens WHERE code = ?)", (code, code)).fetchone()
+    if not screen and count >= most:
+        return False
+    db.execute("INSERT INTO voters (code, voter, seen) VALUES (?, ?, ?)", (code, voter, now))
+    return True
 
 
 def _sure(stored: int | None) -> bool | None:
