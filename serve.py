@@ -105,7 +105,8 @@ def run(argv: Sequence[str]) -> None:
         print(f"posviz: open {url}", flush=True)
     gate = GuardedProtocol.gate
     print(f"posviz: at most {gate.most} connections at once ({gate.per_address} from one "
-          f"address; open-file limit {open_files})", flush=True)
+          f"address, the last {gate.reserve} for addresses holding few; open-file limit "
+          f"{open_files})", flush=True)
     server.run()
     sys.exit(0 if server.started else 1)
 

@@ -6,7 +6,9 @@ uvicorn's HTTP protocol behind a gate (serve.py runs the app's server with it).
   trickle: a silent connection, or one that sends a byte now and then, is closed then.
 - **Open connections are bounded.** One client address holds at most `per_address` (a proxy
   named in POSVIZ_TRUSTED_PROXIES, which bounds its own clients, is exempt), and the process at
-  most `most`, sized from its open-file limit less a reserve for its own files, its store and
+  most `most`, the last `reserve` of them only for addresses holding fewer than FEW (a health
+  probe, the lecturer's laptop, a student's phone: one or two flooding addresses never take
+  those), sized from its open-file limit less a reserve for its own files, its store and
   its threads, and for a burst of connections taken at once (the listening backlog, sized
   from the limit too). The limit itself is raised to the system's hard limit at start. A connection
   past either bound is answered at once, `503` with `Retry-After`, and closed: it never reaches
@@ -34,6 +36,8 @@ from rooms.address import client_address, trusted
 REQUEST_SECONDS = 10.0  # for a request's head and body (a phone on a slow network needs ~1 s)
 PER_ADDRESS = 2000      # open connections of one client address: a hall behind one NAT fits
 RESERVE = 128           # open files kept for the process's own use (files, store, threads)
+FEW = 16                # connections of an address the last places are kept for (a laptop's
+                        # tabs, a phone's, a health probe's)
 RETRY_SECONDS = 5
 LOG_EVERY = 60.0
 log = logging.getLogger("posviz.server")
@@ -75,11 +79,13 @@ BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n
 @dataclass
 class Gate:
     """The connections of one process, by client address, and what it refused lately: at most
-    `most` in all, and at most `per_address` (PER_ADDRESS, or half of most when that is less)
-    from one address."""
+    `most` in all, the last `reserve` (a quarter) only for addresses holding fewer than FEW,
+    and at most `per_address` (PER_ADDRESS, or half of the rest when that is less) from one
+    address."""
 
     most: int
     per_address: int = 0
+    reserve: int = 0
     clock: Callable[[], float] = time.monotonic
     open: dict[str, set[asyncio.BaseTransport]] = field(default_factory=dict)
     total: int = 0
@@ -89,7 +95,9 @@ class Gate:
     reporting: asyncio.TimerHandle | None = None  # the next report, when one is due
 
     def __post_init__(self) -> None:
-        self.per_address = self.per_address or min(PER_ADDRESS, self.most // 2)
+        self.reserve = self.reserve or max(FEW, self.most // 4)
+        shared = max(1, (self.most - self.reserve) // 2)
+        self.per_address = self.per_address or min(PER_ADDRESS, shared)
 
     def _sweep(self, address: str | None = None) -> None:
         """Forget closed connections (of one address, or of all): a connection upgraded to a
@@ -112,8 +120,11 @@ class Gate:
             self._sweep()
         if self.total >= self.most:
             return self._refuse("the process's bound")
-        if not exempt and len(self.open.get(address, ())) >= self.per_address:
+        held = len(self.open.get(address, ()))
+        if not exempt and held >= self.per_address:
             return self._refuse("one address's bound")
+        if not exempt and held >= FEW and self.total >= self.most - self.reserve:
+            return self._refuse("the reserve")
         self.open.setdefault(address, set()).add(transport)
         self.total += 1
         return True

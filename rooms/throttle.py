@@ -39,11 +39,12 @@ class Throttle:
             tokens = self._tokens(who, self.clock())
         return 0.0 if tokens >= 1 else (1 - tokens) * 60 / self.per_minute
 
-    def hit(self, who: str) -> None:
-        """Count one action of who (a wrong code counts after the fact)."""
+    def hit(self, who: str, cost: float = 1.0) -> None:
+        """Count one action of who, or what it cost (a wrong code counts after the fact, a page
+        run's CPU-seconds once it ran), down to none left."""
         with self._lock:
             now = self.clock()
-            self._buckets[who] = (max(0.0, self._tokens(who, now) - 1), now)
+            self._buckets[who] = (max(0.0, self._tokens(who, now) - cost), now)
             self._buckets.move_to_end(who)
             while len(self._buckets) > MAX_ADDRESSES:
                 self._buckets.popitem(last=False)

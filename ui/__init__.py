@@ -8,6 +8,7 @@ keep them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
@@ -16,7 +17,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
-from ui import check, documents, membership
+from ui import check, documents, membership, pace
 from ui import room as room
 from ui.chart import module as chart_module
 from ui.chart import tools
@@ -212,16 +213,20 @@ def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
     A test that sets `posviz_record` in the session finds the page's document in `posviz_doc`,
     the option values of its radios and select sliders in `posviz_choices` (key -> values) and
     the URL the run left in `posviz_url`."""
+    started = time.thread_time()  # the run's CPU, charged to its client (ui.pace)
     s = page(name)
+    lecturer = bool(s.room and s.room.lecturer)
     record = bool(st.session_state.get("posviz_record"))
     d = StreamlitDoc(st, record=record, lang=s.lang)
     st.session_state.posviz_doc = d.blocks
     if record:
         st.session_state.posviz_choices = {}
     try:
+        pace.admit(s.lang, lecturer)
         head(d, s, name)
         body(d, s)
     finally:
+        pace.charge(started, lecturer)
         if record:
             st.session_state.posviz_url = urlencode(
                 [(k, v) for k in st.query_params for v in st.query_params.get_all(k)])

@@ -10,12 +10,19 @@ from rooms.config import setting
 
 LECTURER_PASSWORD = "POSVIZ_LECTURER_PASSWORD"  # asked by Start a room on a public server
 PUBLIC_URL = "POSVIZ_PUBLIC_URL"                # the address students open, when set
+CLIENT_CPU = "POSVIZ_CLIENT_CPU"  # CPU-seconds of page runs a client address may use a minute
 
 
 def lecturer_password() -> str:
     """The passphrase that starts a room, or "" when anyone may start one (as typed: spaces
     count)."""
     return os.environ.get(LECTURER_PASSWORD, "")
+
+
+def client_cpu() -> float:
+    """CPU-seconds a minute of page runs one client address may use (ui.pace): 30 (half a
+    core) unless set; 0 bounds nothing."""
+    return float(setting(CLIENT_CPU, "30"))
 
 
 def public_url() -> str:

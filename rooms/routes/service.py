@@ -79,6 +79,7 @@ class RoomService:
         default_factory=lambda: Throttle(burst=60, per_minute=600))
     """Requests of one voter id: a screen asks once per move of the lecturer and once every
     25 s."""
+    assets: dict[str, bytes] = field(default_factory=dict)  # name -> gzipped, made once
 
     def __post_init__(self) -> None:
         self.calls = StoreCalls(self.rooms)
@@ -93,10 +94,11 @@ class RoomService:
         """The app's Screens (asked for once)."""
         return self._screens
 
-    @functools.cache  # noqa: B019 - one service per server process, kept for its life
     def asset(self, name: str) -> bytes:
-        """A follower's script or style, gzipped once."""
-        return gzip.compress((self.screens().static / name).read_bytes(), 9)
+        """A follower's script or style (one of a few), gzipped once."""
+        if name not in self.assets:
+            self.assets[name] = gzip.compress((self.screens().static / name).read_bytes(), 9)
+        return self.assets[name]
 
     def stopping(self) -> None:
         """The server is stopping: its followers' held waits are answered now."""

@@ -654,6 +654,19 @@ def test_forwarded_for_is_believed_from_the_configured_proxy_only(site, loop):
     assert set(statuses) == {404}  # each guess from another client behind the proxy
 
 
+@pytest.mark.parametrize("site", ["sqlite"], indirect=True)  # the route's own, any store
+def test_the_screens_scripts_are_served_gzipped_and_nothing_else_is(site, loop):
+    async def fetched(name: str) -> tuple[int, dict[str, str], int]:
+        http = Http(site.base, source=address())
+        status, _ = await http.request("GET", f"/_posviz/asset/{name}?v=1")
+        await http.close()
+        return status, http.headers, http.received
+    status, headers, size = loop.run(fetched("viewer.js"))
+    assert status == 200 and headers["content-encoding"] == "gzip" and size > 1000
+    assert "immutable" in headers["cache-control"]
+    assert loop.run(fetched("../serve.py"))[0] == 404
+
+
 def test_the_room_screen_sets_only_httponly_cookies(site, loop):
     code, _ = site.store.create()
     phone = Http(site.base, source=address())
