@@ -656,20 +656,39 @@ async function follow() {
   }
 }
 
-// Past a limit (too many wrong codes from this network): say so, and try again once it has passed.
+// Past a limit (too many wrong codes from this network): say so, and try again once it has
+// passed; the projector's word lets a student in at once (it proves the hall, not the code).
 function refusedPage() {
   const box = el("div", "posviz-ended");
   box.append(el("h1", "", say("too_many", { seconds: room.wait })));
+  const form = el("form", "posviz-word");
+  const label = el("label", "", say("word_label"));
+  const input = el("input");
+  Object.assign(input, { type: "text", autocomplete: "off", spellcheck: false,
+                         maxLength: 40, required: true });
+  input.setAttribute("autocapitalize", "none");
+  label.appendChild(input);
+  const go = el("button", "posviz-reveal", say("word_join"));
+  go.type = "submit";
+  form.append(label, go);
+  form.onsubmit = (event) => {
+    event.preventDefault();
+    const address = new URL(location.href);
+    address.searchParams.set("w", input.value);
+    location.replace(address);
+  };
+  box.appendChild(form);
   root.replaceChildren(bar(null), box);
-  setTimeout(() => location.reload(), room.wait * 1000);
+  setTimeout(() => { if (!input.value) location.reload(); }, room.wait * 1000);
 }
 
 if (fileData) {
   drawFile();
 } else {
   const address = new URL(location.href);
-  if (address.searchParams.has("t")) {  // the QR code's ticket did its work: not in history
-    address.searchParams.delete("t");
+  if (address.searchParams.has("t") || address.searchParams.has("w")) {  // the ticket or the
+    address.searchParams.delete("t");                                      // word did its work:
+    address.searchParams.delete("w");                                      // not in history
     history.replaceState(null, "", address);
   }
   const kept = localStorage.getItem("posviz-lang");

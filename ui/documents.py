@@ -54,11 +54,11 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
                "offline", "tap", "voted", "right", "wrong", "answer_is", "results",
                "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
                "poll_closed", "not_open", "no_room", "now_showing", "asked", "need_word",
-               "bad_voter", "word_label", "word_submit", "word_wrong", "too_many", "room_full",
-               "set_aside", "busy", "unknown_block", "how_sure", "sure", "guessing", "round_two",
-               "first_answer", "round_1", "round_2", "changed", "closed", "closed_mine",
-               "check_head", "check_body", "check_lead", "voted_check", "check_over",
-               "jump_open", "jump_answered", "jump_round_two", "question_open")
+               "bad_voter", "word_label", "word_submit", "word_join", "word_wrong", "too_many",
+               "room_full", "set_aside", "busy", "unknown_block", "how_sure", "sure",
+               "guessing", "round_two", "first_answer", "round_1", "round_2", "changed",
+               "closed", "closed_mine", "check_head", "check_body", "check_lead", "voted_check",
+               "check_over", "jump_open", "jump_answered", "jump_round_two", "question_open")
 
 
 def pages() -> dict[str, str]:

@@ -86,8 +86,7 @@ async def enter(service: RoomService, request: Request, key: object = None,
     held = key if key is not None else request.cookies.get(key_cookie(code))
     if not member and held is not None:
         member = await service.calls.holds_key(code, held)
-    if not member and (wait := await service.calls.run(
-            lambda: rooms.wrong_wait(code, network))):
+    if not member and (wait := await service.calls.wrong_wait(code, network)):
         return refused("too_many", 429, wait)
     return Entry(address, network, code, member, voter, signing.forged(rooms.secret, offered))
 

@@ -81,6 +81,12 @@ class StoreCalls:
     async def spend(self, rate: Rate, who: str, force: bool = False) -> float:
         return await self.run(lambda: self.rooms.spend(rate, who, force))
 
+    async def give_back(self, rate: Rate, who: str) -> None:
+        await self.run(lambda: self.rooms.give_back(rate, who))
+
+    async def wrong_wait(self, code: str, network: str) -> float:
+        return await self.run(lambda: self.rooms.wrong_wait(code, network))
+
     async def versions(self, codes: Iterable[str]) -> dict[str, tuple[int, bool]]:
         return await self.run(lambda: self.rooms.versions(codes))
 

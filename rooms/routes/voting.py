@@ -42,7 +42,7 @@ async def word_proof(service: RoomService, code: str, network: str, typed: objec
     if wait := await service.calls.spend(WORDS, budget):
         return False, wait
     if signing.worded(service.rooms.secret, typed, code, time.time()):
-        await service.calls.run(lambda: service.rooms.give_back(WORDS, budget))
+        await service.calls.give_back(WORDS, budget)
         return True, 0.0
     return False, 0.0
 

@@ -499,7 +499,7 @@ def test_the_concept_check_runs_before_and_after_and_its_gains_reach_the_page(st
     assert "Q1: 33% → 100%, ⟨g⟩ 1.00 (3 students)" in shown(at)  # the sidebar's line
     at.toggle(key="check_show").set_value(True).run()
     table = at.table[0].value  # across the page: the whole table
-    assert list(table.iloc[0]) == ["1", "order without position", "3", "33%", "100%", "1.00"]
+    assert list(table.iloc[0]) == ["1", "order without position", "3", "3", "33%", "100%", "1.00"]
     specs = "\n".join(json.dumps(spec) for spec in chart_specs(at))
     assert "Right before and after the lecture, per idea" in specs
     assert "1. order without position" in specs
