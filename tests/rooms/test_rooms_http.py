@@ -664,7 +664,7 @@ def test_the_screens_scripts_are_served_gzipped_and_nothing_else_is(site, loop):
     status, headers, size = loop.run(fetched("viewer.js"))
     assert status == 200 and headers["content-encoding"] == "gzip" and size > 1000
     assert "immutable" in headers["cache-control"]
-    assert loop.run(fetched("../serve.py"))[0] == 404
+    assert loop.run(fetched("app.py"))[0] == 404  # only the screen's own files
 
 
 def test_the_room_screen_sets_only_httponly_cookies(site, loop):
