@@ -48,8 +48,9 @@ def test_a_report_holds_each_round_its_confidence_who_moved_and_the_gains(store,
     store.reveal(code, poll.id, correct=1)
     for phase, right in (("pre", [0, 0, 0, 1]), ("post", [1, 1, 1, 1])):
         store.open_check(code, phase, check_questions(lang))
-        for voter, ok in zip(students, right, strict=True):
-            store.vote(code, check_poll(phase, 1), voter, CHECK[0] if ok else 3)
+        for voter, ok, network in zip(students, right, ["lab"] * 3 + ["phone"], strict=True):
+            store.vote(code, check_poll(phase, 1), voter, CHECK[0] if ok else 3,
+                       network=network)
         store.close_check(code, phase)
     made = report_file(store, code, lang, NOW)
     blocks = list(walk(read(made)))
@@ -62,9 +63,10 @@ def test_a_report_holds_each_round_its_confidence_who_moved_and_the_gains(store,
     moved = "A → B: 2"
     assert any(moved in b.get("text", "") for b in blocks)
     gains = tables[1]["rows"]
-    assert gains[0] == ["1", text("check.q1.idea", lang), "4", "25%", "100%", "1.00"]
+    # 4 students answered both sittings, 3 of them from one network (the lab's)
+    assert gains[0] == ["1", text("check.q1.idea", lang), "4", "3", "25%", "100%", "1.00"]
     assert [row[2:] for row in gains[1:]] == [  # answered by none: the dash says so
-        ["0", "—", "—", text("check.gain_unpaired", lang)]] * 5
+        ["0", "0", "—", "—", text("check.gain_unpaired", lang)]] * 5
     assert "2026-12" not in made.decode() and "2027-01-15" in made.decode()  # its own clock
 
 
