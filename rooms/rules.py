@@ -152,6 +152,23 @@ class Rooms:
         self.backend.bucket(f"{rate.name}:{who}", rate, self.clock(), -1, False)
 
     @guarded
+    def arrive(self, code: str, network: str) -> float:
+        """A network asks for room code without a proof of membership: it takes one of its
+        WRONG tokens before the code is looked up, and gets it back if the code names an open
+        room (requests sent at once cannot overdraw the budget: the token is taken atomically).
+        Returns 0 when it may ask, else the seconds to wait; none for an open room that screens
+        from the same network follow (as wrong_wait)."""
+        wait = self.spend(WRONG, network)
+        room = self.room(code)
+        known = room is not None and not room.closed
+        if not wait:
+            if known:
+                self.give_back(WRONG, network)
+            return 0.0
+        followed = known and network in set(self.backend.screens(room.code).values())
+        return 0.0 if followed else wait
+
+    @guarded
     def wrong_wait(self, code: str, network: str) -> float:
         """Seconds a network must wait before it asks for room code without a proof of
         membership, having tried too many wrong codes lately (0 when it may now): none for an

@@ -4,8 +4,10 @@ for which room, whether as a member of it (`enter`); its body, bounded before it
 
 Every room route counts a wrong code the same way (a code that names no room, asked by a
 browser that shows no proof of having been in it), against one budget per network kept in the
-store, shared by every server process (rooms.throttle.WRONG). Past it, the network's requests
-are answered 429 with Retry-After, except those that carry a membership proof, a voter id or a
+store, shared by every server process (rooms.throttle.WRONG): such a request takes a token on
+arrival, before its code is looked up, and gets it back when the code is right, so guesses sent
+at once cannot overdraw the budget. Past it, the network's requests are answered 429 with
+Retry-After, except those that carry a membership proof, a voter id or a
 key of the room, and those for an open room that screens from the same network follow (the
 classmates of a script's address): a script guessing codes never cuts the class behind its
 address off, and a trickle of wrong codes keeps out no newcomer who types the right one.
@@ -86,17 +88,14 @@ async def enter(service: RoomService, request: Request, key: object = None,
     held = key if key is not None else request.cookies.get(key_cookie(code))
     if not member and held is not None:
         member = await service.calls.holds_key(code, held)
-    if not member and (wait := await service.calls.wrong_wait(code, network)):
+    if not member and (wait := await service.calls.arrive(code, network)):
         return refused("too_many", 429, wait)
     return Entry(address, network, code, member, voter, signing.forged(rooms.secret, offered))
 
 
 async def wrong(service: RoomService, entry: Entry) -> JSONResponse:
-    """A room that is not there: gone, to a member; else a wrong code, counted."""
-    if entry.member:
-        return refused("gone", 410)
-    await service.calls.spend(WRONG, entry.network, True)
-    return refused("no_room", 404)
+    """A room that is not there: gone, to a member; else a wrong code (counted on arrival)."""
+    return refused("gone", 410) if entry.member else refused("no_room", 404)
 
 
 class Refusal(Exception):

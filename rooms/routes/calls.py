@@ -84,8 +84,8 @@ class StoreCalls:
     async def give_back(self, rate: Rate, who: str) -> None:
         await self.run(lambda: self.rooms.give_back(rate, who))
 
-    async def wrong_wait(self, code: str, network: str) -> float:
-        return await self.run(lambda: self.rooms.wrong_wait(code, network))
+    async def arrive(self, code: str, network: str) -> float:
+        return await self.run(lambda: self.rooms.arrive(code, network))
 
     async def versions(self, codes: Iterable[str]) -> dict[str, tuple[int, bool]]:
         return await self.run(lambda: self.rooms.versions(codes))

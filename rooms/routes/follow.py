@@ -23,7 +23,7 @@ from rooms.routes.arrival import DOWN_RETRY, NO_STORE, down, enter, refused, who
 from rooms.routes.cookies import set_cookie
 from rooms.routes.service import RoomService
 from rooms.routes.voting import issue, word_proof
-from rooms.throttle import MINTS, PRESENT_MINTS, WORD_MINTS, WRONG, retry_after
+from rooms.throttle import MINTS, PRESENT_MINTS, WORD_MINTS, retry_after
 
 HELD_PER_VOTER = 4  # waits one voter id may hold at once (a phone, a laptop's few tabs)
 
@@ -114,9 +114,7 @@ async def viewer(service: RoomService, request: Request) -> Response:
         if not member and (wait := service.follows.take(entry.who)):
             return page(code, "too_many", 429, wait=wait)
         room = await service.calls.room(entry.code)
-        if room is None or room.closed:
-            if not member:
-                await service.calls.spend(WRONG, entry.network, True)
+        if room is None or room.closed:  # a wrong code: counted on arrival
             return page(entry.code, "ended" if member else "unknown", 410 if member else 404)
         voter, token = entry.voter, None
         if voter is None or ((ticketed or worded) and not voter.present):

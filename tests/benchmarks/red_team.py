@@ -15,6 +15,7 @@ It prints, per attack, what one laptop gets done:
 - connections held: silent connections from one address and from several, against a server
   whose open-file limit is 1,024: how many are held, and whether another client is still
   served; tracebacks in the server's log;
+- the code walk at once: the same guesses sent together, 200 at a time, from one address;
 - the word guessed from home: one laptop with the code alone types wrong projector's words
   (taking a fresh voter id every 50): how many are compared before the first refusal;
 - ids by the word: the right word posted again and again without a cookie: ids issued;
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -171,6 +173,21 @@ def code_walk(checkout: Path, guesses: int = 1000) -> dict:
     return {"guesses": guesses, "answered before the first refusal": first,
             "refused": statuses.count(429), "seconds": round(took, 1),
             "the planted room, asked last": found}
+
+
+def code_walk_at_once(checkout: Path, guesses: int = 1000) -> dict:
+    store = f"sqlite:///{tempfile.mkdtemp()}/rooms.sqlite3"
+    room(checkout, store)
+    with server(checkout, store) as (port, _):
+        script = "127.9.0.4"
+        started = time.monotonic()
+        with ThreadPoolExecutor(200) as pool:
+            statuses = list(pool.map(lambda n: ask(
+                port, "GET", f"/_posviz/room/{(300_000 + n * 7919) % 1_000_000:06d}?v=-1",
+                script)[0], range(guesses)))
+        took = time.monotonic() - started
+    return {"guesses": guesses, "looked up (404)": statuses.count(404),
+            "refused": statuses.count(429), "seconds": round(took, 1)}
 
 
 def cut_off(checkout: Path) -> dict:
@@ -346,7 +363,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkout", default=str(ROOT), help="the posviz checkout to attack")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--only", nargs="*", help="the attacks to run (their names)")
-    attacks = {"poll stuffing": stuffing, "code walk": code_walk, "hall cut off": cut_off,
+    attacks = {"poll stuffing": stuffing, "code walk": code_walk,
+               "code walk at once": code_walk_at_once, "hall cut off": cut_off,
                "connections held": connections, "word guessed": word_guessing,
                "ids by the word": word_ids, "open redirect": redirect, "forged id": forged,
                "wrong-code trickle": trickle, "check from home": check_from_home,

@@ -860,3 +860,22 @@ def test_the_code_alone_does_not_sit_the_concept_check(site, loop):
 
     assert loop.run(sit()) == ([403] * 3, 200)
     assert site.store.sitters(code, "pre") == 1
+
+
+def test_wrong_codes_sent_at_once_cannot_overdraw_their_budget(site, loop):
+    """200 guesses sent together from one address, each on a connection of its own: as many
+    are looked up as the budget holds (and those given back meanwhile); the rest are 429."""
+    script = address()
+
+    async def at_once() -> list[int]:
+        guesses = [Http(site.base, source=script) for _ in range(200)]
+        statuses = await asyncio.gather(*(http.request("GET", f"/_posviz/room/{800_000 + n:06d}"
+                                                       "?v=-1") for n, http in enumerate(guesses)))
+        for http in guesses:
+            await http.close()
+        return [status for status, _ in statuses]
+
+    started = time.monotonic()
+    statuses = loop.run(at_once())
+    assert statuses.count(404) <= WRONG.burst + given_back(WRONG, started)
+    assert statuses.count(404) + statuses.count(429) == len(statuses)
