@@ -1,0 +1,123 @@
+"""FoPE and HoPE (posviz/bands.py) against slow loops written from the canonical FoPE code's
+rules (TsinghuaC3I/Fourier-Position-Embedding, olmo/model.py), torch's Xavier initializer and
+the published values of its 60M configuration (assets/models/schemes.toml)."""
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posviz import bands
+from posviz.modern import value
+from posviz.rope import apply_rope, rope_frequencies
+
+RNG = np.random.default_rng(13)
+F = "fope_olmo_60m"
+
+
+def setting() -> tuple[int, int, float]:
+    return value(F, "head_dim_computed"), value(F, "max_sequence_length"), value(F, "rope_theta")
+
+
+def slow_floor(dim: int, base: float, length: int) -> list[float]:
+    """The canonical rule, one frequency at a time: under 2 pi / L, set to 0."""
+    return [0.0 if base ** (-i / dim) < 2 * np.pi / length else base ** (-i / dim)
+            for i in range(0, dim, 2)]
+
+
+def test_the_60m_configuration_keeps_16_of_32_pairs_and_makes_16_series():
+    dim, length, base = setting()
+    assert (dim, length, base) == (64, 512, 10_000)
+    np.testing.assert_allclose(bands.floor_frequencies(dim, base, length),
+                               slow_floor(dim, base, length))
+    assert bands.fope_sizes(dim, base, length) == (16, 16)  # kept; min(kept, d // 4)
+    kept = bands.kept_wavelengths(dim, base, length)
+    assert np.isfinite(kept[:16]).all() and np.isinf(kept[16:]).all()
+    assert kept[15] < length < 2 * np.pi / rope_frequencies(dim, base)[16]
+
+
+@given(st.sampled_from([16, 64, 128]), st.sampled_from([1e4, 5e5]), st.sampled_from([64, 512,
+                                                                                    4096]))
+@settings(max_examples=20, deadline=None)
+def test_the_floor_is_the_canonical_rule_on_a_grid(dim, base, length):
+    np.testing.assert_allclose(bands.floor_frequencies(dim, base, length),
+                               slow_floor(dim, base, length))
+
+
+def test_the_spread_is_torchs_xavier_normal_on_a_basis_per_head():
+    """separate bases per head: torch reads (heads, F, O) as outputs, inputs, kernel."""
+    dim, length, base = setting()
+    kept, pairs = bands.fope_sizes(dim, base, length)
+    heads, gain = value(F, "n_heads"), value(F, "fourier_init_norm_gain")
+    fan_in, fan_out = torch.nn.init._calculate_fan_in_and_fan_out(
+        torch.empty(heads, kept, pairs))
+    assert bands.xavier_std(heads, kept, pairs, gain) == pytest.approx(
+        gain * np.sqrt(2 / (fan_in + fan_out)))
+    cos_a, sin_b = bands.fope_coefficients(dim, base, length, gain, heads)
+    spread = np.concatenate([(cos_a - np.eye(kept)).ravel(), (sin_b - np.eye(kept)).ravel()])
+    assert spread.std() == pytest.approx(bands.xavier_std(heads, kept, pairs, gain), rel=0.15)
+
+
+def slow_fope(x: np.ndarray, positions: np.ndarray, dim: int, base: float, length: int,
+              coefficients) -> np.ndarray:
+    """Pair by pair, as FourierEmbedding.apply_rotary_pos_emb: x cos + rotate_half(x) sin with
+    cos_j = sum_f A_fj cos(m w_f), sin_j = sum_f B_fj sin(m w_f), padded with 1."""
+    kept = [w for w in slow_floor(dim, base, length) if w > 0]
+    cos_a, sin_b = coefficients
+    out = np.empty_like(x)
+    half = dim // 2
+    for t, m in enumerate(positions):
+        for j in range(half):
+            if j < cos_a.shape[1]:
+                c = sum(cos_a[f, j] * np.cos(m * w) for f, w in enumerate(kept))
+                s = sum(sin_b[f, j] * np.sin(m * w) for f, w in enumerate(kept))
+            else:
+                c = s = 1.0
+            a, b = x[t, j], x[t, j + half]
+            out[t, j], out[t, j + half] = a * c - b * s, b * c + a * s
+    return out
+
+
+def test_fope_is_the_slow_pair_by_pair_series():
+    dim, length, base = setting()
+    coefficients = bands.fope_coefficients(dim, base, length)
+    positions = np.array([0, 1, 9, 511, 2000])
+    x = RNG.normal(size=(len(positions), dim))
+    np.testing.assert_allclose(bands.fope(x, positions, base, length, coefficients),
+                               slow_fope(x, positions, dim, base, length, coefficients),
+                               atol=1e-9)
+
+
+def test_without_its_spread_fope_is_rope_on_its_series_pairs_and_a_fixed_turn_on_the_rest():
+    dim, length, base = setting()
+    eye = bands.fope_coefficients(dim, base, length, gain=0.0)
+    positions = np.array([0, 3, 700])
+    x = RNG.normal(size=(3, dim))
+    out = bands.fope(x, positions, base, length, eye)
+    turned = apply_rope(x, positions, base, "half")
+    series = [*range(16), *range(32, 48)]
+    np.testing.assert_allclose(out[:, series], turned[:, series], atol=1e-9)
+    padded_a, padded_b = np.arange(16, 32), np.arange(48, 64)
+    np.testing.assert_allclose(out[:, padded_a], x[:, padded_a] - x[:, padded_b])
+    np.testing.assert_allclose(out[:, padded_b], x[:, padded_b] + x[:, padded_a])
+    np.testing.assert_allclose(bands.dominant_wavelengths(dim, base, length, eye)[:16],
+                               bands.kept_wavelengths(dim, base, length)[:16])
+
+
+@given(st.integers(0, 100_000), st.integers(0, 100_000))
+@settings(max_examples=30, deadline=None)
+def test_the_pairs_hope_cuts_score_the_same_at_any_distance(m, n):
+    dim, length, base = setting()
+    q, k = RNG.normal(size=(2, 1, dim))
+    cut = np.r_[16:32, 48:64]  # the slow pairs' lanes
+    qc, kc = np.zeros_like(q), np.zeros_like(k)
+    qc[:, cut], kc[:, cut] = q[:, cut], k[:, cut]
+    score = float(bands.hope(qc, np.array([m]), base, length)[0]
+                  @ bands.hope(kc, np.array([n]), base, length)[0])
+    assert score == pytest.approx(float(qc[0] @ kc[0]), abs=1e-9)
+
+
+def test_a_head_that_turns_nothing_in_its_length_is_refused():
+    with pytest.raises(ValueError, match="no pair"):
+        bands.fope_coefficients(8, 1e4, 1)
