@@ -1,0 +1,145 @@
+"""The port-bug clinic (posviz/ports.py): each port's rotation against the model's, on a
+sentence, with the published values and the public reports of assets/models/ports.toml."""
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from posviz import ports
+from posviz.attention import softmax
+
+KEYS = [b.key for b in ports.bugs()]
+SENTENCES = (["刚", "想", "到", "了"], "the cat sat on the mat and looked at the dog".split())
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_each_port_turns_nothing_at_position_0_and_keeps_every_norm(key):
+    b = ports.bug(key)
+    x = np.random.default_rng(1).normal(size=(3, b.width))
+    zero = np.zeros((3, 3)) if b.image else np.zeros(3)
+    for turn in (b.right, b.wrong):
+        np.testing.assert_allclose(turn(x, zero), x, atol=1e-12)
+    far = np.array([[0, 5, 90], [0, 7, 300], [0, 2, 40]]) if b.image else np.array([0, 7, 900])
+    for turn in (b.right, b.wrong):
+        np.testing.assert_allclose(np.linalg.norm(turn(x, far), axis=1),
+                                   np.linalg.norm(x, axis=1))
+    assert np.abs(b.right(x, far) - b.wrong(x, far)).max() > 1e-6  # the bug is real
+
+
+def slow_reading(tokens, key):
+    """Scores and causal softmax by loops, from the habit head's vectors."""
+    b = ports.bug(key)
+    seq, positions = ports.sequence(tokens, b.image)
+    q, k = ports.habit_head(seq, b)
+    out = []
+    for turn in (b.right, b.wrong):
+        rq, rk = turn(q, positions), turn(k, positions)
+        weights = np.zeros((len(seq), len(seq)))
+        for i in range(len(seq)):
+            row = np.array([rq[i] @ rk[j] / np.sqrt(b.width) for j in range(i + 1)])
+            weights[i, :i + 1] = softmax(row)
+        out.append(weights)
+    return seq, out
+
+
+@pytest.mark.parametrize("key", KEYS)
+@pytest.mark.parametrize("tokens", SENTENCES)
+def test_a_reading_is_the_slow_causal_attention_and_its_largest_change(key, tokens):
+    read = ports.reading(tokens, key)
+    seq, (right, wrong) = slow_reading(tokens, key)
+    assert read.tokens == seq
+    np.testing.assert_allclose(read.weights[0], right, atol=1e-12)
+    np.testing.assert_allclose(read.weights[1], wrong, atol=1e-12)
+    moved = np.abs(wrong - right)
+    assert read.change == pytest.approx(moved.max())
+    assert moved[read.largest] == pytest.approx(moved.max())
+
+
+def test_the_habit_looks_one_token_back_under_the_models_rotation():
+    """<R_m u, R_n R_1 u> = |u|^2 = HABIT sqrt(d) when the key is one token before."""
+    for b in ports.bugs():
+        u, turned = ports.habit(b.key)
+        assert u @ u == pytest.approx(ports.HABIT * np.sqrt(b.width))
+        at = ports.one_step(b.image)
+        home = np.zeros_like(at)
+        assert float(b.right(u[None], at)[0] @ b.right(turned[None], home)[0]) == \
+            pytest.approx(u @ u)
+
+
+def test_on_the_typed_sentence_gemma_4s_port_loses_the_look_back():
+    read = ports.reading(SENTENCES[1], "gemma4_prefix")
+    right, wrong = (ports.looks_back(w) for w in read.weights)
+    assert right >= 8 and wrong <= 3  # of 10 queries with a token before them
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_drift_never_falls_and_starts_at_what_the_nearest_offset_moves(key):
+    deltas = ports.offsets()
+    moved = ports.drift(SENTENCES[1], key, deltas)
+    assert (np.diff(moved) >= 0).all()
+    b = ports.bug(key)
+    seq, _ = ports.sequence(SENTENCES[1], b.image)
+    q, k = ports.habit_head(seq[:ports.DRIFT_TOKENS], b)
+    lanes = ports.moving_lanes(key)
+    q, k = q * lanes, k * lanes
+    here = ports.apart(deltas[:1], len(q), b.image)
+    home = ports.apart(np.zeros(1), len(k), b.image)
+    first = (b.wrong(q, here) @ b.wrong(k, home).T) - (b.right(q, here) @ b.right(k, home).T)
+    assert moved[0] == pytest.approx(np.sqrt(np.mean(first ** 2)
+                                             / np.mean((q @ k.T) ** 2)))
+
+
+def test_where_each_bug_starts_to_matter_on_a_sentence():
+    tokens = SENTENCES[1]
+    onsets = {key: ports.onset(tokens, key) for key in KEYS}
+    assert onsets["gemma4_prefix"] == onsets["halves_as_pairs"] == 1  # from the next token
+    assert onsets["qwen3vl_contiguous"] == 1  # one row down the image
+    assert 2 <= onsets["v4_one_base"] <= 32  # the mid pairs part first
+    assert onsets["v4_yarn_on_sliding"] is None  # never, within the 128-token window
+    deltas = ports.offsets()
+    seen = ports.reach("v4_yarn_on_sliding", deltas)
+    assert deltas[seen].max() <= 128 < deltas[~seen].min()
+
+
+def test_a_text_only_sentence_moves_nothing_under_the_m_rope_port():
+    b = ports.bug("qwen3vl_contiguous")
+    x = np.random.default_rng(2).normal(size=(4, b.width))
+    ids = np.stack([np.arange(4)] * 3)
+    np.testing.assert_allclose(b.right(x, ids), b.wrong(x, ids), atol=1e-12)
+
+
+@given(st.text(min_size=1, max_size=30))
+@settings(max_examples=40, deadline=None)
+def test_the_port_map_is_drawn_on_a_side_fixed_by_the_sentence(text):
+    assert ports.port_side(text) in (0, 1)
+    assert ports.port_side(text) == ports.port_side(str(text))
+
+
+def test_both_sides_occur():
+    assert {ports.port_side(t) for t in "abcdefghijkl"} == {0, 1}
+
+
+@pytest.mark.parametrize("key", [*KEYS, "qwen3vl_rope_index"])
+def test_every_bug_names_the_public_issue_or_pull_request_with_its_words(key):
+    found = ports.reports(key)
+    assert found
+    for report in found:
+        assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+",
+                            report["url"])
+        assert report["role"] in ("found", "fixed") and len(report["quote"]) > 40
+
+
+def test_a_reported_figure_is_the_reports_own_words():
+    for key in KEYS:
+        for report in ports.reports(key):
+            if "figure" in report:
+                for number in re.findall(r"\d+(?:\.\d+)?", report["figure"]):
+                    assert number in report["quote"], (key, number)
+
+
+def test_an_unknown_bug_is_refused():
+    with pytest.raises(ValueError, match="bug must be one of"):
+        ports.bug("none")
