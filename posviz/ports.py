@@ -198,6 +198,14 @@ def seeded_head(tokens: list[str], width: int, seed: int = 0) -> tuple[np.ndarra
             token_embeddings(list(tokens), width, seed + 3))
 
 
+def last_scores(tokens: list[str], width: int, turn: Rotation, seed: int = 0) -> np.ndarray:
+    """The sentence's last query against every key, (T,): q_last . k_j / sqrt(d) on the seeded
+    queries and keys of this width, both turned by turn at their positions 0..T-1."""
+    q, k = seeded_head(tokens, width, seed)
+    positions = np.arange(len(tokens))
+    return turn(q, positions)[-1] @ turn(k, positions).T / np.sqrt(width)
+
+
 @dataclass(frozen=True)
 class Reading:
     """A bug run on a sentence: the tokens read (with an image's patches), the scores and the

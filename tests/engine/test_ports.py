@@ -12,7 +12,8 @@ from posviz import ports
 from posviz.attention import softmax
 
 KEYS = [b.key for b in ports.bugs()]
-SENTENCES = (["刚", "想", "到", "了"], "the cat sat on the mat and looked at the dog".split())
+SENTENCES = (list("刚想到了"), ["the", "cat", "sat", "on", "the", "mat", "and", "looked", "at",
+                               "the", "dog"])
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -56,6 +57,22 @@ def test_a_reading_is_the_slow_causal_attention_and_its_largest_change(key, toke
     moved = np.abs(wrong - right)
     assert read.change == pytest.approx(moved.max())
     assert moved[read.largest] == pytest.approx(moved.max())
+
+
+@pytest.mark.parametrize("tokens", SENTENCES)
+def test_the_last_querys_scores_are_its_dot_products_with_each_turned_key(tokens):
+    def turn(x, positions):  # each row rotated by its position, in its first two lanes
+        out = x.copy()
+        for t, p in enumerate(positions):
+            c, s = np.cos(0.3 * p), np.sin(0.3 * p)
+            out[t, 0], out[t, 1] = c * x[t, 0] - s * x[t, 1], s * x[t, 0] + c * x[t, 1]
+        return out
+
+    q, k = ports.seeded_head(tokens, 8)
+    last = len(tokens) - 1
+    slow = [sum(a * b for a, b in zip(turn(q[last:], [last])[0], turn(k[j:j + 1], [j])[0],
+                                      strict=True)) / np.sqrt(8) for j in range(len(tokens))]
+    np.testing.assert_allclose(ports.last_scores(tokens, 8, turn), slow, atol=1e-12)
 
 
 def test_the_habit_looks_one_token_back_under_the_models_rotation():

@@ -138,11 +138,12 @@ def test_the_port_turns_the_same_speeds_in_the_wrong_lanes():
 @settings(max_examples=30, deadline=None)
 def test_both_rotations_keep_the_relative_property(m, n, shift):
     q, k = RNG.normal(size=(2, 1, 512))
+    def score(turn, a, b):
+        return float(turn(q, np.array([a]), 0.25, 1e6)[0] @ turn(k, np.array([b]), 0.25, 1e6)[0])
+
     for turn in (proportional.proportional_rope, proportional.prefix_paired_rope):
-        def score(a, b):
-            return float(turn(q, np.array([a]), 0.25, 1e6)[0]
-                         @ turn(k, np.array([b]), 0.25, 1e6)[0])
-        assert score(m, n) == pytest.approx(score(m + shift, n + shift), rel=1e-8, abs=1e-8)
+        assert score(turn, m, n) == pytest.approx(score(turn, m + shift, n + shift), rel=1e-8,
+                                                  abs=1e-8)
 
 
 def test_a_fraction_that_turns_nothing_is_refused():
