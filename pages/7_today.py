@@ -1,18 +1,23 @@
 """Today's models: RoPE as a complex rotation, partial RoPE, MLA's decoupled key, iRoPE, Llama
 3.1's frequency scaling, M-RoPE and Gemma 3's two bases, each computed with the published
-values of assets/models/schemes.toml (posviz.modern), which the page's last table sources."""
+values of assets/models/schemes.toml (posviz.modern), which the page's last table sources; the
+research frontier; and what shipped since 2026 (Gemma 4's proportional RoPE, DeepSeek-V4's RoPE
+per layer, Qwen3-VL's interleaved M-RoPE, FoPE and HoPE) with the port-bug clinic."""
 
 import numpy as np
 
 import ui
-from posviz import frontier, modern, rope
+from posviz import bands, frontier, layered, modern, multimodal, ports, proportional, rope
 from posviz.attention import one_head
 from posviz.embedding import token_embeddings
 from posviz.figures.common import token_heatmap
 from posviz.figures.modern import cache_bars, layer_stacks, share_bars
 from posviz.figures.rope import line_chart
+from posviz.figures.schemes import drift_chart
 from posviz.permutation import readable, reads_the_same, reversal
 from ui.cached import lesson
+from ui.cached import schemes as clinic
+from ui.markup import literal
 
 D_MODEL = 64          # the sentence's queries: one head of this size, as on the RoPE page
 CHUNK_DEMO = 2        # the chunk iRoPE's map uses for Llama 4's 8,192 (the lesson's too)
@@ -421,6 +426,226 @@ def frontier_section(d: ui.Doc, s: ui.Settings) -> None:
         sources_table(sources, s, modern.schemes()[model])
 
 
+# ---- since 2026: four schemes, and the bugs their ports shipped ------------------------------
+
+NEWER_MODELS = (("gemma4_31b", "Gemma 4 31B"), ("deepseek_v4_flash", "DeepSeek-V4-Flash"),
+                ("qwen3_vl_8b", "Qwen3-VL 8B"), ("qwen3_5_0_8b", "Qwen3.5 0.8B"),
+                ("fope_olmo_60m", "FoPE (OLMo 60M)"))  # sourced in the section's expander
+VIDEO = (2, 2, 3)  # the video the M-RoPE tables insert after the first token: frames, rows, cols
+STAMPS = ("<0.5 seconds>", "<1.5 seconds>")  # its frames' timestamps, one token each here
+
+
+def last_scores(tokens: list[str], width: int, turns: dict[str, object]) -> dict[str, list]:
+    """Each named rotation's scores of the sentence's last query, as a table's columns."""
+    return {name: ports.last_scores(tokens, width, turn).tolist() for name, turn in turns.items()}
+
+
+def back_table(d: ui.Doc, s: ui.Settings, columns: dict[str, list]) -> None:
+    """A table of the sentence's tokens, how far back each is from the last, and columns."""
+    d.text_table({s.t("today.cope_col.token"): s.tokens,
+                  s.t("today.cope_col.back"): [len(s.tokens) - 1 - j
+                                               for j in range(len(s.tokens))], **columns})
+
+
+def gemma4_part(d: ui.Doc, s: ui.Settings) -> None:
+    g = {key: modern.value("gemma4_31b", key) for key in (
+        "global_head_dim", "head_dim", "full_partial_rotary_factor", "full_rope_theta",
+        "sliding_rope_theta", "sliding_window", "num_hidden_layers")}
+    n = {key: modern.value("gpt_neox_20b", key) for key in (
+        "head_dim_computed", "rotary_pct", "rotary_emb_base")}
+    wide, share, base = (g[k] for k in ("global_head_dim", "full_partial_rotary_factor",
+                                        "full_rope_theta"))
+    pairs = proportional.turned_pairs(wide, share)
+    slowest = 2 * np.pi / proportional.proportional_frequencies(wide, share, base)[pairs - 1]
+    neox_slowest = 2 * np.pi / proportional.neox_frequencies(wide, share, base)[-1]
+    neox_pairs = proportional.turned_pairs(n["head_dim_computed"], n["rotary_pct"])
+    d.subheader(s.t("schemes.gemma_head"))
+    d.markdown(s.t("schemes.gemma_body", wide=wide, share=f"{share:g}", pairs=pairs,
+                   lanes=2 * pairs, half=wide // 2, base=number(base),
+                   slowest=number(round(slowest)), neox_slowest=number(round(neox_slowest)),
+                   narrow=g["head_dim"], local=number(g["sliding_rope_theta"]),
+                   window=number(g["sliding_window"]), layers=g["num_hidden_layers"],
+                   neox_dim=n["head_dim_computed"], neox_share=f"{n['rotary_pct']:g}",
+                   neox_turned=2 * neox_pairs, neox_half=neox_pairs))
+    d.formula(proportional.FORMULA)
+    d.chart(clinic.lanes_figure(s.lang), "today_lanes")
+    d.caption(s.t("schemes.lanes_caption", last=pairs - 1, half=wide // 2,
+                  end=wide // 2 + pairs - 1))
+    if len(s.tokens) > 1:
+        d.markdown(s.t("schemes.gemma_sentence", wide=wide, lanes=2 * pairs))
+        back_table(d, s, last_scores(s.tokens, wide, {
+            s.t("schemes.col.proportional"):
+            lambda x, p: proportional.proportional_rope(x, p, share, base),
+            s.t("schemes.col.neox"): lambda x, p: np.concatenate(
+                [rope.apply_rope(x[:, :2 * pairs], p, base, "half"), x[:, 2 * pairs:]],
+                axis=1)}))
+
+
+def deepseek_part(d: ui.Doc, s: ui.Settings) -> None:
+    c = {key: modern.value("deepseek_v4_flash", key) for key in (
+        "num_hidden_layers", "qk_rope_head_dim", "head_dim", "rope_theta", "compress_rope_theta",
+        "rope_scaling_factor", "rope_scaling_original_max_position_embeddings",
+        "sliding_window", "compress_ratios")}
+    kinds = layered.layer_kinds(c["compress_ratios"], c["num_hidden_layers"])
+    dim, original = c["qk_rope_head_dim"], c["rope_scaling_original_max_position_embeddings"]
+    gap = layered.angle_gap(layered.rope_speeds("main", dim, c["rope_theta"],
+                                                c["compress_rope_theta"],
+                                                c["rope_scaling_factor"], original),
+                            layered.yarn_speeds(dim, c["rope_theta"], c["rope_scaling_factor"],
+                                                original), c["sliding_window"])
+    moved = np.nonzero(gap > 1e-9)[0]
+    d.subheader(s.t("schemes.v4_head"))
+    d.markdown(s.t("schemes.v4_body", layers=len(kinds), sliding=kinds.count("sliding"),
+                   csa=kinds.count("csa"), hca=kinds.count("hca"), rope=dim, width=c["head_dim"],
+                   main=number(c["rope_theta"]), compress=number(c["compress_rope_theta"]),
+                   factor=c["rope_scaling_factor"], original=number(original),
+                   window=c["sliding_window"]))
+    stack, waves = clinic.v4_figures(s.lang)
+    d.chart(stack, "today_v4_stack")
+    d.chart(waves, "today_v4_waves")
+    d.caption(s.t("schemes.v4_caption", window=c["sliding_window"],
+                  degrees=f"{gap.max():.2f}", first=int(moved[0]), last=int(moved[-1])))
+
+
+def patch_name(s: ui.Settings, n: int, rows: int, cols: int) -> str:
+    """Patch n of a video, in reading order, frame by frame: its frame, row and column."""
+    frame, at = divmod(n, rows * cols)
+    return s.t("schemes.frame_patch", f=frame, r=at // cols, c=at % cols)
+
+
+def qwen_part(d: ui.Doc, s: ui.Settings) -> None:
+    old, new = (tuple(modern.value(m, "mrope_section")) for m in ("qwen2_vl_7b", "qwen3_vl_8b"))
+    d.subheader(s.t("schemes.qwen_head"))
+    frames, rows, cols = VIDEO
+    d.markdown(s.t("schemes.qwen_body", old=list(old), new=list(new), pairs=sum(new),
+                   base=number(modern.value("qwen3_vl_8b", "rope_theta")),
+                   differ=int((multimodal.axes(new, "interleaved")
+                               != multimodal.axes(new, "contiguous")).sum())))
+    d.chart(clinic.qwen_axes_figure(s.lang), "today_qwen_axes")
+    d.markdown(s.t("schemes.qwen_video", frames=frames, rows=rows, cols=cols,
+                   stamps=", ".join(STAMPS)))
+    for where, stamped in zip(d.columns(2), (False, True), strict=True):
+        ids, kinds = multimodal.video_positions(1, frames, rows, cols, 1, len(s.tokens) - 1,
+                                                timestamps=stamped)
+        stamps, patches, words = iter(STAMPS), iter(range(frames * rows * cols)), iter(s.tokens)
+        what = [next(words) if kind == "text" else next(stamps) if kind == "stamp" else
+                patch_name(s, next(patches), rows, cols) for kind in kinds]
+        where.caption(s.t("schemes.qwen3_table" if stamped else "schemes.qwen2_table"))
+        where.text_table({s.t("today.mrope_col.what"): what,
+                          **{s.t(f"today.mrope_col.{a}"): ids[n].tolist()
+                             for n, a in enumerate(modern.AXES)}})
+    d.caption(s.t("schemes.qwen_caption",
+                  link=report_link(ports.reports("qwen3vl_rope_index")[0]["url"])))
+
+
+def bands_part(d: ui.Doc, s: ui.Settings) -> None:
+    dim, length, base, coefficients = clinic.fope_setting()
+    kept, series = bands.fope_sizes(dim, base, length)
+    d.subheader(s.t("schemes.bands_head"))
+    d.markdown(s.t("schemes.bands_body", dim=dim, pairs=dim // 2, length=length,
+                   base=number(base), kept=kept, cut=dim // 2 - kept, series=series,
+                   padded=dim // 2 - series,
+                   gain=modern.value("fope_olmo_60m", "fourier_init_norm_gain")))
+    d.formula(bands.FORMULA)
+    waves, basis = clinic.bands_figures(s.lang)
+    d.chart(waves, "today_bands")
+    d.caption(s.t("schemes.bands_caption", kept=kept, last=kept - 1))
+    d.chart(basis, "today_fope_basis")
+    if len(s.tokens) > 1:
+        d.markdown(s.t("schemes.bands_sentence", dim=dim, length=length))
+        back_table(d, s, last_scores(s.tokens, dim, {
+            s.t("schemes.band_rope"): lambda x, p: rope.apply_rope(x, p, base, "half"),
+            s.t("schemes.band_hope"): lambda x, p: bands.hope(x, p, base, length),
+            s.t("schemes.band_fope"): lambda x, p: bands.fope(x, p, base, length,
+                                                               coefficients)}))
+
+
+def report_link(url: str) -> str:
+    """A report's link as Markdown, named owner/repo #number."""
+    owner, repo, _, number_ = url.removeprefix("https://github.com/").split("/")[:4]
+    return f"[{owner}/{repo} #{number_}]({url})"
+
+
+def bug_numbers(key: str) -> dict[str, object]:
+    """The published numbers a bug's description names, from the model's values."""
+    b = ports.bug(key)
+    if key == "gemma4_prefix":
+        share = modern.value(b.model, "full_partial_rotary_factor")
+        lanes = 2 * proportional.turned_pairs(b.width, share)
+        return dict(lanes=lanes, inside=lanes // 2, across=b.width // 2, wide=b.width)
+    if key.startswith("v4_"):
+        return dict(main=number(modern.value(b.model, "rope_theta")),
+                    compress=number(modern.value(b.model, "compress_rope_theta")),
+                    window=modern.value(b.model, "sliding_window"))
+    if key == "qwen3vl_contiguous":
+        return dict(zip(("rows", "cols"), ports.IMAGE, strict=True))
+    return dict(lanes=b.width, base=number(modern.value(b.model, "rope_theta")))
+
+
+def largest_change(d: ui.Doc, s: ui.Settings, read: ports.Reading) -> None:
+    """The cell whose weight the port moved most, and its two weights."""
+    i, j = read.largest
+    d.metric(s.t("schemes.largest"), readable(read.change), border=True)
+    d.caption(s.t("schemes.largest_caption", query=i, cell=j,
+                  right=f"{read.weights[0][i, j]:.3f}", wrong=f"{read.weights[1][i, j]:.3f}"))
+
+
+def clinic_part(d: ui.Doc, s: ui.Settings) -> None:
+    d.subheader(s.t("schemes.clinic_head"))
+    d.markdown(s.prose("clinic"))
+    keys = [b.key for b in ports.bugs()]
+    key = d.coded_radio(s.t("schemes.bug_label"), keys, key="bug",
+                        format_func=lambda k: s.t(f"schemes.bug.{k}.name"))
+    d.markdown(s.t(f"schemes.bug.{key}.what", **bug_numbers(key)))
+    tokens = tuple(s.tokens)
+    d.chart(clinic.maps_figure(tokens, key, (s.t("schemes.panel_right"),
+                                             s.t("schemes.panel_wrong")), False, s.lang),
+            "today_clinic_maps")
+    largest_change(d, s, clinic.reading(tokens, key))
+    deltas, curves, onsets = clinic.drifts(tokens)
+    window = modern.value("deepseek_v4_flash", "sliding_window")
+    d.chart(drift_chart(deltas, {s.t(f"schemes.bug.{k}.name"): curves[k] for k in keys},
+                        title=s.t("schemes.drift_fig"), x_title=s.t("today.offset_axis"),
+                        y_title=s.t("schemes.drift_axis"), threshold=ports.ONSET,
+                        threshold_name=s.t("schemes.onset_mark"),
+                        marks={s.t("today.window_mark", n=window): window}),
+            "today_clinic_drift")
+    said = ("schemes.onset_never" if onsets[key] is None else
+            "schemes.onset_at_image" if ports.bug(key).image else "schemes.onset_at")
+    d.caption(s.t(said, n=number(onsets[key] or 0), share=f"{ports.ONSET:.0%}"))
+    reported = d.container(border=True)
+    for report in ports.reports(key):
+        reported.markdown(s.t(f"schemes.role.{report['role']}", link=report_link(report["url"]))
+                          + (" " + s.t("schemes.figure", figure=report["figure"])
+                             if "figure" in report else ""))
+        reported.caption(literal(report["quote"]))
+    d.markdown(s.t("schemes.clinic_table_head"))
+    d.text_table({s.t("schemes.col.bug"): [s.t(f"schemes.bug.{k}.name") for k in keys],
+                  s.t("schemes.col.onset"): [s.t("schemes.never") if onsets[k] is None
+                                             else number(onsets[k]) for k in keys],
+                  s.t("schemes.col.reported"): [
+                      s.t(f"schemes.bug.{k}.reported") if any(
+                          "figure" in r for r in ports.reports(k)) else s.t("schemes.no_figure")
+                      for k in keys]})
+
+
+def newer_section(d: ui.Doc, s: ui.Settings) -> None:
+    """What shipped since 2026, on the sentence where it can be: Gemma 4's proportional RoPE,
+    DeepSeek-V4's RoPE per layer, Qwen3-VL's interleaved M-RoPE, FoPE and HoPE, and the bugs
+    ports of them shipped."""
+    d.header(s.t("schemes.head"))
+    d.markdown(s.t("schemes.intro"))
+    gemma4_part(d, s)
+    deepseek_part(d, s)
+    qwen_part(d, s)
+    bands_part(d, s)
+    clinic_part(d, s)
+    sources = d.expander(s.t("schemes.sources_head"))
+    for model, name in NEWER_MODELS:
+        sources.markdown(f"**{name}**")
+        sources_table(sources, s, modern.schemes()[model])
+
+
 def body(d: ui.Doc, s: ui.Settings) -> None:
     ui.need_tokens(d, s)
     d.markdown(s.t("today.intro"))
@@ -436,6 +661,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.markdown(s.t("today.lineage"))
     counted(d, s)
     frontier_section(d, s)
+    newer_section(d, s)
 
 
 if __name__ == "__main__":
