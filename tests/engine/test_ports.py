@@ -109,6 +109,15 @@ def test_the_drift_never_falls_and_starts_at_what_the_nearest_offset_moves(key):
                                              / np.mean((q @ k.T) ** 2)))
 
 
+@pytest.mark.parametrize("key", KEYS)
+def test_the_drift_reads_only_the_sentences_first_tokens(key):
+    long, deltas = SENTENCES[1], ports.offsets(1000)
+    np.testing.assert_array_equal(ports.drift(long, key, deltas),
+                                  ports.drift(long[:ports.DRIFT_TOKENS], key, deltas))
+    assert not np.array_equal(ports.drift(long, key, deltas),
+                              ports.drift(long[1:], key, deltas))  # but all of those
+
+
 def test_where_each_bug_starts_to_matter_on_a_sentence():
     tokens = SENTENCES[1]
     onsets = {key: ports.onset(tokens, key) for key in KEYS}
