@@ -1,4 +1,4 @@
-"""Guided lesson: the argument of the lessons in ten scenes, each with a question for the room.
+"""Guided lesson: the argument of the lessons in eleven scenes, each with a question for the room.
 
 Every scene draws the lesson pages' own figures for the sidebar's sentence and switch, and
 answers its question with numbers computed on the spot. The scene lives in the URL (?scene=N),
@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 import ui
-from posviz import modern, rope
+from posviz import modern, ports, proportional, rope
 from posviz.alibi import mean_attention_distance
 from posviz.attention import HEAD_DIM
 from posviz.embedding import token_embeddings
@@ -20,18 +20,20 @@ from posviz.sinusoidal import FORMULA, dot_by_offset
 from ui import answer_key as right_option
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
+from ui.cached import schemes as clinic
 from ui.markup import literal, written
 
 SCENES = ("meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
-          "today")
+          "today", "port")
 FULL_LESSON = dict(meaning="embedding", position="sinusoidal", sum="embedding", order="attention",
                    sinusoidal="sinusoidal", rope="rope", alibi="alibi", causal="attention",
-                   leak="attention", today="today")
+                   leak="attention", today="today", port="today")
 # The scenes' own numbers; each lesson page's default settings are in ui.cached.lesson.
 SAME, NEAR, FAR = 0, 1, 10      # the rows compared in scene 2
 OFFSET = 3                      # scene 5: k places after against k places before
 SHIFT = 100                     # scene 6 moves the sentence this far
 CHUNK = 2                       # scene 10's chunk, standing in for Llama 4's 8,192
+PORT_BUG = "gemma4_prefix"      # scene 11's port: Gemma 4's channels paired inside their stretch
 PICK_KEYS = 6                   # a predicted picture's keys: the marked token is the last of
 # the first six (a poll has at most six options)
 
@@ -263,6 +265,33 @@ def today(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None
         ask(d, s, "today", right_option.today(mixed), mixed=readable(mixed), bag=readable(bag))
 
 
+def port(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+    b = ports.bug(PORT_BUG)
+    share = modern.value(b.model, "full_partial_rotary_factor")
+    lanes = 2 * proportional.turned_pairs(b.width, share)
+    d.markdown(s.t("lesson.port.body", wide=b.width, lanes=lanes, across=b.width // 2,
+                   inside=lanes // 2))
+    if len(seq) < 2:
+        d.chips(s.tokens)
+        d.info(s.t("lesson.port.need_two"))
+        return
+    side = ports.port_side("\x1f".join(seq))  # the same on every screen, for this sentence
+    letters = [ui.room.LETTERS[n] for n in range(2)]
+    lead.chart(clinic.maps_figure(seq, PORT_BUG, tuple(s.t("lesson.port.panel", letter=letter)
+                                                        for letter in letters), side == 0,
+                                  s.lang), "lesson_port", fit=True)
+    read = clinic.reading(seq, PORT_BUG)
+    i, j = read.largest
+    kept, lost = (ports.looks_back(w) for w in read.weights)
+    figure = next(r["figure"] for r in ports.reports(PORT_BUG) if "figure" in r)
+    if answer := ask(d, s, "port", right_option.port(side), letter=letters[side],
+                     model=letters[1 - side], kept=kept, lost=lost, queries=len(seq) - 1,
+                     query=i, cell=j,
+                     own=f"{read.weights[0][i, j]:.3f}", port=f"{read.weights[1][i, j]:.3f}",
+                     figure=figure):
+        answer.metric(s.t("schemes.largest"), readable(read.change), border=True)
+
+
 def turn_to(scene: int) -> None:
     """Previous / next: the scene lives in the URL (?scene=N)."""
     st.query_params["scene"] = str(scene)
@@ -356,7 +385,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     # a projector shows the scene's figure under its heading, whole (fitted in the window:
     # ui.chart), and the words under the figure
     lead = d.container() if s.present else d
-    if name != "order":  # scene 4 writes its own, of the typed sentence
+    if name not in ("order", "port"):  # scenes 4 and 11 write their own, with their numbers
         d.markdown(s.t(f"lesson.{name}.body"))
     SCENE_BODIES[name](d, s, tuple(s.tokens), lead)
     if d.live:
@@ -365,7 +394,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
 
 SCENE_BODIES = dict(meaning=meaning, position=position, sum=total, order=order,
                     sinusoidal=sinusoid, rope=rotation, alibi=penalty, causal=mask, leak=leak,
-                    today=today)
+                    today=today, port=port)
 
 if __name__ == "__main__":
     ui.run("lesson", body)

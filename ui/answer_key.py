@@ -13,7 +13,7 @@ from posviz.rope import same_up_to_rounding
 from ui.i18n import text
 
 OPTIONS = dict(meaning=2, position=3, sum=2, order=2, sinusoidal=2, rope=4, alibi=4, causal=3,
-               leak=4, today=2)
+               leak=4, today=2, port=2)
 """How many options each scene's question has (A, B, ...)."""
 CHECK = (1, 2, 2, 1, 0, 3)
 """The right option of each question of the concept check (assets/i18n/check.toml): the
@@ -107,3 +107,11 @@ def today(top_layer_gap: float) -> int:
     """A: a layer without position on top of a RoPE layer gives the same outputs for the
     reversed sentence; B: they change."""
     return 1 if changed(0.0, top_layer_gap) else 0
+
+
+def port(port_side: int) -> int:
+    """A: map A is the buggy port's; B: map B is (posviz.ports.port_side, where the scene
+    draws it)."""
+    if port_side not in (0, 1):
+        raise ValueError(f"the port's map is drawn at 0 or 1, got {port_side}")
+    return port_side

@@ -75,3 +75,9 @@ def test_the_first_token_under_a_causal_mask_keeps_all_its_attention():
 def test_the_copy_row_is_the_pair_of_position_zero_and_the_copy():
     rows = [{"first": 0, "second": 2}, {"first": 0, "second": 4}, {"first": 1, "second": 4}]
     assert lesson.copy_row(rows, 4) == {"first": 0, "second": 4}
+
+
+def test_the_port_question_is_right_where_the_ports_map_is_drawn():
+    assert lesson.port(0) == 0 and lesson.port(1) == 1
+    with pytest.raises(ValueError, match="drawn at 0 or 1"):
+        lesson.port(2)

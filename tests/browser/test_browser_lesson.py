@@ -18,7 +18,7 @@ from ui.i18n import text
 pytestmark = pytest.mark.browser
 
 SCENES = ["meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
-          "today"]
+          "today", "port"]
 AT_TOP = "document.querySelector('[data-testid=stMain]').scrollTop === 0"
 
 

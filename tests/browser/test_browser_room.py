@@ -20,6 +20,8 @@ from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
+from posviz import ports
+from posviz.tokens import tokenize
 from rooms import CODE_VOTES, open_rooms, signing
 from tests.conftest import ROOT
 from tests.helpers.load_fixtures import nav_click, rerun, settle, tab_to
@@ -152,6 +154,25 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
         if scene in (1, 4):
             for who, student in students.items():
                 student.screenshot(path=artifacts / f"room-{who}-scene-{scene}.png")
+
+    # the last scene asks which of two maps is the buggy port's: the laptop answers with the
+    # keyboard alone, a phone taps; the reveal names the port's map on every screen
+    port = "AB"[ports.port_side("\x1f".join(tokenize("刚想到了")))]
+    tab_to(laptop, '[data-poll="scene-port"] .posviz-option')
+    laptop.keyboard.press("Enter")
+    phone.locator('[data-poll="scene-port"] .posviz-option').nth("AB".index(port)).click()
+    for student in (laptop, phone):
+        expect(student.locator('[data-poll="scene-port"] .posviz-option.chosen')
+               ).to_have_count(1)
+    reveal = lecturer.get_by_role("button", name="Reveal the answer to the room")
+    reveal.scroll_into_view_if_needed()
+    expect(lecturer.get_by_text("Answers: 2 · students connected: 3")).to_be_visible()
+    with rerun(lecturer):
+        reveal.click()
+    expect(phone.locator('[data-poll="scene-port"] .posviz-question-note')).to_have_text(
+        f"Right: the answer is {port}, and you chose {port}.", timeout=FOLLOW_WITHIN * 1000)
+    expect(phone_zh.locator('[data-poll="scene-port"] .posviz-question-note')).to_contain_text(
+        f"正确答案是 {port}", timeout=FOLLOW_WITHIN * 1000)
 
     # everyone votes on scene 4's question, two say how sure; the lecturer sees 2 of 3 wrong
     # and opens a second round after a discussion; the reveal shows both rounds

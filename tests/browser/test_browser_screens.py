@@ -54,7 +54,7 @@ SENTENCES = {"en": LONG, "zh": "刚想到了"}
 # to hover): drawn again with the other length in each language, four tokens and eight.
 LABELLED = {"en": "the cat sat down", "zh": "刚想到了一个办法"}
 LESSON = "pages/0_lesson.py"
-SCENES = 10
+SCENES = 11
 SHOTS = ROOT / "test-artifacts" / "screens"
 AUDITS = ROOT / "test-artifacts" / "a11y"
 

@@ -4,7 +4,7 @@ from streamlit.testing.v1 import AppTest
 
 PAGE = "../../pages/0_lesson.py"  # from this folder, as AppTest reads it
 SCENES = ["meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
-          "today"]
+          "today", "port"]
 
 
 def lesson(scene: str | None = None, lang: str = "en", sentence: str = "刚想到了",
