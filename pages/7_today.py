@@ -569,10 +569,12 @@ def report_link(url: str) -> str:
 def bug_numbers(key: str) -> dict[str, object]:
     """The published numbers a bug's description names, from the model's values."""
     b = ports.bug(key)
-    if key == "gemma4_prefix":
+    if key.startswith("gemma4_"):
         share = modern.value(b.model, "full_partial_rotary_factor")
         lanes = 2 * proportional.turned_pairs(b.width, share)
-        return dict(lanes=lanes, inside=lanes // 2, across=b.width // 2, wide=b.width)
+        return dict(lanes=lanes, inside=lanes // 2, across=b.width // 2, wide=b.width,
+                    still=(b.width - lanes) // 2,
+                    base=number(modern.value(b.model, "full_rope_theta")))
     if key.startswith("v4_"):
         return dict(main=number(modern.value(b.model, "rope_theta")),
                     compress=number(modern.value(b.model, "compress_rope_theta")),

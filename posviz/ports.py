@@ -67,6 +67,16 @@ def _gemma4() -> Bug:
                lambda x, p: proportional.prefix_paired_rope(x, p, fraction, base))
 
 
+def _gemma4_whole() -> Bug:
+    """A port that ignored the partial factor: all of the wide head turned, at the global
+    layers' base over the whole width (nexusquant pull request 12)."""
+    width, fraction, base = (value("gemma4_31b", k) for k in (
+        "global_head_dim", "full_partial_rotary_factor", "full_rope_theta"))
+    return Bug("gemma4_whole", "gemma4_31b", width,
+               lambda x, p: proportional.proportional_rope(x, p, fraction, base),
+               lambda x, p: apply_rope(x, p, base, "half"))
+
+
 def _v4(key: str, kind: str, wrong: str) -> Bug:
     """A DeepSeek-V4 layer of this kind, turned by its own rope and by a port's."""
     m = "deepseek_v4_flash"
@@ -105,7 +115,7 @@ def _halves() -> Bug:
 @functools.cache
 def bugs() -> tuple[Bug, ...]:
     """Every bug of the clinic, in the order the page lists them."""
-    return (_gemma4(), _v4("v4_one_base", "csa", "yarn_main"),
+    return (_gemma4(), _gemma4_whole(), _v4("v4_one_base", "csa", "yarn_main"),
             _v4("v4_compress_on_sliding", "sliding", "compress"),
             _v4("v4_yarn_on_sliding", "sliding", "yarn_main"), _qwen3vl(), _halves())
 

@@ -140,3 +140,12 @@ def test_a_proportional_global_layer_and_its_port_share_their_speeds():
     assert b.width == value("gemma4_31b", "global_head_dim")
     theta = proportional.proportional_frequencies(512, 0.25, 1e6)
     assert np.count_nonzero(theta) == 64
+
+
+def test_the_whole_width_ports_text_counts_the_pairs_it_should_have_left_still():
+    found = " ".join(said(made(bug="gemma4_whole")))
+    pairs = proportional.turned_pairs(512, 0.25)
+    assert pairs == 64
+    assert ("whole 512-channel head at base 1,000,000" in found
+            and f"The {pairs} fastest pairs" in found and f"the other {256 - pairs} pairs"
+            in found)

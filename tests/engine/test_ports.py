@@ -124,10 +124,27 @@ def test_where_each_bug_starts_to_matter_on_a_sentence():
     assert onsets["gemma4_prefix"] == onsets["halves_as_pairs"] == 1  # from the next token
     assert onsets["qwen3vl_contiguous"] == 1  # one row down the image
     assert 2 <= onsets["v4_one_base"] <= 32  # the mid pairs part first
+    assert 100 <= onsets["gemma4_whole"] <= 5000  # only the slow pairs turn too many
     assert onsets["v4_yarn_on_sliding"] is None  # never, within the 128-token window
     deltas = ports.offsets()
     seen = ports.reach("v4_yarn_on_sliding", deltas)
     assert deltas[seen].max() <= 128 < deltas[~seen].min()
+
+
+def test_gemma_4s_whole_width_port_turns_the_64_pairs_alike_and_the_192_others_too():
+    """Pair i is lanes (i, i + 256); the model turns pairs 0..63 at 1e6^(-2i/512), the port
+    every pair at that speed."""
+    b = ports.bug("gemma4_whole")
+    x = np.random.default_rng(3).normal(size=(1, 512))
+    at = np.array([1000.0])
+    right, wrong = b.right(x, at), b.wrong(x, at)
+    for i in range(256):
+        a, c = x[0, i], x[0, i + 256]
+        angle = 1000.0 * 1e6 ** (-2 * i / 512)
+        turned = (a * np.cos(angle) - c * np.sin(angle), a * np.sin(angle) + c * np.cos(angle))
+        np.testing.assert_allclose((wrong[0, i], wrong[0, i + 256]), turned, atol=1e-9)
+        np.testing.assert_allclose((right[0, i], right[0, i + 256]),
+                                   turned if i < 64 else (a, c), atol=1e-9)
 
 
 def test_a_text_only_sentence_moves_nothing_under_the_m_rope_port():
