@@ -534,7 +534,7 @@ def qwen_part(d: ui.Doc, s: ui.Settings) -> None:
         where.text_table({s.t("today.mrope_col.what"): what,
                           **{s.t(f"today.mrope_col.{a}"): ids[n].tolist()
                              for n, a in enumerate(modern.AXES)}})
-    d.caption(s.t("schemes.qwen_caption",
+    d.markdown(s.t("schemes.qwen_caption",
                   link=report_link(ports.reports("qwen3vl_rope_index")[0]["url"])))
 
 

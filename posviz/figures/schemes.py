@@ -96,7 +96,7 @@ def lane_strips(rows: dict[str, np.ndarray], *, title: str, x_title: str, value_
     grey = masked_layer(never, x, names)
     cells = dict(type="heatmap", z=waves.astype(np.float32), x=x, y=names, colorscale="Viridis",
                  hoverongaps=False, ygap=6,
-                 colorbar=dict(title=dict(text=plain(value_name)),
+                 colorbar=dict(title=dict(text=plain(value_name), side="right"),
                                tickvals=np.arange(8, dtype=np.float32),
                                ticktext=[f"{10 ** k:,}" for k in range(8)]),
                  hovertemplate=(f"%{{y}}<br>{plain(x_title)} %{{x}}: 10^%{{z:.2f}}"

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from posviz import layered, multimodal, ports, proportional
+from posviz.figures.common import as_array
 from posviz.modern import value
 from posviz.permutation import readable
 from posviz.tokens import tokenize
@@ -60,9 +61,11 @@ def test_gemma_4s_text_quotes_its_turned_pairs_and_their_speeds():
     assert "lane i + 256" in body and "first 24 of GPT-NeoX 20B's 96 channels" in body
     lanes = json.loads(next(b["figure"] for b in chart_blocks(blocks(
         "today", "text=刚想到了", "en")) if b["name"] == "today_lanes"))
-    assert lanes["data"][1]["y"] == ["Gemma 4 global layer, proportional (512 channels)",
-                                     "Gemma 4 sliding layer (256 channels)",
-                                     "GPT-NeoX 20B, partial (96 channels)"]
+    assert lanes["data"][1]["y"] == ["Gemma 4 global", "Gemma 4 sliding", "GPT-NeoX 20B"]
+    grey, turning = (as_array(t["z"]) for t in lanes["data"][:2])
+    drawn = (grey == 1) | np.isfinite(turning)  # a strip ends where its head does
+    assert drawn.sum(axis=1).tolist() == [512, 256, 96]
+    assert np.isfinite(turning).sum(axis=1).tolist() == [128, 256, 24]
 
 
 def test_deepseek_v4s_caption_is_the_reports_figure_on_its_pairs():

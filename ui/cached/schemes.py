@@ -38,11 +38,11 @@ def lanes_figure(lang: str) -> go.Figure:
     g, n = "gemma4_31b", "gpt_neox_20b"
     wide = value(g, "global_head_dim")
     lanes = {
-        text("schemes.lanes_global", lang, dim=wide): proportional.lane_wavelengths(
+        text("schemes.lanes_global", lang): proportional.lane_wavelengths(
             wide, value(g, "full_partial_rotary_factor"), value(g, "full_rope_theta")),
-        text("schemes.lanes_sliding", lang, dim=value(g, "head_dim")):
+        text("schemes.lanes_sliding", lang):
         proportional.lane_wavelengths(value(g, "head_dim"), 1.0, value(g, "sliding_rope_theta")),
-        text("schemes.lanes_neox", lang, dim=value(n, "head_dim_computed")):
+        text("schemes.lanes_neox", lang):
         proportional.lane_wavelengths(value(n, "head_dim_computed"), value(n, "rotary_pct"),
                                       value(n, "rotary_emb_base"), "neox")}
     return lane_strips(lanes, title=text("schemes.lanes_fig", lang),
@@ -116,7 +116,8 @@ def bands_figures(lang: str) -> tuple[go.Figure, go.Figure]:
             dim, base, length, coefficients))},
         title=text("schemes.bands_fig", lang, dim=dim, length=length),
         x_title=text("today.pair_axis", lang), y_title=text("today.wavelength_axis", lang),
-        log_y=True, marked_y={text("today.trained_mark", lang, n=number(length)): length})
+        log_y=True, marked_y={text("today.trained_mark", lang, n=number(length)): length},
+        dashed=(text("schemes.band_fope", lang),))  # over HoPE's kept pairs, which it shares
     basis = token_heatmap(
         coefficients[0], [f"{n}" for n in range(kept)], [f"{n}" for n in range(series)],
         title=text("schemes.fope_fig", lang, gain=value("fope_olmo_60m",
