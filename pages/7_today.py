@@ -606,7 +606,7 @@ def clinic_part(d: ui.Doc, s: ui.Settings) -> None:
     largest_change(d, s, clinic.reading(tokens, key))
     deltas, curves, onsets = clinic.drifts(tokens)
     window = modern.value("deepseek_v4_flash", "sliding_window")
-    d.chart(drift_chart(deltas, {s.t(f"schemes.bug.{k}.name"): curves[k] for k in keys},
+    d.chart(drift_chart(deltas, {s.t(f"schemes.bug.{k}.short"): curves[k] for k in keys},
                         title=s.t("schemes.drift_fig"), x_title=s.t("today.offset_axis"),
                         y_title=s.t("schemes.drift_axis"), threshold=ports.ONSET,
                         threshold_name=s.t("schemes.onset_mark"),

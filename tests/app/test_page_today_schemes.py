@@ -114,7 +114,7 @@ def test_each_bugs_clinic_shows_the_engines_numbers_and_names_its_reports(key):
     never = text("schemes.onset_never", "en", share="10%")
     assert onset_text and ((onset is None) == (onset_text[0] == never))
     if onset is not None:
-        assert f"From {onset:,} " in onset_text[0]
+        assert f"From an offset of {onset:,} " in onset_text[0]
     markdown = " ".join(said(found))
     for report in ports.reports(key):
         assert f"]({report['url']})" in markdown
@@ -152,3 +152,21 @@ def test_the_whole_width_ports_text_counts_the_pairs_it_should_have_left_still()
     assert ("whole 512-channel head at base 1,000,000" in found
             and f"The {pairs} fastest pairs" in found and f"the other {256 - pairs} pairs"
             in found)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_drift_chart_draws_each_bugs_drift_under_its_short_name(lang):
+    sentence = "the cat sat on the mat"
+    drift = json.loads(next(b["figure"] for b in chart_blocks(blocks(
+        "today", f"text={sentence}", lang)) if b["name"] == "today_clinic_drift"))
+    lines = [t for t in drift["data"] if t["type"] == "scatter"]
+    assert [t["name"] for t in lines] == [text(f"schemes.bug.{b.key}.short", lang)
+                                          for b in ports.bugs()]
+    deltas = ports.offsets()
+    np.testing.assert_allclose(as_array(lines[0]["x"]), deltas)
+    for line, b in zip(lines, ports.bugs(), strict=True):
+        seen = ports.reach(b.key, deltas)
+        np.testing.assert_allclose(as_array(line["y"])[seen],
+                                   ports.drift(tokenize(sentence), b.key, deltas)[seen],
+                                   rtol=1e-6)
+        assert np.isnan(as_array(line["y"])[~seen]).all()
