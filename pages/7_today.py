@@ -604,7 +604,7 @@ def clinic_part(d: ui.Doc, s: ui.Settings) -> None:
                                              s.t("schemes.panel_wrong")), False, s.lang),
             "today_clinic_maps")
     largest_change(d, s, clinic.reading(tokens, key))
-    deltas, curves, onsets = clinic.drifts(tokens)
+    deltas, curves, onsets = clinic.drifts()
     window = modern.value("deepseek_v4_flash", "sliding_window")
     d.chart(drift_chart(deltas, {s.t(f"schemes.bug.{k}.short"): curves[k] for k in keys},
                         title=s.t("schemes.drift_fig"), x_title=s.t("today.offset_axis"),

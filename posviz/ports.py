@@ -41,7 +41,7 @@ ONSET = 0.1
 """A bug "matters" from the offset where it moves the head's scores by a tenth (`drift`)."""
 IMAGE = (2, 3)  # the image an M-RoPE bug's sentence carries after its first token: rows, cols
 FARTHEST = 2 ** 20  # the longest offset the drift is drawn to (a million positions)
-DRIFT_TOKENS = 6  # the drift is measured on the vectors of this many first tokens at most
+DRIFT_VECTORS = 8  # the drift is measured on this many seeded queries and as many keys
 
 
 @dataclass(frozen=True)
@@ -268,21 +268,31 @@ def apart(deltas: np.ndarray, n: int, image: bool) -> np.ndarray:
     return along
 
 
-def drift(tokens: list[str], key: str, deltas: np.ndarray, seed: int = 0) -> np.ndarray:
+def drift_head(key: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The queries and keys a bug's drift is measured on, (DRIFT_VECTORS, d) each: independent
+    N(0, 1) entries with the head's look-back habit (u added to each query, u turned one
+    position on to each key), as on a sentence, but of no sentence: where a bug starts to
+    matter is the port's, whatever was typed."""
+    b = bug(key)
+    u, turned = habit(key, seed)
+    q, k = np.random.default_rng(seed + 4).standard_normal((2, DRIFT_VECTORS, b.width))
+    return q + u, k + turned
+
+
+def drift(key: str, deltas: np.ndarray, seed: int = 0) -> np.ndarray:
     """How much the port has moved the part of the head's scores that carries position by the
     time key and query are delta apart: with every key at each offset d <= delta before every
-    query (deltas increasing), the root mean square over all (query, key) pairs of the
-    sentence's vectors (its first DRIFT_TOKENS tokens, restricted to the moving lanes) of
-    s_wrong - s_right, at its largest so far, divided by the root mean square of the scores at
-    offset 0 (where neither rotation turns anything). Never decreasing. (K,)"""
+    query (deltas increasing), the root mean square over all (query, key) pairs of drift_head
+    (restricted to the moving lanes) of s_wrong - s_right, at its largest so far, divided by
+    the root mean square of the scores at offset 0 (where neither rotation turns anything).
+    Never decreasing. (K,)"""
     b = bug(key)
-    seq, _ = sequence(tokens, b.image)
-    q, k = habit_head(seq[:DRIFT_TOKENS], b, seed)
+    q, k = drift_head(key, seed)
     lanes = moving_lanes(key)
     q, k = q * lanes, k * lanes
     home, there = apart(np.zeros(1), len(k), b.image), apart(deltas, len(q), b.image)
     scores = [(turn(np.tile(q, (len(deltas), 1)), there) @ turn(k, home).T).reshape(
-        len(deltas), len(q), len(k)) for turn in (b.right, b.wrong)]              # (K, T, T)
+        len(deltas), len(q), len(k)) for turn in (b.right, b.wrong)]              # (K, N, N)
     moved = np.sqrt(np.mean((scores[1] - scores[0]) ** 2, axis=(1, 2)))
     scale = np.sqrt(np.mean((q @ k.T) ** 2))                     # the scores at offset 0
     return np.maximum.accumulate(moved) / scale
@@ -300,11 +310,13 @@ def first_over(deltas: np.ndarray, moved: np.ndarray, seen: np.ndarray) -> int |
     return int(deltas[over[0]]) if len(over) else None
 
 
-def onset(tokens: list[str], key: str, seed: int = 0) -> int | None:
+@functools.cache
+def onset(key: str, seed: int = 0) -> int | None:
     """The first offset (of `offsets`, within the bug's window if it has one) at which the
-    port moves the position part of the scores by ONSET or more; None if it never does."""
+    port moves the position part of the head's scores by ONSET or more; None if it never
+    does."""
     deltas = offsets()
-    return first_over(deltas, drift(tokens, key, deltas, seed), reach(key, deltas))
+    return first_over(deltas, drift(key, deltas, seed), reach(key, deltas))
 
 
 def looks_back(weights: np.ndarray) -> int:

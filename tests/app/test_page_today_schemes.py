@@ -109,7 +109,7 @@ def test_each_bugs_clinic_shows_the_engines_numbers_and_names_its_reports(key):
                f"{read.weights[0][i, j]:.3f} with the model's RoPE, "
                f"{read.weights[1][i, j]:.3f} with the port's." in t for t in said(found,
                                                                                   "caption"))
-    onset = ports.onset(tokenize(sentence), key)
+    onset = ports.onset(key)
     onset_text = [t for t in said(found, "caption") if "carries position" in t]
     never = text("schemes.onset_never", "en", share="10%")
     assert onset_text and ((onset is None) == (onset_text[0] == never))
@@ -129,9 +129,8 @@ def test_each_bugs_clinic_shows_the_engines_numbers_and_names_its_reports(key):
 def test_the_clinics_table_gives_every_bug_its_onset_and_its_reports_figure():
     table = next(b for b in made("the cat sat on the mat") if b["t"] == "table"
                  and b["head"][0] == "bug")
-    tokens = tokenize("the cat sat on the mat")
     for row, b in zip(table["rows"], ports.bugs(), strict=True):
-        onset = ports.onset(tokens, b.key)
+        onset = ports.onset(b.key)
         assert row[1] == (text("schemes.never", "en") if onset is None else f"{onset:,}")
         has_figure = any("figure" in r for r in ports.reports(b.key))
         assert (row[2] == text("schemes.no_figure", "en")) != has_figure
@@ -167,6 +166,6 @@ def test_the_drift_chart_draws_each_bugs_drift_under_its_short_name(lang):
     for line, b in zip(lines, ports.bugs(), strict=True):
         seen = ports.reach(b.key, deltas)
         np.testing.assert_allclose(as_array(line["y"])[seen],
-                                   ports.drift(tokenize(sentence), b.key, deltas)[seen],
+                                   ports.drift(b.key, deltas)[seen],
                                    rtol=1e-6)
         assert np.isnan(as_array(line["y"])[~seen]).all()

@@ -95,11 +95,10 @@ def test_on_the_typed_sentence_gemma_4s_port_loses_the_look_back():
 @pytest.mark.parametrize("key", KEYS)
 def test_the_drift_never_falls_and_starts_at_what_the_nearest_offset_moves(key):
     deltas = ports.offsets()
-    moved = ports.drift(SENTENCES[1], key, deltas)
+    moved = ports.drift(key, deltas)
     assert (np.diff(moved) >= 0).all()
     b = ports.bug(key)
-    seq, _ = ports.sequence(SENTENCES[1], b.image)
-    q, k = ports.habit_head(seq[:ports.DRIFT_TOKENS], b)
+    q, k = ports.drift_head(key)
     lanes = ports.moving_lanes(key)
     q, k = q * lanes, k * lanes
     here = ports.apart(deltas[:1], len(q), b.image)
@@ -109,18 +108,35 @@ def test_the_drift_never_falls_and_starts_at_what_the_nearest_offset_moves(key):
                                              / np.mean((q @ k.T) ** 2)))
 
 
-@pytest.mark.parametrize("key", KEYS)
-def test_the_drift_reads_only_the_sentences_first_tokens(key):
-    long, deltas = SENTENCES[1], ports.offsets(1000)
-    np.testing.assert_array_equal(ports.drift(long, key, deltas),
-                                  ports.drift(long[:ports.DRIFT_TOKENS], key, deltas))
-    assert not np.array_equal(ports.drift(long, key, deltas),
-                              ports.drift(long[1:], key, deltas))  # but all of those
+def test_the_drift_is_the_largest_change_so_far_offset_by_offset():
+    """By a loop: at each offset, every query against every key, both rotations."""
+    key, deltas = "v4_one_base", np.array([1.0, 3.0, 10.0, 40.0])
+    b = ports.bug(key)
+    q, k = ports.drift_head(key)
+    lanes = ports.moving_lanes(key)
+    q, k = q * lanes, k * lanes
+    scale = np.sqrt(np.mean([(qi @ kj) ** 2 for qi in q for kj in k]))
+    worst, expected = 0.0, []
+    for delta in deltas:
+        gaps = [(b.wrong(qi[None], np.array([delta]))[0] @ kj
+                 - b.right(qi[None], np.array([delta]))[0] @ kj) ** 2 for qi in q for kj in k]
+        worst = max(worst, np.sqrt(np.mean(gaps)) / scale)
+        expected.append(worst)
+    np.testing.assert_allclose(ports.drift(key, deltas), expected, rtol=1e-9)
 
 
-def test_where_each_bug_starts_to_matter_on_a_sentence():
-    tokens = SENTENCES[1]
-    onsets = {key: ports.onset(tokens, key) for key in KEYS}
+def test_the_drift_head_carries_the_habit_and_is_fixed_by_its_seed():
+    for b in ports.bugs():
+        q, k = ports.drift_head(b.key)
+        assert q.shape == k.shape == (ports.DRIFT_VECTORS, b.width)
+        np.testing.assert_array_equal(q, ports.drift_head(b.key)[0])
+        u, turned = ports.habit(b.key)
+        assert not np.array_equal(q, ports.drift_head(b.key, seed=1)[0])
+        assert np.mean(q @ u) > 0.5 * (u @ u) and np.mean(k @ turned) > 0.5 * (turned @ turned)
+
+
+def test_where_each_bug_starts_to_matter():
+    onsets = {key: ports.onset(key) for key in KEYS}
     assert onsets["gemma4_prefix"] == onsets["halves_as_pairs"] == 1  # from the next token
     assert onsets["qwen3vl_contiguous"] == 1  # one row down the image
     assert 2 <= onsets["v4_one_base"] <= 32  # the mid pairs part first

@@ -148,18 +148,14 @@ def maps_figure(tokens: Tokens, key: str, panel_titles: tuple[str, str], flip: b
                     value_name=text("attention.weight", lang), n_cols=2)
 
 
-def drifts(tokens: Tokens) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, int | None]]:
+@st.cache_data(max_entries=1, show_spinner=False)
+def drifts() -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, int | None]]:
     """The offsets, each bug's drift over them (within its window, NaN past it) and its
-    onset: read from the sentence's first ports.DRIFT_TOKENS tokens, all a drift reads."""
-    return _drifts(tokens[:ports.DRIFT_TOKENS])
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def _drifts(tokens: Tokens) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, int | None]]:
+    onset."""
     deltas = ports.offsets()
     curves, onsets = {}, {}
     for b in ports.bugs():
-        moved, seen = ports.drift(list(tokens), b.key, deltas), ports.reach(b.key, deltas)
+        moved, seen = ports.drift(b.key, deltas), ports.reach(b.key, deltas)
         curves[b.key] = np.where(seen, moved, np.nan)
         onsets[b.key] = ports.first_over(deltas, moved, seen)
     return deltas, curves, onsets
