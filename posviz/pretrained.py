@@ -1,37 +1,47 @@
 """Real causal language models from this machine's disk, read on a sentence with position on or
 off. For a notebook:
 
-    tokens, weights = posviz.pretrained.attention("HuggingFaceTB/SmolLM2-135M", "刚想到了")
-    weights.shape  # (layers, heads, T, T), each row a query's weights over the keys
+    model = posviz.pretrained.model("HuggingFaceTB/SmolLM2-135M")
+    tokens, weights = posviz.pretrained.attention(model, "刚想到了")
+    weights.shape  # (attention layers, heads, T, T), each row a query's weights over the keys
 
 A model is a folder in the Hugging Face format: one the Hugging Face cache holds (named by its id,
 as `huggingface_hub` lists it), one under a folder of models, or any path. Nothing is ever
 downloaded: files are read locally only, weights only from `safetensors` files (a pickle can run
-code), and a model whose configuration asks for its own code is refused, never run. torch runs on
-the CPU, in float32, on at most THREADS threads (the machine's cores, if fewer).
+code), every file read must lie inside the model's folder (the cache's blobs, for a cached
+model), and a model or tokenizer whose configuration asks for its own code is refused, never
+run. torch runs on the CPU, in float32, on at most THREADS threads.
 
 posviz's own small trained models (`posviz.model`, in assets/models) are read the same way, named
 "posviz/rope", "posviz/learned", ... (`own()`), so a machine without a model still has some.
 
-Switching position off does exactly one thing per scheme, and says which (`Scheme.off`):
+How a model carries position is read from what transformers itself builds, then checked on the
+model (`scheme`): its rotary modules (each layer type's frequencies, as `ROPE_INIT_FUNCTIONS`
+computed them, and which attention layers really turn their queries and keys), a learned or
+sinusoidal table of absolute positions, or ALiBi. Switching position off does exactly one thing
+per scheme, and says which (`Scheme.off`):
 - RoPE: every position id is 0, so no query or key is turned (partial RoPE: the turned share);
-- a learned table of absolute positions (GPT-2): its rows are zeroed for the run;
+- a table of absolute positions, learned (GPT-2) or sinusoidal (XGLM): its rows are zero;
 - ALiBi (BLOOM, MPT, Falcon with alibi): every head's slope is 0, so the bias is 0 everywhere;
-- a sinusoidal table (posviz's own): not added;
 - none: nothing carries position but the causal mask, which stays in every case.
+With that switch off, the first attention layer must read the tokens before the last one as a
+bag; a model whose first layer still tells their order apart is refused ("unread"): posviz
+would otherwise call position off something that is not.
+
+This module keeps nothing between calls: a program that reads often keeps its loaded models
+and runs itself (the app: ui.cached.real).
 """
 
 from __future__ import annotations
 
-import gc
+import functools
 import json
 import math
-import os
+import re
 import threading
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 
@@ -42,21 +52,30 @@ from posviz.permutation import check_order
 
 FLOAT_BYTES = 4  # float32 on the CPU
 OVERHEAD = 1.25  # memory beside the weights: activations, the tokenizer, Python
-LEARNED_TABLES = ("wpe", "embed_positions", "position_embeddings")  # names of absolute tables
 MAX_TOKENS = 64  # tokens of a sentence read (its start), as every page of posviz
 THREADS = 4  # torch's threads at most: a run shares the server with every other reader
-MODELS_KEPT = 2  # loaded models a process keeps (one in use, one the lecturer came from)
-RUNS_KEPT = 8  # runs kept: a page's four (position on and off, two orders) twice over
-ALIBI_BUILDERS = {"bloom": "build_alibi_tensor", "mpt": "build_mpt_alibi_tensor"}
-"""The method of a model's base that builds its ALiBi bias (Falcon's is a function)."""
+MAX_NAME = 1024  # characters of a typed model name or path at most
+MAX_JSON = 16 << 20  # bytes of a configuration file read at most
 OWN = "posviz/"  # the names of posviz's own models start so
 OWN_ORDER = ("rope", "learned", "alibi", "sinusoidal", "none")  # as own() lists them
+PROBE = (3, 7, 11, 5, 2, 9)  # token ids a model is checked on when it loads (its vocabulary's)
+TABLE_NAME = re.compile(r"^(wpe|embed_positions|position_embeddings?|positions_embed|pos_emb)$")
+"""Names transformers gives a table of absolute positions."""
+AWAY = ("vision", "visual", "audio", "image", "speech", "video")
+"""Parts of a multimodal model that never read the text (their own position tables)."""
+CONFIGS = ("config.json", "tokenizer_config.json", "generation_config.json",
+           "preprocessor_config.json", "processor_config.json")
+"""The JSON files of a model folder that transformers may read (and so checked for auto_map)."""
+PICKLES = (".bin", ".pt", ".pth", ".pkl", ".ckpt")
+TOKEN_WISE = ("mlp", "moe", "ffn", "dense", "sparse", "feed_forward")
+"""Kinds of layer that change each token on its own (a feed-forward layer): no order in them."""
 
 
 class Refused(ValueError):
     """A model posviz will not load, with why: `reason` is one of REASONS, `detail` names it."""
 
-    REASONS = ("unknown", "not_a_model", "pickle_only", "own_code", "not_causal", "too_large")
+    REASONS = ("unknown", "not_a_model", "pickle_only", "own_code", "not_causal", "too_large",
+               "broken", "outside", "no_attention", "unread", "fails")
 
     def __init__(self, reason: str, detail: str) -> None:
         assert reason in self.REASONS, reason
@@ -70,7 +89,7 @@ class Found:
 
     name: str
     path: Path
-    source: str  # "cache", "folder" or "path"
+    source: str  # "cache", "folder", "path" or "posviz"
 
 
 @dataclass(frozen=True)
@@ -85,16 +104,45 @@ class Card:
 
 
 @dataclass(frozen=True)
+class Rotary:
+    """One kind of rotary position in a model: the attention layers that turn their queries and
+    keys by it, and its numbers as transformers computed them."""
+
+    layers: tuple[int, ...]  # the model's layers (from 0)
+    layer_type: str | None  # transformers' name for those layers ("sliding_attention"), if any
+    base: float | None  # rope_theta
+    fraction: float  # the share of each head's channels turned
+    rope_type: str  # "default", or its scaling: "linear", "yarn", "llama3", ...
+    factor: float | None  # the scaling's factor
+    frequencies: tuple[float, ...]  # each turned pair's angle per position (inv_freq)
+
+
+@dataclass(frozen=True)
 class Scheme:
-    """How a model carries position, with its numbers, and what switching it off does."""
+    """How a model carries position, with its numbers, and what switching it off does.
+    attention: the model's layers (from 0) that are attention; layers: all of its layers;
+    other: the kinds of its other layers (a recurrent or convolution layer), which carry order of
+    their own that position off leaves as it is. For RoPE, rotary lists each kind and unturned
+    the attention layers that turn nothing (NoPE)."""
 
     kind: str  # "rope", "learned", "alibi", "sinusoidal" or "none"
     numbers: dict = field(default_factory=dict)
+    rotary: tuple[Rotary, ...] = ()
+    unturned: tuple[int, ...] = ()
+    attention: tuple[int, ...] = ()
+    layers: int = 0
+    other: tuple[str, ...] = ()
+
+    @property
+    def ordered(self) -> tuple[str, ...]:
+        """The other layers that mix the tokens (a recurrent, linear-attention or convolution
+        layer), and so carry their order of their own, one per such layer."""
+        return tuple(k for k in self.other if not any(w in k.lower() for w in TOKEN_WISE))
 
     @property
     def off(self) -> str:
         return {"rope": "position ids all 0", "learned": "position table rows zeroed",
-                "alibi": "every slope 0", "sinusoidal": "sinusoidal table not added",
+                "alibi": "every slope 0", "sinusoidal": "sinusoidal table rows zeroed",
                 "none": "nothing to switch off"}[self.kind]
 
 
@@ -112,31 +160,49 @@ class Piece:
     special: bool  # a token the tokenizer adds (start of text), covering no characters
 
 
+@dataclass(frozen=True)
+class Guess:
+    """A likely next token: its text as the tokenizer decodes it alone, its bytes, and its
+    probability. whole: its text is its bytes as characters a reader can see (no piece of a
+    character, no control or unassigned character), so it can be shown as text."""
+
+    text: str
+    raw: bytes
+    p: float
+
+    @property
+    def whole(self) -> bool:
+        return bool(self.text) and self.text.encode("utf-8") == self.raw and all(
+            c.isprintable() or c.isspace() for c in self.text)
+
+
 @dataclass
 class Loaded:
-    """A model and its tokenizer, loaded once; runs are serialized (position off changes the
-    model for the length of a run). posviz's own models have a vocabulary for a tokenizer, and
-    a twin without position (the same weights, scheme "none")."""
+    """A model and its tokenizer; runs are serialized (position off changes the model for the
+    length of a run). posviz's own models have a vocabulary for a tokenizer, and a twin without
+    position (the same weights, scheme "none")."""
 
     card: Card
     model: object
     tokenizer: object
     scheme: Scheme
     twin: object = None
+    tables: tuple = ()  # the tables of absolute positions that position off zeroes
+    drawn: tuple[int, ...] | None = None  # which of transformers' attentions are (T, T) maps
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 @dataclass(frozen=True)
 class Reading:
     """One run of the model on a sentence: its tokens (the first MAX_TOKENS of total), its
-    attention (layers, heads, T, T), each layer's output (layers, T, D) and the top next tokens
-    at each position (the token as decoded alone, its probability)."""
+    attention (attention layers, heads, T, T), each layer's output (layers, T, D) and the top
+    next tokens at each position."""
 
     pieces: list[Piece]
     total: int
     weights: np.ndarray
     states: np.ndarray
-    top: list[list[tuple[str, float]]]
+    top: list[list[Guess]]
 
 
 @dataclass(frozen=True)
@@ -154,15 +220,15 @@ class Twin:
 
 # ---- finding ------------------------------------------------------------------------------
 
-def cached() -> list[Found]:
-    """Every model in the Hugging Face cache (where huggingface_hub keeps it: HF_HUB_CACHE or
-    HF_HOME), by id: its newest snapshot."""
+def cached(cache: str | None = None) -> list[Found]:
+    """Every model in the Hugging Face cache (cache, or where huggingface_hub keeps it:
+    HF_HUB_CACHE or HF_HOME), by id: its newest snapshot."""
     from huggingface_hub import constants, scan_cache_dir
     from huggingface_hub.errors import CacheNotFound
 
     try:
-        info = scan_cache_dir(constants.HF_HUB_CACHE)
-    except CacheNotFound:
+        info = scan_cache_dir(cache or constants.HF_HUB_CACHE)
+    except (CacheNotFound, OSError, ValueError):
         return []
     found = []
     for repo in info.repos:
@@ -174,10 +240,13 @@ def cached() -> list[Found]:
 
 def in_folder(folder: Path | None) -> list[Found]:
     """Every model folder (a folder holding config.json) directly under folder."""
-    if folder is None or not folder.is_dir():
+    try:
+        if folder is None or not folder.is_dir():
+            return []
+        return [Found(p.name, p, "folder") for p in sorted(folder.iterdir())
+                if (p / "config.json").is_file()]
+    except OSError:
         return []
-    return [Found(p.name, p, "folder") for p in sorted(folder.iterdir())
-            if (p / "config.json").is_file()]
 
 
 def own() -> list[Found]:
@@ -188,27 +257,71 @@ def own() -> list[Found]:
             if (MODELS / f"{scheme}.pt").is_file()]
 
 
-def find(name: str, folder: Path | None = None) -> Path:
-    """A model's folder (a checkpoint, for posviz's own) from its name: a folder under
-    folder, a cache id, one of posviz's own, or a path."""
-    for known in (*in_folder(folder), *cached(), *(own() if name.startswith(OWN) else ())):
+def at_path(typed: str) -> Found:
+    """The model folder a typed path names, or Refused: too long, nothing there ("unknown"),
+    or a file ("not_a_model")."""
+    if not typed or len(typed) > MAX_NAME or "\0" in typed:
+        raise Refused("unknown", typed[:80])
+    try:
+        path = Path(typed).expanduser()
+        if path.is_dir():
+            return Found(typed, path, "path")
+        there = path.exists()
+    except (OSError, RuntimeError, ValueError) as err:  # too long, ~nobody, a bad character
+        raise Refused("unknown", typed[:80]) from err
+    raise Refused("not_a_model" if there else "unknown", typed[:80])
+
+
+def find(name: str, folder: Path | None = None, cache: str | None = None) -> Found:
+    """A model from its name: a folder under folder, a cache id, one of posviz's own, or a
+    path (at_path)."""
+    for known in (*in_folder(folder), *cached(cache), *(own() if name.startswith(OWN) else ())):
         if known.name == name:
-            return known.path
-    path = Path(name).expanduser()
-    if path.is_dir():
-        return path
-    if path.exists():  # a file: a model is a folder
-        raise Refused("not_a_model", name)
-    raise Refused("unknown", name)
+            return known
+    return at_path(name)
+
+
+def model(name: str, folder: Path | None = None) -> Loaded:
+    """A model by its name (find), its files checked (card) and loaded (load), for a
+    notebook."""
+    return load(card(find(name, folder)))
 
 
 # ---- reading before loading ---------------------------------------------------------------
 
-def _config(path: Path) -> dict:
+def _home(path: Path) -> Path:
+    """Where a model's files may lie: its folder, or for a cache snapshot
+    (models--x--y/snapshots/<rev>) the cached repository, whose blobs the snapshot links to."""
+    if path.parent.name == "snapshots" and path.parent.parent.name.startswith("models--"):
+        return path.parent.parent
+    return path
+
+
+def _inside(file: Path, path: Path) -> Path:
+    """file, checked to be a regular file inside the model's home (a link may not lead out)."""
     try:
-        return json.loads((path / "config.json").read_text("utf-8"))
+        real = file.resolve(strict=True)
+        home = _home(path).resolve(strict=True)
+    except (OSError, RuntimeError) as err:
+        raise Refused("broken", file.name) from err
+    if not real.is_relative_to(home):
+        raise Refused("outside", file.name)
+    if not real.is_file():
+        raise Refused("broken", file.name)
+    return real
+
+
+def _json(file: Path, path: Path) -> dict:
+    real = _inside(file, path)
+    try:
+        if real.stat().st_size > MAX_JSON:
+            raise Refused("broken", file.name)
+        loaded = json.loads(real.read_text("utf-8"))
     except (OSError, ValueError) as err:
-        raise Refused("not_a_model", str(path)) from err
+        raise Refused("broken", file.name) from err
+    if not isinstance(loaded, dict):
+        raise Refused("broken", file.name)
+    return loaded
 
 
 def available_memory() -> int | None:
@@ -222,13 +335,53 @@ def available_memory() -> int | None:
     return None
 
 
-def card(path: Path) -> Card:
-    """What the model in path is and what it needs, or Refused: no configuration, weights only
-    as a pickle, its own code asked for, not a causal language model."""
+def _weights(path: Path) -> list[Path]:
+    """The safetensors files transformers will read for the model in path (as an index names
+    them, or model.safetensors), each checked to be inside its home."""
+    index = path / "model.safetensors.index.json"
+    if index.exists() or index.is_symlink():
+        shards = _json(index, path).get("weight_map")
+        if not isinstance(shards, dict) or not shards:
+            raise Refused("broken", index.name)
+        names = set(shards.values())
+        if not all(isinstance(n, str) and n and Path(n).name == n for n in names):
+            raise Refused("outside", index.name)
+        return [_inside(path / n, path) for n in sorted(names)]
+    single = path / "model.safetensors"
+    if single.exists() or single.is_symlink():
+        return [_inside(single, path)]
+    return []
+
+
+def _parameters(files: list[Path]) -> int:
+    """The weights' count, from the safetensors headers (every header checked: a file that
+    safetensors cannot open, or a tensor of a negative shape, is "broken")."""
     from safetensors import safe_open
+
+    parameters = 0
+    for file in files:
+        try:
+            with safe_open(str(file), framework="np") as f:
+                for key in f.keys():  # noqa: SIM118 (a safetensors file is not a dict)
+                    shape = f.get_slice(key).get_shape()
+                    if any(n < 0 for n in shape):
+                        raise Refused("broken", file.name)
+                    parameters += math.prod(shape)
+        except Refused:
+            raise
+        except Exception as err:  # safetensors' own error for a file it cannot read
+            raise Refused("broken", file.name) from err
+    return parameters
+
+
+def card(found: Found | Path) -> Card:
+    """What the model is and what it needs, or Refused: no configuration, weights only as a
+    pickle, its own code asked for (by its configuration or its tokenizer's), not a causal
+    language model, a file that cannot be read, or one that leads outside its folder."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
+    path = found.path if isinstance(found, Found) else Path(found)
     if path.suffix == ".pt":  # one of posviz's own
         import torch
 
@@ -236,59 +389,43 @@ def card(path: Path) -> Card:
         parameters = sum(int(t.numel()) for t in state.values())
         return Card(path, f"posviz-{path.stem}", parameters,
                     int(parameters * FLOAT_BYTES * OVERHEAD), available_memory())
-    config = _config(path)
+    if not (path / "config.json").exists():
+        raise Refused("not_a_model", str(path))
+    configs = {name: _json(path / name, path) for name in CONFIGS
+               if (path / name).exists() or (path / name).is_symlink()}
+    config = configs["config.json"]
     model_type = config.get("model_type", "")
+    if not isinstance(model_type, str):
+        raise Refused("broken", "config.json")
+    if any("auto_map" in c for c in configs.values()):
+        raise Refused("own_code", model_type or str(path))
     if model_type not in CONFIG_MAPPING_NAMES:
-        if "auto_map" in config:
-            raise Refused("own_code", model_type or str(path))
         raise Refused("not_a_model", model_type or str(path))
-    if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or not any(
-            a.endswith("ForCausalLM") or a.endswith("LMHeadModel")
-            for a in config.get("architectures") or [f"{model_type}ForCausalLM"]):
+    architectures = config.get("architectures") or [f"{model_type}ForCausalLM"]
+    if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES or not isinstance(
+            architectures, list) or not any(
+            isinstance(a, str) and (a.endswith("ForCausalLM") or a.endswith("LMHeadModel")
+                                    or a.endswith("ForConditionalGeneration"))
+            for a in architectures):
         raise Refused("not_causal", model_type)
-    weights = sorted(path.glob("*.safetensors"))
-    if not weights:
-        if any(path.glob("*.bin")) or any(path.glob("*.pt")) or any(path.glob("*.pth")):
+    files = _weights(path)
+    if not files:
+        if any(p.suffix in PICKLES for p in path.iterdir()):
             raise Refused("pickle_only", str(path))
         raise Refused("not_a_model", str(path))
-    parameters = 0
-    for file in weights:
-        with safe_open(str(file), framework="np") as f:
-            for key in f.keys():  # noqa: SIM118 (a safetensors file is not a dict)
-                parameters += int(np.prod(f.get_slice(key).get_shape()))
+    parameters = _parameters(files)
     return Card(path, model_type, parameters, int(parameters * FLOAT_BYTES * OVERHEAD),
                 available_memory())
 
 
 # ---- loading ------------------------------------------------------------------------------
 
-_LOADED: OrderedDict[Path, Loaded] = OrderedDict()  # the most recently used last
-_LOADING = threading.Lock()
-_RUNS: OrderedDict[tuple, tuple] = OrderedDict()  # (path, ids, position, k): a run's results
-_KEEPING = threading.Lock()
-
-
-def load(name_or_path: str | os.PathLike, folder: Path | None = None) -> Loaded:
-    """A model and its tokenizer, loaded once per process and kept while it is one of the
-    MODELS_KEPT most recently used (Refused if it should not be loaded)."""
-    path = find(str(name_or_path), folder).resolve()
-    with _LOADING:
-        if path in _LOADED:
-            _LOADED.move_to_end(path)
-            return _LOADED[path]
-        about = card(path)
-        if len(_LOADED) >= MODELS_KEPT:  # room first: the memory it frees counts below
-            while len(_LOADED) >= MODELS_KEPT:
-                _LOADED.popitem(last=False)
-            gc.collect()
-            about = replace(about, available=available_memory())
-        if about.available is not None and about.needed > about.available:
-            raise Refused("too_large", f"{about.needed} > {about.available} bytes")
-        _LOADED[path] = _load(about)
-        return _LOADED[path]
-
-
-def _load(about: Card) -> Loaded:
+def load(about: Card) -> Loaded:
+    """The model a card describes and its tokenizer, its position scheme read and checked
+    (Refused if it should not be loaded, or cannot be read right). Nothing is kept: each call
+    loads afresh."""
+    if about.available is not None and about.needed > about.available:
+        raise Refused("too_large", f"{about.needed} > {about.available} bytes")
     if about.model_type.startswith("posviz-"):
         return _load_own(about)
     import torch
@@ -297,13 +434,21 @@ def _load(about: Card) -> Loaded:
 
     logging.disable_progress_bar()  # a server's log is for what goes wrong
     torch.set_num_threads(min(torch.get_num_threads(), THREADS))  # the process's count
-    model = AutoModelForCausalLM.from_pretrained(
-        about.path, local_files_only=True, trust_remote_code=False, use_safetensors=True,
-        attn_implementation="eager", dtype=torch.float32)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(
+            about.path, local_files_only=True, trust_remote_code=False, use_safetensors=True,
+            attn_implementation="eager", dtype=torch.float32)
+        tokenizer = AutoTokenizer.from_pretrained(about.path, local_files_only=True,
+                                                  trust_remote_code=False)
+    except Exception as err:  # transformers' own refusal of a file, a shape, a setting
+        raise Refused("fails", _first_line(err)) from err
     model.eval()
-    tokenizer = AutoTokenizer.from_pretrained(about.path, local_files_only=True,
-                                              trust_remote_code=False)
-    return Loaded(about, model, tokenizer, scheme(model))
+    found, tables, drawn = scheme(model)
+    return Loaded(about, model, tokenizer, found, tables=tables, drawn=drawn)
+
+
+def _first_line(err: BaseException) -> str:
+    return f"{type(err).__name__}: {(str(err).strip().splitlines() or [''])[0][:200]}"
 
 
 def _load_own(about: Card) -> Loaded:
@@ -311,28 +456,31 @@ def _load_own(about: Card) -> Loaded:
 
     model, vocab = load_checkpoint(about.path)
     c = model.config
+    rotary = (Rotary(tuple(range(c.n_layers)), None, c.base, 1.0, "default", None,
+                     tuple(c.base ** (-np.arange(0, c.d_model // c.n_heads, 2)
+                                      / (c.d_model // c.n_heads)))),)
     numbers = {"rope": {"base": c.base, "type": "default", "fraction": 1.0,
                         "trained": c.max_len},
                "learned": {"size": c.max_len, "width": c.d_model},
                "alibi": {"heads": c.n_heads, "slopes": alibi_slopes(c.n_heads).tolist()},
                "sinusoidal": {"base": c.base, "width": c.d_model}}.get(c.scheme, {})
-    return Loaded(about, model, vocab, Scheme(c.scheme, numbers), without_position(model))
-
-
-def _loaded(model: Loaded | str | os.PathLike) -> Loaded:
-    return model if isinstance(model, Loaded) else load(model)
+    layers = tuple(range(c.n_layers))
+    return Loaded(about, model, vocab,
+                  Scheme(c.scheme, numbers, rotary if c.scheme == "rope" else (), (), layers,
+                         c.n_layers), without_position(model))
 
 
 # ---- the scheme ---------------------------------------------------------------------------
 
-def _table(model) -> object | None:
-    """The model's learned table of absolute positions, if it has one."""
-    import torch
+def _text_path(name: str) -> bool:
+    return not any(part in name.lower() for part in AWAY)
 
-    for name, module in model.named_modules():
-        if name.rsplit(".", 1)[-1] in LEARNED_TABLES and isinstance(module, torch.nn.Embedding):
-            return module
-    return None
+
+def _tables(model) -> list[tuple[str, object]]:
+    """The model's tables of absolute positions on the text's path (name, module)."""
+    return [(name, module) for name, module in model.named_modules()
+            if TABLE_NAME.match(name.rsplit(".", 1)[-1]) and _text_path(name)
+            and not any(n in type(module).__name__ for n in ("Rotary", "Relative"))]
 
 
 def _heads(config) -> int:
@@ -348,49 +496,303 @@ def _alibi(model) -> np.ndarray | None:
     import torch
 
     config, base = model.config, model.base_model
-    heads = _heads(config)
-    if config.model_type == "bloom" or (config.model_type == "falcon" and config.alibi):
-        build = import_module(f"transformers.models.{config.model_type}.modeling_"
-                              f"{config.model_type}").build_alibi_tensor
+    kind = config.model_type
+    if kind == "bloom" or (kind == "falcon" and config.alibi):
+        heads = _heads(config)
+        build = import_module(f"transformers.models.{kind}.modeling_{kind}").build_alibi_tensor
         bias = build(torch.ones(1, 2), heads, torch.float32)[:, 0, 1]  # distance 1: the slope
-        scale = math.sqrt(config.hidden_size // heads) if config.model_type == "falcon" else 1
+        scale = math.sqrt(config.hidden_size // heads) if kind == "falcon" else 1
         return bias.double().numpy() / scale
-    if config.model_type == "mpt":
-        return -base.build_mpt_alibi_tensor(heads, 2)[:, 0, 0].double().numpy()
+    if kind == "mpt":
+        return -base.build_mpt_alibi_tensor(_heads(config), 2)[:, 0, 0].double().numpy()
     return None
 
 
-def scheme(model) -> Scheme:
-    """How the loaded model carries position, read from its configuration and its modules."""
-    config = model.config
-    heads = _heads(config)
+def _frequencies(module) -> dict[str | None, object]:
+    """A rotary module's frequencies (inv_freq) by layer type (None: every layer), as
+    transformers computed them when it built the module."""
+    found = {}
+    for name, buffer in module.named_buffers(recurse=False):
+        if name == "inv_freq":
+            found[None] = buffer
+        elif name.endswith("_inv_freq") and not name.endswith("original_inv_freq"):
+            found[name.removesuffix("_inv_freq")] = buffer
+    return found
+
+
+def _rope_numbers(config, layer_type: str | None) -> dict:
+    """The RoPE settings of config (for layer_type, where they differ by layer type)."""
+    params = getattr(config, "rope_parameters", None) or {}
+    if isinstance(params, dict) and layer_type in params and isinstance(params[layer_type], dict):
+        params = params[layer_type]
+    return params if isinstance(params, dict) else {}
+
+
+@dataclass
+class _Probe:
+    """The attention layers of a model found by one run: each one's module and layer number."""
+
+    modules: list
+    layers: list[int]
+
+
+def _layer_of(name: str) -> int | None:
+    found = re.search(r"\.(\d+)(\.|$)", name)
+    return int(found[1]) if found else None
+
+
+def _run_ids(model, ids: list[int], position_ids=None):
+    import torch
+
+    tensor = torch.tensor([ids])
+    extra = {} if position_ids is None else {"position_ids": position_ids}
+    with torch.inference_mode():
+        return model(input_ids=tensor, attention_mask=torch.ones_like(tensor),
+                     output_attentions=True, output_hidden_states=True, **extra)
+
+
+def _probe(model, ids: list[int]) -> tuple[_Probe, object]:
+    """Which modules return the attention weights (the innermost module whose output holds each
+    one), found by one run; and the run."""
+    seen: dict[int, tuple[str, object]] = {}
+    handles = []
+    names = {module: name for name, module in model.named_modules()}
+
+    def note(module, _, out) -> None:
+        for item in out if isinstance(out, tuple) else ():
+            if hasattr(item, "dim") and item.dim() == 4 and id(item) not in seen:
+                seen[id(item)] = (names[module], module)
+
+    for module in names:
+        handles.append(module.register_forward_hook(note))
+    try:
+        out = _run_ids(model, ids)
+    finally:
+        for handle in handles:
+            handle.remove()
+    attentions = [a for a in (getattr(out, "attentions", None) or ()) if a is not None]
+    found = [seen.get(id(a)) for a in attentions]
+    modules = [f[1] for f in found if f]
+    layers = [(_layer_of(f[0]) if f else None) for f in found]
+    if None in layers or len(set(layers)) != len(layers):
+        layers = list(range(len(attentions)))
+    return _Probe(modules if len(modules) == len(attentions) else [], layers), out
+
+
+def _turning(model, probe: _Probe, ids: list[int], drawn: list[int]) -> list[bool]:
+    """For each attention layer, whether it turns its queries and keys by position: the model
+    run with every position id 0, each attention layer given the very input it had with
+    positions 0, 1, 2, ... (so that only its own use of the ids can change its weights)."""
+    import torch
+
+    if not probe.modules:
+        return [True] * len(probe.layers)
+    inputs: list = []
+
+    def keep(_, args, kwargs):
+        inputs.append(kwargs["hidden_states"] if "hidden_states" in kwargs else args[0])
+
+    def put(_, args, kwargs):
+        given = inputs[len(used)]
+        used.append(1)
+        if "hidden_states" in kwargs:
+            return args, kwargs | {"hidden_states": given}
+        return (given, *args[1:]), kwargs
+
+    used: list = []
+    runs = []
+    for hook, zero in ((keep, False), (put, True)):
+        handles = [m.register_forward_pre_hook(hook, with_kwargs=True) for m in probe.modules]
+        try:
+            zeros = torch.zeros((1, len(ids)), dtype=torch.long) if zero else None
+            runs.append(_run_ids(model, ids, zeros))
+        finally:
+            for handle in handles:
+                handle.remove()
+    on, off = ([run.attentions[i] for i in drawn] for run in runs)
+    return [not torch.allclose(a, b, atol=1e-6) for a, b in zip(on, off, strict=True)]
+
+
+def _head_width(modules: list, config) -> int | None:
+    """The width of a head's queries and keys in these attention modules (or config's)."""
+    for module in modules:
+        for name in ("qk_head_dim", "head_dim", "head_size"):
+            if isinstance(getattr(module, name, None), int):
+                return getattr(module, name)
+    width = getattr(config, "head_dim", None)
+    return width or (config.hidden_size // _heads(config) if getattr(
+        config, "hidden_size", None) else None)
+
+
+def _rotary(model, probe: _Probe, turning: list[bool]) -> tuple[Rotary, ...]:
+    """Each kind of rotary position the model's turning attention layers use."""
+    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") \
+        else model.config
+    entries: dict[str | None, object] = {}
+    for name, module in model.named_modules():
+        if "Rotary" in type(module).__name__ and _text_path(name):
+            for kind, freq in _frequencies(module).items():
+                entries.setdefault(kind, (module, freq))
+    types = getattr(config, "layer_types", None)
+    groups: dict[str | None, list[int]] = {}
+    for layer, turns in zip(probe.layers, turning, strict=True):
+        if turns:
+            kind = types[layer] if isinstance(types, list) and layer < len(types) else None
+            groups.setdefault(kind if kind in entries else None, []).append(layer)
+    merged: dict[str | None, list[int]] = {}
+    for kind, layers in groups.items():
+        if kind not in entries:
+            if len(entries) != 1:
+                return ()
+            kind = next(iter(entries))
+        merged.setdefault(kind, []).extend(layers)
+    out = []
+    for kind, layers in merged.items():
+        module, freq = entries[kind]
+        params = _rope_numbers(config, kind)
+        rope_type = module.rope_type.get(kind) if isinstance(module.rope_type, dict) \
+            else getattr(module, "rope_type", params.get("rope_type", "default"))
+        base = params.get("rope_theta", getattr(config, "rope_theta", None))
+        turned = int((freq != 0).sum())  # a "proportional" RoPE leaves some pairs at 0
+        width = _head_width([probe.modules[probe.layers.index(k)] for k in layers]
+                            if probe.modules else [], config)
+        fraction = min(1.0, 2 * turned / width) if width else 1.0
+        factor = params.get("factor")
+        same = isinstance(types, list) and all(
+            k < len(types) and types[k] == kind for k in layers)
+        out.append(Rotary(tuple(sorted(layers)), kind if same else None,
+                          float(base) if base else None, fraction,
+                          str(rope_type or "default"),
+                          float(factor) if isinstance(factor, int | float) else None,
+                          tuple(float(f) for f in freq.double())))
+    return tuple(sorted(out, key=lambda r: r.layers))
+
+
+def _bag(model, switch, ids: list[int]) -> bool:
+    """Whether, with position switched off, the first layer reads the tokens before the last
+    one as a bag: its output at the last token is the same for another order of them."""
+    import torch
+
+    moved = [ids[2], ids[0], ids[4], ids[1], ids[3], ids[5]]
+    outputs = []
+    for sequence in (ids, moved):
+        with switch(sequence) as extra:
+            tensor = torch.tensor([sequence])
+            with torch.inference_mode():
+                out = model(input_ids=tensor, attention_mask=torch.ones_like(tensor),
+                            output_hidden_states=True, **extra)
+        outputs.append(out.hidden_states[1][0, -1].double())
+    size = float(outputs[0].norm()) or 1.0
+    return float((outputs[0] - outputs[1]).norm()) / size < 1e-4
+
+
+def _causal(attentions) -> bool:
+    import torch
+
+    return all(bool((torch.triu(a[0], diagonal=1).abs() < 1e-9).all()) for a in attentions)
+
+
+def _other_layers(config, attention: list[int], layers: int) -> tuple[str, ...]:
+    """The kinds of the model's layers that are not attention (from its layer types), one per
+    such layer."""
+    types = getattr(config, "layer_types", None)
+    rest = [k for k in range(layers) if k not in attention]
+    if isinstance(types, list) and len(types) == layers:
+        return tuple(str(types[k]) for k in rest)
+    return tuple("other" for _ in rest)
+
+
+def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
+    """How the loaded model carries position, read from what transformers built; the tables of
+    absolute positions position off zeroes; and which of the attentions transformers gives are
+    maps of the sentence's tokens over themselves (another layer's, such as a linear
+    attention's state, is not). Refused if the model has no attention,
+    is not causal, or carries position in a way posviz cannot switch off."""
+    import torch
+
+    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") \
+        else model.config
+    vocab = int(getattr(config, "vocab_size", 0) or model.get_input_embeddings().num_embeddings)
+    ids = [i % vocab for i in PROBE]
+    layers = int(getattr(config, "num_hidden_layers", 0) or 0)
+    try:
+        probe, out = _probe(model, ids)
+    except Refused:
+        raise
+    except Exception as err:
+        raise Refused("fails", _first_line(err)) from err
+    given = list(getattr(out, "attentions", None) or ())
+    square = [i for i, a in enumerate(given)
+              if a is not None and a.dim() == 4 and a.shape[-2:] == (len(ids), len(ids))]
+    if any(a is not None and a.dim() == 4 and a.shape[-2] == len(ids) and i not in square
+           for i, a in enumerate(given)):
+        raise Refused("unread", "attention over keys besides the sentence's tokens")
+    attentions = [given[i] for i in square]
+    if not attentions:
+        raise Refused("no_attention", config.model_type)
+    if len(square) != len(given) or len(probe.layers) != len(given):
+        probe = _Probe([probe.modules[i] for i in square] if len(probe.modules) == len(given)
+                       else [], [probe.layers[i] for i in square]
+                       if len(probe.layers) == len(given) else list(range(len(square))))
+    if len({a.shape[1] for a in attentions}) > 1:
+        raise Refused("unread", "layers with different numbers of heads")
+    if not _causal(attentions):
+        raise Refused("not_causal", config.model_type)
+    layers = max(layers, len(out.hidden_states) - 1)
+    attention = tuple(probe.layers)
+    other = _other_layers(config, list(attention), layers)
+    shape = {"attention": attention, "layers": layers, "other": other}
+
+    tables = []
+    for name, module in _tables(model):
+        with _zeroed((module,)):
+            changed = _run_ids(model, ids).logits
+        if not torch.allclose(changed, out.logits, atol=1e-7):
+            tables.append((name, module))
+
     if (slopes := _alibi(model)) is not None:
-        return Scheme("alibi", {"heads": heads, "slopes": slopes.tolist()})
-    rope = getattr(config, "rope_parameters", None)
-    if isinstance(rope, dict) and "rope_theta" in rope:
-        numbers = {"base": rope["rope_theta"], "type": rope.get("rope_type", "default"),
-                   "fraction": rope.get("partial_rotary_factor",
-                                        getattr(config, "partial_rotary_factor", 1.0)),
-                   "trained": getattr(config, "max_position_embeddings", None)}
-        numbers |= {k: v for k, v in rope.items()
-                    if k not in ("rope_theta", "rope_type", "partial_rotary_factor")}
-        return Scheme("rope", numbers)
-    if (table := _table(model)) is not None:
-        return Scheme("learned", {"size": table.num_embeddings, "width": table.embedding_dim})
-    return Scheme("none")
+        found = Scheme("alibi", {"heads": _heads(config), "slopes": slopes.tolist()}, **shape)
+    elif tables and not any("Rotary" in type(m).__name__ for m in model.modules()):
+        name, module = tables[0]
+        weight = getattr(module, "weight", getattr(module, "weights", None))
+        rows, width = (weight.shape if weight is not None else (None, None))
+        rows = rows - getattr(module, "offset", 0) if rows else rows
+        kind = "sinusoidal" if "Sinusoid" in type(module).__name__ else "learned"
+        found = Scheme(kind, {"size": rows, "width": width}, **shape)
+    else:
+        turning = _turning(model, probe, ids, square)
+        rotary = _rotary(model, probe, turning) if any(turning) else ()
+        if any(turning) and not rotary:
+            raise Refused("unread", "position ids reach attention without a rotary module")
+        if rotary:
+            first = rotary[0]
+            found = Scheme("rope", {
+                "base": first.base, "type": first.rope_type, "fraction": first.fraction,
+                "factor": first.factor,
+                "trained": getattr(config, "max_position_embeddings", None)},
+                rotary, tuple(layer for layer, turns in zip(attention, turning, strict=True)
+                              if not turns), **shape)
+        else:
+            found = Scheme("none", {}, **shape)
+    loaded = Loaded(None, model, None, found, tables=tuple(m for _, m in tables),
+                    drawn=tuple(square))
+    if not found.ordered and not _bag(model, lambda seq: _position(loaded, False, seq), ids):
+        raise Refused("unread", f"{config.model_type}: order still read with "
+                      f"{found.off if found.kind != 'none' else 'no position found'}")
+    return found, loaded.tables, loaded.drawn
 
 
 # ---- reading a sentence -------------------------------------------------------------------
 
-def pieces(model: Loaded | str | os.PathLike, text: str) -> list[Piece]:
+def pieces(loaded: Loaded, text: str) -> list[Piece]:
     """The sentence as the model's tokenizer reads it (its first MAX_TOKENS tokens)."""
-    return _read(_loaded(model), text)[1]
+    return encode(loaded, text)[1]
 
 
-def _read(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
+def encode(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
     """The token ids the model reads, their pieces, and how many tokens the whole text has."""
     if loaded.twin is not None:
-        return _read_own(loaded, text)
+        return _encode_own(loaded, text)
     encoded = loaded.tokenizer(text, return_offsets_mapping=True)
     total = len(encoded["input_ids"])
     ids = list(encoded["input_ids"])[:MAX_TOKENS]
@@ -405,7 +807,7 @@ def _read(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
     return ids, out, total
 
 
-def _read_own(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
+def _encode_own(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
     """posviz's tokens (posviz.tokens), as far as the model's table of positions reaches."""
     from posviz.tokens import tokenize
 
@@ -422,9 +824,23 @@ def _read_own(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
 
 
 @contextmanager
+def _zeroed(tables) -> Iterator[None]:
+    """Each table of absolute positions gives rows of zeros for the length of the block."""
+    import torch
+
+    handles = [t.register_forward_hook(lambda _, __, out: torch.zeros_like(out))
+               for t in tables]
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+@contextmanager
 def _position(loaded: Loaded, on: bool, ids) -> Iterator[dict]:
-    """The run's extra arguments for the token ids (a tensor) with position on or off, the
-    model changed for the run if need be (and put back after)."""
+    """The run's extra arguments for the token ids with position on or off, the model changed
+    for the run if need be (and put back after)."""
     import torch
 
     kind = loaded.scheme.kind
@@ -432,20 +848,13 @@ def _position(loaded: Loaded, on: bool, ids) -> Iterator[dict]:
         yield {}
         return
     if kind == "rope":
-        yield {"position_ids": torch.zeros_like(ids)}
+        yield {"position_ids": torch.zeros((1, len(ids)), dtype=torch.long)}
+        return
+    if kind in ("learned", "sinusoidal"):
+        with _zeroed(loaded.tables):
+            yield {}
         return
     model = loaded.model
-    if kind == "learned":
-        table = _table(model)
-        kept = table.weight.detach().clone()
-        with torch.no_grad():
-            table.weight.zero_()
-        try:
-            yield {}
-        finally:
-            with torch.no_grad():
-                table.weight.copy_(kept)
-        return
     base = model.base_model  # alibi: no bias, as if every slope were 0
     if model.config.model_type == "falcon":  # Falcon adds its bias only while use_alibi
         base.use_alibi = False
@@ -454,7 +863,8 @@ def _position(loaded: Loaded, on: bool, ids) -> Iterator[dict]:
         finally:
             base.use_alibi = True
         return
-    name = ALIBI_BUILDERS[model.config.model_type]
+    name = {"bloom": "build_alibi_tensor", "mpt": "build_mpt_alibi_tensor"}[
+        model.config.model_type]
     build = getattr(base, name)
     setattr(base, name, lambda *args, **kwargs: torch.zeros_like(build(*args, **kwargs)))
     try:
@@ -463,69 +873,95 @@ def _position(loaded: Loaded, on: bool, ids) -> Iterator[dict]:
         delattr(base, name)
 
 
-def _shape(loaded: Loaded) -> tuple[int, int]:
-    """The model's layers and heads."""
-    config = loaded.model.config
-    if loaded.twin is not None:
-        return config.n_layers, config.n_heads
-    return config.num_hidden_layers, _heads(config)
-
-
-def read(model: Loaded | str | os.PathLike, text: str, position: bool = True,
-         k: int = 5) -> Reading:
+def read(loaded: Loaded, text: str, position: bool = True, k: int = 5) -> Reading:
     """The model's attention, its layers' outputs and its k likeliest next tokens on the
     sentence, in one run."""
-    loaded = _loaded(model)
-    ids, pieces, total = _read(loaded, text)
-    return Reading(pieces, total, *_run(loaded, ids, position, k))
+    ids, pieces, total = encode(loaded, text)
+    return Reading(pieces, total, *run(loaded, ids, position, k))
 
 
-def _run(loaded: Loaded, ids: list[int], position: bool, k: int = 5
-         ) -> tuple[np.ndarray, np.ndarray, list[list[tuple[str, float]]]]:
-    """One run on token ids: attention (layers, heads, T, T), outputs (layers, T, D) and the
-    top k next tokens at each position; the last RUNS_KEPT runs are kept (read-only), so a
-    page drawn again with another layer or head runs nothing."""
-    key = (loaded.card.path, tuple(ids), position, k)
-    with _KEEPING:
-        if key in _RUNS:
-            _RUNS.move_to_end(key)
-            return _RUNS[key]
-    run = _run_now(loaded, ids, position, k)
-    for array in run[:2]:
-        array.flags.writeable = False
-    with _KEEPING:
-        _RUNS[key] = run
-        while len(_RUNS) > RUNS_KEPT:
-            _RUNS.popitem(last=False)
-    return run
-
-
-def _run_now(loaded: Loaded, ids: list[int], position: bool, k: int
-             ) -> tuple[np.ndarray, np.ndarray, list[list[tuple[str, float]]]]:
+def run(loaded: Loaded, ids: list[int], position: bool, k: int = 5
+        ) -> tuple[np.ndarray, np.ndarray, list[list[Guess]]]:
+    """One run on token ids: attention (attention layers, heads, T, T), outputs (layers, T, D)
+    and the top k next tokens at each position."""
     import torch
 
     if not ids:
-        layers, heads = _shape(loaded)
-        return np.zeros((layers, heads, 0, 0)), np.zeros((layers, 0, 0)), []
+        scheme = loaded.scheme
+        heads = (loaded.model.config.n_heads if loaded.twin is not None
+                 else _heads(loaded.model.config.get_text_config()))
+        return (np.zeros((len(scheme.attention), heads, 0, 0)),
+                np.zeros((scheme.layers, 0, 0)), [])
     if loaded.twin is not None:
         return _run_own(loaded, ids, position, k)
     tensor = torch.tensor([ids])
     args = {"input_ids": tensor, "attention_mask": torch.ones_like(tensor),
             "output_attentions": True, "output_hidden_states": True}
-    with loaded.lock, torch.inference_mode(), _position(loaded, position, tensor) as extra:
+    with loaded.lock, torch.inference_mode(), _position(loaded, position, ids) as extra:
         out = loaded.model(**args, **extra)
-    weights = np.stack([a[0].double().numpy() for a in out.attentions])
-    states = np.stack([h[0].double().numpy() for h in out.hidden_states[1:]])
+    given = list(out.attentions)
+    maps = [given[i] for i in (loaded.drawn if loaded.drawn is not None else range(len(given)))]
+    if any(a is None or a.shape[-2:] != (len(ids), len(ids)) for a in maps):
+        raise Refused("unread", "attention over keys besides the sentence's tokens")
+    weights = np.stack([a[0].double().numpy() for a in maps])
+    states = outputs(out.hidden_states[1:], len(ids))
     probs = torch.softmax(out.logits[0].double(), dim=-1)
     best = torch.topk(probs, k=min(k, probs.shape[-1]), dim=-1)
-    decode = loaded.tokenizer.decode
-    top = [[(decode([int(i)]), float(p)) for p, i in zip(ps, ids, strict=True)]
-           for ps, ids in zip(best.values, best.indices, strict=True)]
+    top = [[guess(loaded.tokenizer, int(i), float(p)) for p, i in zip(ps, row, strict=True)]
+           for ps, row in zip(best.values, best.indices, strict=True)]
     return weights, states, top
 
 
+@functools.cache
+def byte_level_alphabet() -> dict[str, int]:
+    """GPT-2's byte-level alphabet (openai/gpt-2 encoder.py, `bytes_to_unicode`), read
+    backwards: the character that spells each byte in a byte-level BPE token, and its byte.
+    Printable Latin-1 bytes spell themselves; every other byte is the next free character
+    from U+0100 on."""
+    kept = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+            *range(ord("®"), ord("ÿ") + 1)]
+    spelled, extra = {}, 0
+    for byte in range(256):
+        if byte in kept:
+            spelled[chr(byte)] = byte
+        else:
+            spelled[chr(256 + extra)] = byte
+            extra += 1
+    return spelled
+
+
+def outputs(hidden_states, n_tokens: int) -> np.ndarray:
+    """Each layer's output as (layers, T, D): a layer whose output is several streams per token
+    (hyper-connections) flattened, and narrower layers padded with zeros to the widest (which
+    changes no length and no difference of lengths)."""
+    flat = [h[0].double().reshape(n_tokens, -1).numpy() for h in hidden_states]
+    width = max((f.shape[1] for f in flat), default=0)
+    return np.stack([np.pad(f, ((0, 0), (0, width - f.shape[1]))) for f in flat]) if flat \
+        else np.zeros((0, n_tokens, 0))
+
+
+def token_bytes(tokenizer, token_id: int) -> bytes:
+    """The bytes a token stands for: a byte-level spelling read back through GPT-2's alphabet,
+    a byte fallback piece (<0xE5>) as its byte, otherwise its decoded text in UTF-8."""
+    spelling = tokenizer.convert_ids_to_tokens(token_id)
+    if isinstance(spelling, str):
+        if (fallback := re.fullmatch(r"<0x([0-9A-Fa-f]{2})>", spelling)):
+            return bytes([int(fallback[1], 16)])
+        alphabet = byte_level_alphabet()
+        decoded = tokenizer.decode([token_id])
+        if spelling and all(c in alphabet for c in spelling) and "\ufffd" in decoded:
+            return bytes(alphabet[c] for c in spelling)
+        return decoded.encode("utf-8")
+    return b""
+
+
+def guess(tokenizer, token_id: int, p: float) -> Guess:
+    """A next token as a reader is shown it (Guess)."""
+    return Guess(tokenizer.decode([token_id]), token_bytes(tokenizer, token_id), p)
+
+
 def _run_own(loaded: Loaded, ids: list[int], position: bool, k: int
-             ) -> tuple[np.ndarray, np.ndarray, list[list[tuple[str, float]]]]:
+             ) -> tuple[np.ndarray, np.ndarray, list[list[Guess]]]:
     import torch
 
     from posviz.model import top_predictions
@@ -544,44 +980,60 @@ def _run_own(loaded: Loaded, ids: list[int], position: bool, k: int
                 hook.remove()
     best, chances = top_predictions(probs, k)
     words = loaded.tokenizer.tokens
-    top = [[(words[i], float(p)) for i, p in zip(row, ps, strict=True)]
+    top = [[Guess(words[i], words[i].encode("utf-8"), float(p))
+            for i, p in zip(row, ps, strict=True)]
            for row, ps in zip(best, chances, strict=True)]
     return (torch.stack([w[0] for w in weights]).double().numpy(),
             torch.stack(states).double().numpy(), top)
 
 
-def twin(model: Loaded | str | os.PathLike, text: str, order, position: bool = True
-         ) -> tuple[Reading, Twin]:
-    """The sentence, and its tokens in another order read by the same model, compared token
-    by token: attention put back in the sentence's order, and per layer the largest change of
-    a token's output, |y_i - y'_i| / |y_i|. With position off, a change is what the causal mask
-    alone tells apart: a token sees other tokens before it in the new order."""
-    loaded = _loaded(model)
-    ids, pieces, total = _read(loaded, text)
+def ids_of(loaded: Loaded, text: str) -> list[int]:
+    """The token ids the model reads for the sentence."""
+    return encode(loaded, text)[0]
+
+
+def moved(loaded: Loaded, text: str, order) -> list[int]:
+    """The sentence's token ids in another order (checked: every position once)."""
+    ids = ids_of(loaded, text)
     order = check_order(np.asarray(order), len(ids))
-    reading = Reading(pieces, total, *_run(loaded, ids, position))
-    weights, states, _ = _run(loaded, [ids[i] for i in order], position, k=1)
+    return [ids[i] for i in order]
+
+
+def compare(reading: Reading, weights: np.ndarray, states: np.ndarray, order) -> Twin:
+    """The reordered run (its weights and states) compared token by token with the sentence's
+    reading: attention put back in the sentence's order, and per layer the largest change of a
+    token's output, |y_i - y'_i| / |y_i|. With position off, a change is what the causal mask
+    alone tells apart: a token sees other tokens before it in the new order."""
+    n = len(reading.pieces)
+    order = check_order(np.asarray(order), n)
     back = np.argsort(order)  # back[i]: where the sentence's token i went
     aligned = states[:, back]  # (layers, T, D)
     sizes = np.linalg.norm(reading.states, axis=-1)  # (layers, T)
     change = np.linalg.norm(aligned - reading.states, axis=-1) / np.where(sizes > 0, sizes, 1)
-    seen = np.tril(np.ones((len(ids), len(ids)), dtype=bool))
-    return reading, Twin(order, weights[:, :, back][:, :, :, back], seen[back][:, back],
-                         change.max(axis=-1, initial=0.0),
-                         change[:, -1] if len(ids) else np.zeros(len(change)))
+    seen = np.tril(np.ones((n, n), dtype=bool))
+    return Twin(order, weights[:, :, back][:, :, :, back], seen[back][:, back],
+                change.max(axis=-1, initial=0.0),
+                change[:, -1] if n else np.zeros(len(change)))
 
 
-def attention(model: Loaded | str | os.PathLike, text: str, position: bool = True
+def twin(loaded: Loaded, text: str, order, position: bool = True) -> tuple[Reading, Twin]:
+    """The sentence, and its tokens in another order read by the same model, compared token
+    by token (compare)."""
+    reading = read(loaded, text, position)
+    weights, states, _ = run(loaded, moved(loaded, text, order), position, k=1)
+    return reading, compare(reading, weights, states, order)
+
+
+def attention(loaded: Loaded, text: str, position: bool = True
               ) -> tuple[list[Piece], np.ndarray]:
     """The model's attention on the sentence: its tokens, and the weights as an array shaped
-    (layers, heads, T, T) (row: a query, column: a key; rows sum to 1 over the keys up to the
-    query). An empty reading gives an array of shape (layers, heads, 0, 0)."""
-    reading = read(model, text, position)
+    (attention layers, heads, T, T) (row: a query, column: a key; rows sum to 1 over the keys
+    up to the query). An empty reading gives an array of shape (layers, heads, 0, 0)."""
+    reading = read(loaded, text, position)
     return reading.pieces, reading.weights
 
 
-def next_tokens(model: Loaded | str | os.PathLike, text: str, position: bool = True,
-                k: int = 5) -> list[list[tuple[str, float]]]:
-    """At each position, the k tokens the model finds likeliest next, with their
-    probabilities (the token as the tokenizer decodes it alone)."""
-    return read(model, text, position, k).top
+def next_tokens(loaded: Loaded, text: str, position: bool = True, k: int = 5
+                ) -> list[list[Guess]]:
+    """At each position, the k tokens the model finds likeliest next (Guess)."""
+    return read(loaded, text, position, k).top

@@ -93,7 +93,7 @@ def main() -> None:
         made.join()
         before = rss_mb()
         start = time.perf_counter()
-        model = pretrained.load(Path(folder) / NAME)
+        model = pretrained.load(pretrained.card(Path(folder) / NAME))
         loaded = time.perf_counter() - start
         print(f"model: {model.card.parameters:,} parameters, {model.scheme.kind} "
               f"{model.scheme.numbers['base']:,.0f}; torch threads {torch.get_num_threads()}")

@@ -59,6 +59,17 @@ def folders(tmp_path_factory) -> dict:
             for name, config in configs(vocab).items()}
 
 
+@pytest.fixture(scope="module")
+def models(folders) -> dict:
+    """Each model loaded once by posviz."""
+    return {name: pretrained.load(pretrained.card(folder)) for name, folder in folders.items()}
+
+
+def own(name: str) -> pretrained.Loaded:
+    [found] = [f for f in pretrained.own() if f.name == name]
+    return pretrained.load(pretrained.card(found))
+
+
 def reference(folder, text: str, change=None, position_ids_zero: bool = False) -> np.ndarray:
     """transformers' own attention for the sentence, the model loaded afresh (change: what to
     do to it first)."""
@@ -75,9 +86,9 @@ def reference(folder, text: str, change=None, position_ids_zero: bool = False) -
 
 
 @pytest.mark.parametrize("name", ["llama", "neox", "gpt2", "bloom", "falcon", "mpt"])
-def test_attention_is_transformers_own_with_position_on(folders, name):
+def test_attention_is_transformers_own_with_position_on(folders, models, name):
     for text in SENTENCES:
-        pieces, weights = pretrained.attention(folders[name], text)
+        pieces, weights = pretrained.attention(models[name], text)
         want = reference(folders[name], text)
         assert weights.shape == want.shape == (2, 4, len(pieces), len(pieces))
         np.testing.assert_allclose(weights, want, atol=1e-6)
@@ -92,13 +103,13 @@ def zero_table(model) -> None:
 
 @pytest.mark.parametrize("name, change, zero_ids", [
     ("llama", None, True), ("neox", None, True), ("gpt2", zero_table, False)])
-def test_position_off_is_transformers_with_ids_zero_or_the_table_zeroed(folders, name, change,
-                                                                         zero_ids):
+def test_position_off_is_transformers_with_ids_zero_or_the_table_zeroed(folders, models, name,
+                                                                         change, zero_ids):
     for text in SENTENCES:
-        _, off = pretrained.attention(folders[name], text, position=False)
+        _, off = pretrained.attention(models[name], text, position=False)
         np.testing.assert_allclose(off, reference(folders[name], text, change, zero_ids),
                                    atol=1e-6)
-        _, on = pretrained.attention(folders[name], text)  # the model is put back after
+        _, on = pretrained.attention(models[name], text)  # the model is put back after
         np.testing.assert_allclose(on, reference(folders[name], text), atol=1e-6)
         if len(on[0, 0]) > 2:
             assert not np.allclose(on, off), "position changed nothing"
@@ -150,31 +161,32 @@ def alibi_first_layer(folder, text: str, position: bool) -> np.ndarray:
 
 @pytest.mark.parametrize("name", ["bloom", "falcon", "mpt"])
 @pytest.mark.parametrize("position", [True, False])
-def test_alibi_first_layer_by_hand_with_its_slopes_or_none(folders, name, position):
+def test_alibi_first_layer_by_hand_with_its_slopes_or_none(folders, models, name, position):
     for text in SENTENCES:
-        _, weights = pretrained.attention(folders[name], text, position=position)
+        _, weights = pretrained.attention(models[name], text, position=position)
         np.testing.assert_allclose(weights[0], alibi_first_layer(folders[name], text,
                                                                  position), atol=1e-5)
 
 
-def test_each_scheme_named_with_its_numbers(folders):
-    schemes = {name: pretrained.load(folder).scheme for name, folder in folders.items()}
+def test_each_scheme_named_with_its_numbers(models):
+    schemes = {name: loaded.scheme for name, loaded in models.items()}
     assert schemes["llama"].kind == "rope" and schemes["llama"].numbers["base"] == 10_000
     assert schemes["llama"].numbers["fraction"] == 1.0
     assert schemes["neox"].kind == "rope" and schemes["neox"].numbers["fraction"] == 0.25
-    assert schemes["gpt2"] == pretrained.Scheme("learned", {"size": 64, "width": 32})
+    assert schemes["gpt2"].kind == "learned"
+    assert schemes["gpt2"].numbers == {"size": 64, "width": 32}
     assert schemes["bloom"].kind == "alibi"
     assert schemes["bloom"].numbers["slopes"] == [0.25, 0.0625, 0.015625, 0.00390625]
-    assert schemes["mpt"] == schemes["bloom"]  # 4 heads: the paper's slopes in both
+    assert schemes["mpt"].numbers == schemes["bloom"].numbers  # 4 heads: the paper's slopes
     np.testing.assert_allclose(schemes["falcon"].numbers["slopes"],  # its bias / sqrt(8)
                                np.array([0.25, 0.0625, 0.015625, 0.00390625]) / np.sqrt(8))
     assert {s.off for s in schemes.values()} == {
         "position ids all 0", "position table rows zeroed", "every slope 0"}
 
 
-def test_the_sentence_as_the_model_reads_it(folders):
+def test_the_sentence_as_the_model_reads_it(models):
     text = "刚想到了"
-    pieces = pretrained.pieces(folders["llama"], text)
+    pieces = pretrained.pieces(models["llama"], text)
     assert [p.position for p in pieces] == list(range(len(pieces)))
     tokens_of = {}  # a character's index: the tokens that spell a part of it
     for p in pieces:
@@ -185,19 +197,19 @@ def test_the_sentence_as_the_model_reads_it(folders):
     for p in pieces:  # split exactly where a character is spread over several tokens
         assert p.split == any(len(tokens_of[k]) > 1 for k in range(p.start, p.end))
     assert any(p.split for p in pieces)  # byte-level pieces: 刚 is two tokens here
-    assert pretrained.pieces(folders["llama"], "") == []
-    _, none = pretrained.attention(folders["llama"], "")
+    assert pretrained.pieces(models["llama"], "") == []
+    _, none = pretrained.attention(models["llama"], "")
     assert none.shape == (2, 4, 0, 0)
 
 
-def test_next_tokens_are_the_models_softmax(folders):
-    top = pretrained.next_tokens(folders["gpt2"], "the quick brown fox", k=5)
-    pieces = pretrained.pieces(folders["gpt2"], "the quick brown fox")
+def test_next_tokens_are_the_models_softmax(models):
+    top = pretrained.next_tokens(models["gpt2"], "the quick brown fox", k=5)
+    pieces = pretrained.pieces(models["gpt2"], "the quick brown fox")
     assert len(top) == len(pieces) and all(len(row) == 5 for row in top)
     for row in top:
-        probs = [p for _, p in row]
+        probs = [g.p for g in row]
         assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1 + 1e-9
-    off = pretrained.next_tokens(folders["gpt2"], "the quick brown fox", position=False)
+    off = pretrained.next_tokens(models["gpt2"], "the quick brown fox", position=False)
     assert off != top
 
 
@@ -212,7 +224,7 @@ def write(folder, config: dict, files: dict[str, bytes] | None = None):
 def test_refusals_each_name_their_reason(tmp_path, folders, monkeypatch):
     def reason(path) -> str:
         with pytest.raises(pretrained.Refused) as refused:
-            pretrained.load(path)
+            pretrained.load(pretrained.card(pretrained.at_path(str(path))))
         return refused.value.reason
 
     assert reason(tmp_path / "nowhere") == "unknown"
@@ -233,7 +245,7 @@ def test_refusals_each_name_their_reason(tmp_path, folders, monkeypatch):
     for file in folders["llama"].iterdir():
         (fresh / file.name).write_bytes(file.read_bytes())
     assert reason(fresh) == "too_large"
-    about = pretrained.card(fresh)
+    about = pretrained.card(fresh)  # noqa: F841
     model = AutoModelForCausalLM.from_pretrained(fresh, local_files_only=True)
     assert about.parameters == sum(p.numel() for p in model.state_dict().values())
 
@@ -249,16 +261,16 @@ def test_posvizs_own_models_read_the_same_way(scheme):
     name = f"posviz/{scheme}"
     assert name in [found.name for found in pretrained.own()]
     words = ["the", "dog", "chases", "the", "cat", "刚", "想", "到", "了"]
-    on = pretrained.read(name, " ".join(words))
+    on = pretrained.read(own(name), " ".join(words))
     model, vocab = load_checkpoint(MODELS / f"{scheme}.pt")
     np.testing.assert_allclose(on.weights, attention_maps(model, vocab.encode(words)))
     assert [p.text for p in on.pieces] == words and on.total == len(words)
-    assert pretrained.load(name).scheme.kind == scheme
+    assert own(name).scheme.kind == scheme
     order = [4, 2, 0, 6, 1, 7, 5, 3, 8]  # the last token stays last
     moved = [words[i] for i in order]
     for position in (False, True):
-        a = pretrained.read(name, " ".join(words), position).weights[0, :, -1]
-        b = pretrained.read(name, " ".join(moved), position).weights[0, :, -1]
+        a = pretrained.read(own(name), " ".join(words), position).weights[0, :, -1]
+        b = pretrained.read(own(name), " ".join(moved), position).weights[0, :, -1]
         same = np.allclose(a[:, order], b, atol=1e-6)
         assert same == (not position or scheme == "none"), (scheme, position)
 
@@ -295,12 +307,13 @@ def slow_twin(folder, text: str, order: list[int], change=None, zero_ids=False):
 
 @pytest.mark.parametrize("name, change, zero_ids", [
     ("llama", None, True), ("neox", None, True), ("gpt2", zero_table, False)])
-def test_another_order_is_put_back_by_token_as_a_loop_does(folders, name, change, zero_ids):
+def test_another_order_is_put_back_by_token_as_a_loop_does(folders, models, name, change,
+                                                          zero_ids):
     text = "the quick brown fox 刚想到了"
-    n = len(pretrained.pieces(folders[name], text))
+    n = len(pretrained.pieces(models[name], text))
     order = list(np.random.default_rng(1).permutation(n))
     for position in (True, False):
-        reading, twin = pretrained.twin(folders[name], text, order, position)
+        reading, twin = pretrained.twin(models[name], text, order, position)
         aligned, change_of = slow_twin(folders[name], text, order,
                                        None if position else change,
                                        zero_ids and not position)
@@ -312,59 +325,166 @@ def test_another_order_is_put_back_by_token_as_a_loop_does(folders, name, change
 
 
 @pytest.mark.parametrize("name", ["llama", "neox", "gpt2", "bloom", "falcon", "mpt"])
-def test_position_off_the_last_token_kept_in_place_reads_a_bag_in_layer_one(folders, name):
+def test_position_off_the_last_token_kept_in_place_reads_a_bag_in_layer_one(models, name):
     """Permutation equivariance with the position switched off: the last token, kept in
     place, sees the same tokens in any order before it, so its first layer's weights (by
     token) and output do not change; in the next layer the others' outputs have changed, and
     so does it. With position on, the first layer already tells the orders apart."""
     text = "the quick brown fox jumps"
-    n = len(pretrained.pieces(folders[name], text))
+    n = len(pretrained.pieces(models[name], text))
     rng = np.random.default_rng(0)
     for _ in range(3):
         order = [*rng.permutation(n - 1), n - 1]
-        reading, off = pretrained.twin(folders[name], text, order, position=False)
+        reading, off = pretrained.twin(models[name], text, order, position=False)
         assert off.last_gaps[0] < 1e-5
         np.testing.assert_allclose(off.weights[0, :, -1], reading.weights[0, :, -1],
                                    atol=1e-6)
         assert off.last_gaps[1] > 1e-3 and off.gaps[0] > 1e-3  # the mask leaks the order
-        _, on = pretrained.twin(folders[name], text, order)
+        _, on = pretrained.twin(models[name], text, order)
         assert on.last_gaps[0] > 1e-3
 
 
-def test_an_order_that_is_not_one_is_refused(folders):
-    n = len(pretrained.pieces(folders["llama"], "the quick brown fox"))
+def test_an_order_that_is_not_one_is_refused(models):
+    n = len(pretrained.pieces(models["llama"], "the quick brown fox"))
     with pytest.raises(ValueError, match="position 0 is listed twice"):
-        pretrained.twin(folders["llama"], "the quick brown fox", [0, *range(n - 1)])
+        pretrained.twin(models["llama"], "the quick brown fox", [0, *range(n - 1)])
 
 
-def test_models_kept_are_bounded_and_runs_are_kept_read_only(folders, monkeypatch):
-    monkeypatch.setattr(pretrained, "_LOADED", type(pretrained._LOADED)())
-    first = pretrained.load(folders["llama"])
-    assert pretrained.load(folders["llama"]) is first  # loaded once
-    assert torch.get_num_threads() <= pretrained.THREADS
-    for name in ("gpt2", "bloom", "neox"):
-        pretrained.load(folders[name])
-    assert len(pretrained._LOADED) == pretrained.MODELS_KEPT
-    assert folders["llama"].resolve() not in pretrained._LOADED  # the least recently used
-    reading = pretrained.read(folders["neox"], "刚想到了")
-    assert pretrained.read(folders["neox"], "刚想到了").weights is reading.weights
-    assert not reading.weights.flags.writeable and not reading.states.flags.writeable
+def test_a_gemma_3_reads_rope_per_layer_type_and_position_off_is_ids_zero(tmp_path):
+    """transformers 5 keeps a Gemma 3's RoPE per layer type ({"sliding_attention": ...,
+    "full_attention": ...}): both kinds are named with the layers that use them, and position
+    off is transformers' own run with every position id 0, layer by layer."""
+    from transformers import Gemma3TextConfig
+
+    config = Gemma3TextConfig(vocab_size=len(tokenizer()), hidden_size=32, intermediate_size=64,
+                              num_hidden_layers=6, num_attention_heads=4, num_key_value_heads=2,
+                              head_dim=8, bos_token_id=0, eos_token_id=0, pad_token_id=0)
+    folder = saved(config, tmp_path / "gemma3")
+    loaded = pretrained.load(pretrained.card(folder))
+    scheme = loaded.scheme
+    assert scheme.kind == "rope" and not scheme.unturned
+    kinds = {r.layer_type: (r.layers, r.base, r.fraction) for r in scheme.rotary}
+    assert kinds == {"sliding_attention": ((0, 1, 2, 3, 4), 10_000.0, 1.0),
+                     "full_attention": ((5,), 1_000_000.0, 1.0)}
+    for text in SENTENCES[:3]:
+        on, off = (pretrained.read(loaded, text, position) for position in (True, False))
+        np.testing.assert_allclose(on.weights, reference(folder, text), atol=1e-6)
+        np.testing.assert_allclose(off.weights, reference(folder, text, None, True), atol=1e-6)
+        if len(on.pieces) > 2:
+            assert np.abs(on.weights - off.weights).max() > 1e-3
 
 
-@pytest.mark.parametrize("name", ["posviz/rope", "llama"])
-def test_readings_from_many_threads_at_once_are_each_their_own(folders, monkeypatch, name):
-    """A server reads for many readers at once: each reading is the one it would be alone
-    (posviz's own models collect each layer's output with hooks on the shared model)."""
-    from concurrent.futures import ThreadPoolExecutor
+def test_layers_without_rope_are_named_as_the_configuration_says(tmp_path):
+    """Llama 4's iRoPE: every fourth layer turns nothing (no_rope_layers 0); posviz finds it
+    by running each layer, and says so."""
+    from transformers import Llama4TextConfig
 
-    model = folders.get(name, name)
-    words = ["the", "dog", "chases", "cat", "a", "big"]
-    texts = [" ".join(words[k % 6:] + words[:k % 6]) for k in range(12)]
-    monkeypatch.setattr(pretrained, "_RUNS", type(pretrained._RUNS)())
-    with ThreadPoolExecutor(8) as pool:
-        together = list(pool.map(lambda t: pretrained.read(model, t), texts))
-    monkeypatch.setattr(pretrained, "_RUNS", type(pretrained._RUNS)())
-    for text, reading in zip(texts, together, strict=True):
-        alone = pretrained.read(model, text)
-        np.testing.assert_array_equal(reading.states, alone.states)
-        np.testing.assert_array_equal(reading.weights, alone.weights)
+    config = Llama4TextConfig(vocab_size=len(tokenizer()), hidden_size=32, intermediate_size=64,
+                              intermediate_size_mlp=64, num_hidden_layers=4,
+                              num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                              num_local_experts=2, bos_token_id=0, eos_token_id=0,
+                              pad_token_id=0)
+    loaded = pretrained.load(pretrained.card(saved(config, tmp_path / "llama4")))
+    assert config.no_rope_layers == [1, 1, 1, 0]
+    assert loaded.scheme.unturned == (3,)
+    assert [r.layers for r in loaded.scheme.rotary] == [(0, 1, 2)]
+
+
+def test_a_byte_level_piece_of_a_character_is_its_bytes(models):
+    """A next token that is part of a character's bytes decodes to U+FFFD: its bytes are what
+    its byte-level spelling stands for, and it is not shown as text."""
+    tok = models["llama"].tokenizer
+    pieces = [i for i in range(len(tok)) if "\ufffd" in tok.decode([i])]
+    assert pieces
+    for i in pieces:
+        guess = pretrained.guess(tok, i, 0.5)
+        assert not guess.whole and guess.raw
+        spelled = tok.convert_ids_to_tokens(i)
+        assert tok.convert_tokens_to_string([spelled]).encode("utf-8", "replace")
+        assert bytes(guess.raw).decode("utf-8", "replace") == guess.text or "\ufffd" in (
+            bytes(guess.raw).decode("utf-8", "replace"))
+    whole = pretrained.guess(tok, tok.convert_tokens_to_ids("the"), 0.5)
+    assert whole.whole and whole.raw == b"the"
+    assert not pretrained.Guess("\x0f", b"\x0f", 0.1).whole  # a control character: bytes
+
+
+def hostile(folder, good, tmp_path) -> dict[str, object]:
+    """Model folders a file of which is hostile, each beside a copy of a good model."""
+    import shutil
+
+    def copy(name):
+        made = tmp_path / name
+        shutil.copytree(good, made)
+        return made
+
+    made = {}
+    for name, data in (("empty", b""), ("garbage", b"\x00garbage" * 100),
+                       ("negative", _safetensors({"w": {"dtype": "F32", "shape": [-1, 4],
+                                                        "data_offsets": [0, 16]}}, 16)),
+                       ("overflow", _safetensors({"w": {"dtype": "F32",
+                                                        "shape": [2**40, 2**40],
+                                                        "data_offsets": [0, 16]}}, 16))):
+        made[name] = copy(name)
+        (made[name] / "model.safetensors").write_bytes(data)
+    made["link_system"] = copy("link_system")
+    (made["link_system"] / "model.safetensors").unlink()
+    (made["link_system"] / "model.safetensors").symlink_to("/etc/passwd")
+    made["link_out"] = copy("link_out")
+    outside = tmp_path / "elsewhere.safetensors"
+    outside.write_bytes((good / "model.safetensors").read_bytes())
+    (made["link_out"] / "model.safetensors").unlink()
+    (made["link_out"] / "model.safetensors").symlink_to(outside)
+    made["index_out"] = copy("index_out")
+    (made["index_out"] / "model.safetensors.index.json").write_text(json.dumps(
+        {"weight_map": {"w": "../../../../etc/passwd"}}))
+    made["tokenizer_code"] = copy("tokenizer_code")
+    config = json.loads((good / "tokenizer_config.json").read_text())
+    (made["tokenizer_code"] / "tokenizer_config.json").write_text(json.dumps(
+        config | {"auto_map": {"AutoTokenizer": ["tokenization_mine.Mine", None]}}))
+    made["llama_code"] = copy("llama_code")
+    config = json.loads((good / "config.json").read_text())
+    (made["llama_code"] / "config.json").write_text(json.dumps(
+        config | {"auto_map": {"AutoModelForCausalLM": "modeling_mine.Mine"}}))
+    (made["llama_code"] / "modeling_mine.py").write_text(
+        f"open({str(tmp_path / 'ran')!r}, 'w').write('ran')\n")
+    return made
+
+
+def _safetensors(header: dict, size: int) -> bytes:
+    raw = json.dumps(header).encode()
+    return len(raw).to_bytes(8, "little") + raw + b"\0" * size
+
+
+def test_hostile_model_files_are_refused_in_words(folders, tmp_path):
+    """Each hostile file is refused with its reason, never a traceback, and no model code
+    runs: weights that cannot be read, a link or an index that leads out of the folder, a
+    tokenizer or a Llama that asks for its own code, a path too long for the system."""
+    made = hostile(tmp_path, folders["llama"], tmp_path)
+    want = {"empty": "broken", "garbage": "broken", "negative": "broken",
+            "overflow": "broken", "link_system": "outside", "link_out": "outside",
+            "index_out": "outside", "tokenizer_code": "own_code", "llama_code": "own_code"}
+    for name, reason in want.items():
+        with pytest.raises(pretrained.Refused) as refused:
+            pretrained.load(pretrained.card(pretrained.at_path(str(made[name]))))
+        assert refused.value.reason == reason, name
+    assert not (tmp_path / "ran").exists()
+    for typed in ("/" + "a" * 5_000, "a" * 300, "~nosuchlogin/x", "~root/.ssh", "\0",
+                  "/etc/shadow", "/etc"):
+        with pytest.raises(pretrained.Refused) as refused:
+            pretrained.load(pretrained.card(pretrained.at_path(typed)))
+        assert refused.value.reason in ("unknown", "not_a_model"), typed
+
+
+def test_a_cached_models_links_to_its_blobs_are_inside(folders, tmp_path):
+    """A Hugging Face cache's snapshot links each file to a blob of the cached repository:
+    inside its home, so it is read."""
+    from tests.helpers.hf_models import into_cache
+
+    snapshot = into_cache(folders["gpt2"], tmp_path / "hub", "posviz-test/gpt2")
+    assert pretrained.card(snapshot).parameters > 0
+
+
+def test_the_byte_level_alphabet_is_gpt2s():
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    assert pretrained.byte_level_alphabet() == {c: b for b, c in bytes_to_unicode().items()}
