@@ -1,5 +1,6 @@
 """A real model: a language model from this computer reads the typed sentence with its own
-tokenizer; its attention and next-token guesses with position on and off."""
+tokenizer; its attention and next-token guesses with position on and off. The lecturer picks
+the model (ui.lecturer); a student reads one the lecturer has opened."""
 
 import numpy as np
 
@@ -8,7 +9,8 @@ from posviz import pretrained
 from posviz.figures.attention import map_grid, twin_maps
 from posviz.tokens import token_labels
 from ui import orders
-from ui.config import models_folder
+from ui.cached import real
+from ui.lecturer import is_lecturer
 from ui.markup import literal
 from ui.summary import number
 
@@ -27,23 +29,52 @@ def size(n_bytes: int | None, s: ui.Settings) -> str:
     return f"{n_bytes} B"
 
 
+def rotary_text(rotary: pretrained.Rotary, s: ui.Settings) -> str:
+    """One kind of RoPE: its base, the share of each head's channels it turns, its scaling."""
+    scaling = "" if rotary.rope_type == "default" else s.t(
+        "real.scheme.scaling", kind=literal(rotary.rope_type),
+        factor=number(rotary.factor) if rotary.factor is not None else "?")
+    return s.t("real.scheme.rotary", base=f"{rotary.base:,.0f}" if rotary.base else "?",
+               share=f"{rotary.fraction:.0%}", scaling=scaling)
+
+
+def layer_list(layers: tuple[int, ...]) -> str:
+    """Layers (from 0) as a reader counts them (from 1)."""
+    return ", ".join(str(k + 1) for k in layers)
+
+
 def scheme_text(scheme: pretrained.Scheme, s: ui.Settings) -> str:
-    """What the scheme is, with its numbers, and what switching it off does."""
+    """What the scheme is, with its numbers, and what switching it off does; per layer where
+    the layers differ; and what the model's other layers do."""
     n = scheme.numbers
     if scheme.kind == "rope":
-        scaling = "" if n["type"] == "default" else s.t(
-            "real.scheme.scaling", kind=literal(str(n["type"])), factor=n.get("factor", "?"))
-        return s.t("real.scheme.rope", base=f"{n['base']:,.0f}", share=f"{n['fraction']:.0%}",
-                   trained=f"{n['trained']:,}" if n["trained"] else "?", scaling=scaling)
-    if scheme.kind == "sinusoidal":
-        return s.t("real.scheme.sinusoidal", base=f"{n['base']:,.0f}", width=n["width"])
-    if scheme.kind == "learned":
-        return s.t("real.scheme.learned", size=f"{n['size']:,}", width=n["width"])
-    if scheme.kind == "alibi":
+        trained = f"{n['trained']:,}" if n.get("trained") else "?"
+        if len(scheme.rotary) == 1 and not scheme.unturned:
+            said = s.t("real.scheme.rope", rotary=rotary_text(scheme.rotary[0], s),
+                       trained=trained)
+        else:
+            kinds = [s.t("real.scheme.rope_layers", layers=layer_list(r.layers),
+                         kind=literal(r.layer_type) if r.layer_type else "",
+                         rotary=rotary_text(r, s)) for r in scheme.rotary]
+            if scheme.unturned:
+                kinds.append(s.t("real.scheme.nope_layers", layers=layer_list(scheme.unturned)))
+            said = s.t("real.scheme.rope_mixed", kinds="; ".join(kinds), trained=trained)
+    elif scheme.kind == "sinusoidal":
+        said = s.t("real.scheme.sinusoidal", size=f"{n['size']:,}" if n.get("size") else "?",
+                   width=n.get("width") or "?")
+    elif scheme.kind == "learned":
+        said = s.t("real.scheme.learned", size=f"{n['size']:,}", width=n["width"])
+    elif scheme.kind == "alibi":
         slopes = ", ".join(number(x) for x in n["slopes"][:SLOPES_SHOWN])
-        return s.t("real.scheme.alibi", heads=n["heads"],
+        said = s.t("real.scheme.alibi", heads=n["heads"],
                    slopes=slopes + (", …" if len(n["slopes"]) > SLOPES_SHOWN else ""))
-    return s.t("real.scheme.none")
+    else:
+        said = s.t("real.scheme.none")
+    if scheme.ordered:
+        kinds = ", ".join(literal(k) for k in dict.fromkeys(scheme.ordered))
+        said += " " + s.t("real.scheme.other", n=len(scheme.ordered), layers=scheme.layers,
+                          kinds=kinds)
+    return said
 
 
 def shown(piece: pretrained.Piece) -> str:
@@ -54,20 +85,26 @@ def shown(piece: pretrained.Piece) -> str:
     return (piece.text if piece.text.strip() else SPACE) + ("*" if piece.split else "")
 
 
-def choice(top: list[tuple[str, float]], s: ui.Settings) -> str:
-    """The likeliest next tokens, each as it reads and its probability (under 0.5 %: <1%); a
-    token that decodes to part of a character, or to nothing, says so."""
-    def read(token: str) -> str:
-        if not token.strip():
-            return f"“{SPACE}”" if token else s.t("real.empty_token")
-        return s.t("real.partial_token") if "\ufffd" in token else f"“{token}”"
+def spelled(guess: pretrained.Guess, s: ui.Settings) -> str:
+    """A next token as the page shows it: its characters in quotes (a token of spaces alone
+    as ␣), or, when they are not all characters a reader can see (a piece of a character, a
+    control character), its bytes."""
+    if not guess.raw:
+        return s.t("real.empty_token")
+    if guess.whole:
+        return f"“{SPACE}”" if not guess.text.strip() else f"“{guess.text}”"
+    return s.t("real.bytes_token", bytes=" ".join(f"{b:02X}" for b in guess.raw))
 
-    return " · ".join(f"{read(token)} {'<1%' if p < 0.005 else f'{p:.0%}'}"
-                      for token, p in top)
+
+def choice(top: list[pretrained.Guess], s: ui.Settings) -> str:
+    """The likeliest next tokens, each as it reads (spelled) and its probability (under
+    0.5 %: <1%)."""
+    return " · ".join(f"{spelled(g, s)} {'<1%' if g.p < 0.005 else f'{g.p:.0%}'}" for g in top)
 
 
-def other_order(d: ui.Doc, s: ui.Settings, loaded: pretrained.Loaded,
-                pieces: list[pretrained.Piece], labels: list[str], layer: int, head: int) -> None:
+def other_order(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded,
+                pieces: list[pretrained.Piece], labels: list[str], layer: int, named: int,
+                head: int) -> None:
     """The same tokens in another order, compared token by token with position on and off:
     what is left with position off is what the causal mask alone tells apart."""
     d.subheader(s.t("real.twin_head"))
@@ -76,8 +113,8 @@ def other_order(d: ui.Doc, s: ui.Settings, loaded: pretrained.Loaded,
                           frozenset(p.position for p in pieces if p.special))
     if order is None:
         return
-    on = pretrained.twin(loaded, s.text, order)[1]
-    reading, off = pretrained.twin(loaded, s.text, order, position=False)
+    on = held.twin(loaded, s.text, order)[1]
+    reading, off = held.twin(loaded, s.text, order, position=False)
     d.caption(s.t("real.twin_changes"))
     c1, c2 = d.columns(2)
     c1.metric(s.t("real.twin_on"), share(on.gaps.max()), border=True)
@@ -87,7 +124,7 @@ def other_order(d: ui.Doc, s: ui.Settings, loaded: pretrained.Loaded,
     seen = np.tril(np.ones(mine.shape, dtype=bool))
     panels = [s.t(f"attention.panel_{key}") for key in ("original", "aligned", "difference")]
     d.chart(twin_maps(mine, moved, seen, off.mask, moved - mine, labels, panels,
-                      title=s.t("real.twin_title", layer=layer, head=head),
+                      title=s.t("real.twin_title", layer=named, head=head),
                       x_title=s.t("real.key"), y_title=s.t("real.query"),
                       value_name=s.t("real.weight"),
                       difference_name=s.t("attention.difference"),
@@ -106,23 +143,59 @@ def share(x: float) -> str:
     return f"{x:.1%}"
 
 
+def chosen(d: ui.Doc, s: ui.Settings, held: real.Models, lecturer: bool
+           ) -> tuple[str, pretrained.Found]:
+    """The model the page reads, and where it is: the one typed, or the first offered. The
+    lecturer is offered the models listed on this computer (listed once; Look again lists them
+    anew) and may type a path; a student those the lecturer has opened, and is told one thing
+    of anything else."""
+    if lecturer and d.button(s.t("real.look_again"), key="real_look_again",
+                             help=s.t("real.look_again_help")):
+        held.refresh()
+    listed = [f.name for f in held.listed()] if lecturer else []
+    opened = held.opened()
+    own = [f.name for f in held.own()]
+    typed = d.text_input(s.t("real.model" if lecturer else "real.model_student"), key="model",
+                         help=s.t("real.model_help" if lecturer else "real.model_student_help")
+                         ).strip()
+    if lecturer:
+        if listed:
+            d.caption(s.t("real.found", names=", ".join(map(literal, listed))))
+        elif not typed:
+            d.info(s.t("real.none", command=COMMAND))
+    if opened:
+        d.caption(s.t("real.opened", names=", ".join(map(literal, opened))))
+    elif not lecturer and not typed:
+        d.info(s.t("real.none_opened"))
+    d.caption(s.t("real.own", names=", ".join(map(literal, own))))
+    name = typed or (listed or opened or own)[0]
+    try:
+        return name, held.find(name, lecturer)
+    except real.NotOpen:
+        not_open(d, s, opened + own)
+    except pretrained.Refused as refused:
+        d.error(s.t(f"real.refused.{refused.reason}", name=literal(name),
+                    detail=literal(refused.detail)))
+        d.stop()
+
+
+def not_open(d: ui.Doc, s: ui.Settings, names: list[str]) -> None:
+    """A student's one answer to a model the lecturer has not opened, whatever was typed."""
+    d.error(s.t("real.not_open", names=", ".join(map(literal, names))))
+    d.stop()
+
+
 def body(d: ui.Doc, s: ui.Settings) -> None:
     ui.need_tokens(d, s)
     d.markdown(s.prose("real"))
-    folder = models_folder()
-    names = [f.name for f in (*pretrained.in_folder(folder), *pretrained.cached())]
-    own = [f.name for f in pretrained.own()]
-    typed = d.text_input(s.t("real.model"), key="model", help=s.t("real.model_help")).strip()
-    if names:
-        d.caption(s.t("real.found", names=", ".join(map(literal, names))))
-    else:
-        d.info(s.t("real.none", command=COMMAND))
-    d.caption(s.t("real.own", names=", ".join(map(literal, own))))
-    name = typed or (names or own)[0]
+    held = real.models()
+    lecturer = is_lecturer(s)
+    name, found = chosen(d, s, held, lecturer)
     try:
-        about = pretrained.card(pretrained.find(name, folder))
+        about = held.card(found)
     except pretrained.Refused as refused:
-        d.error(s.t(f"real.refused.{refused.reason}", name=literal(name)))
+        d.error(s.t(f"real.refused.{refused.reason}", name=literal(name),
+                    detail=literal(refused.detail)))
         d.stop()
     d.markdown(s.t("real.reading", name=literal(name)))
     c1, c2, c3 = d.columns(3)
@@ -130,20 +203,27 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     c2.metric(s.t("real.needed"), size(about.needed, s))
     c3.metric(s.t("real.free"), size(about.available, s))
     try:
-        loaded = pretrained.load(name, folder)
+        loaded = held.load(found, lecturer)
+    except real.NotOpen:
+        not_open(d, s, held.opened() + [f.name for f in held.own()])
     except pretrained.Refused as refused:
         d.error(s.t(f"real.refused.{refused.reason}", name=literal(name),
-                    needed=size(about.needed, s),
-                    free=size(about.available, s)))
+                    needed=size(about.needed, s), free=size(about.available, s),
+                    detail=literal(refused.detail)))
         d.stop()
+    draw(d, s, held, loaded)
 
+
+def draw(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded) -> None:
+    """The loaded model's reading of the sentence: its scheme, tokens, maps, another order and
+    its next tokens."""
     if not s.position:
         d.info(s.t("real.both_ways"))
     d.subheader(s.t("real.scheme_head"))
     d.markdown(scheme_text(loaded.scheme, s))
 
-    on = pretrained.read(loaded, s.text)
-    off = pretrained.read(loaded, s.text, position=False)
+    on = held.read(loaded, s.text)
+    off = held.read(loaded, s.text, position=False)
     d.subheader(s.t("real.tokens_head"))
     if on.total > len(on.pieces):
         d.warning(s.t("real.clipped", kept=len(on.pieces), total=on.total))
@@ -152,7 +232,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         d.stop()
     d.chips([shown(p) for p in on.pieces])
     d.caption(s.t("real.tokens_caption_one" if len(on.pieces) == 1 else "real.tokens_caption",
-                  n=len(on.pieces)))
+                  n=len(on.pieces), sidebar=len(s.tokens)))
     if any(p.split for p in on.pieces):
         d.caption(s.t("real.split_caption"))
     trained = loaded.scheme.numbers.get("trained") if loaded.scheme.kind == "rope" else None
@@ -160,26 +240,30 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         d.info(s.t("real.past_trained", trained=trained, last=len(on.pieces) - 1))
 
     d.subheader(s.t("real.maps_head"))
+    numbers = [k + 1 for k in loaded.scheme.attention] or list(range(1, len(on.weights) + 1))
     layers, heads = on.weights.shape[:2]
     left, right = d.columns(2)
     layer = left.slider(s.t("real.layer"), 1, layers, 1, key="real_layer") if layers > 1 else 1
     head = right.slider(s.t("real.head"), 1, heads, 1, key="real_head") if heads > 1 else 1
+    if numbers != list(range(1, layers + 1)):
+        left.caption(s.t("real.attention_layers", n=layers, layers=loaded.scheme.layers,
+                         names=", ".join(map(str, numbers))))
     n = len(on.pieces)
     labels = token_labels([shown(p) for p in on.pieces])
     maps = np.stack([on.weights[layer - 1, head - 1], off.weights[layer - 1, head - 1]])
     d.chart(map_grid(maps, np.tril(np.ones((n, n), dtype=bool)), labels,
                      [s.t("real.with"), s.t("real.without")],
-                     title=s.t("real.maps_title", layer=layer, head=head),
+                     title=s.t("real.maps_title", layer=numbers[layer - 1], head=head),
                      x_title=s.t("real.key"), y_title=s.t("real.query"),
                      value_name=s.t("real.weight"), n_cols=2), "real_maps")
     change = np.abs(on.weights - off.weights)
     where = np.unravel_index(np.argmax(change), change.shape)
     d.metric(s.t("real.difference"), number(float(change.max())))
     if change.max() > 0:
-        d.caption(s.t("real.difference_at", layer=where[0] + 1, head=where[1] + 1,
+        d.caption(s.t("real.difference_at", layer=numbers[where[0]], head=where[1] + 1,
                       q=where[2], k=where[3]))
     d.caption(s.t("real.maps_caption"))
-    other_order(d, s, loaded, on.pieces, labels, layer, head)
+    other_order(d, s, held, loaded, on.pieces, labels, layer, numbers[layer - 1], head)
 
     d.subheader(s.t("real.next_head"))
     d.text_table({s.t("real.position_col"): labels,

@@ -18,6 +18,7 @@ from tests.helpers.hf_models import into_cache, saved, tokenizer
 from tests.helpers.hostile import HOSTILE, check, from_document
 from ui import documents
 from ui.blocks import walk
+from ui.cached import real
 from ui.i18n import text
 from ui.markup import literal
 from ui.summary import number
@@ -62,12 +63,22 @@ def on_this_machine(machine, monkeypatch):
     return folder
 
 
-def read(token: str) -> str:
-    """A next token as the page reads it: spaces made visible, a piece of a character or
-    nothing said in words."""
-    if not token.strip():
-        return "“␣”" if token else text("real.empty_token", "en")
-    return text("real.partial_token", "en") if "\ufffd" in token else f"“{token}”"
+def loaded(name: str, folder=None) -> pretrained.Loaded:
+    """The model by its name on this test machine, loaded afresh by posviz."""
+    from huggingface_hub import constants
+
+    return pretrained.load(pretrained.card(pretrained.find(name, folder,
+                                                           constants.HF_HUB_CACHE)))
+
+
+def read(guess: pretrained.Guess) -> str:
+    """A next token as the page reads it: its characters (spaces made visible), or its bytes
+    when they are not characters a reader can see; nothing said in words."""
+    if not guess.raw:
+        return text("real.empty_token", "en")
+    if guess.whole:
+        return "“␣”" if not guess.text.strip() else f"“{guess.text}”"
+    return text("real.bytes_token", "en", bytes=" ".join(f"{b:02X}" for b in guess.raw))
 
 
 def changed(at) -> str:
@@ -102,9 +113,9 @@ def test_the_maps_are_the_models_own_with_position_on_and_off(on_this_machine, m
     are the model's; the change and the next tokens are the model's too."""
     sentence = "the quick brown fox 刚想到了"
     at = page(model, sentence)
-    loaded = pretrained.load(pretrained.find(model, on_this_machine))
-    assert loaded.scheme.kind == scheme
-    on, off = pretrained.read(loaded, sentence), pretrained.read(loaded, sentence, False)
+    model_ = loaded(model, on_this_machine)
+    assert model_.scheme.kind == scheme
+    on, off = pretrained.read(model_, sentence), pretrained.read(model_, sentence, False)
     layers, heads = on.weights.shape[:2]
     at.slider(key="real_layer").set_value(layers).run()
     at.slider(key="real_head").set_value(heads - 1).run()
@@ -126,8 +137,8 @@ def test_the_maps_are_the_models_own_with_position_on_and_off(on_this_machine, m
     table = [b for b in walk(at.session_state["posviz_doc"]) if b["t"] == "table"][-1]
     assert [row[0] for row in table["rows"]] == token_labels(chips["tokens"])
     for row, with_, without in zip(table["rows"], on.top, off.top, strict=True):
-        assert row[1:] == [" · ".join(f"{read(t)} {'<1%' if p < 0.005 else f'{p:.0%}'}"
-                                      for t, p in top) for top in (with_, without)]
+        assert row[1:] == [" · ".join(f"{read(g)} {'<1%' if g.p < 0.005 else f'{g.p:.0%}'}"
+                                      for g in top) for top in (with_, without)]
 
 
 @pytest.mark.parametrize("model, reason", [
@@ -135,15 +146,21 @@ def test_the_maps_are_the_models_own_with_position_on_and_off(on_this_machine, m
 def test_a_model_posviz_will_not_read_is_refused_in_words(on_this_machine, model, reason):
     for lang in ("en", "zh"):
         at = page(model, lang=lang)
+        detail = {"unknown": model, "pickle_only": "", "own_code": "mine"}[reason]
+        folder = on_this_machine / model
+        if reason == "pickle_only":
+            detail = str(folder)
         assert [e.value for e in at.error] == [text(f"real.refused.{reason}", lang,
-                                                    name=literal(model))]
+                                                    name=literal(model),
+                                                    detail=literal(detail))]
         assert at.text_input(key="model").value == model  # what was typed stays
 
 
 def test_a_folder_that_is_not_a_model_is_refused(on_this_machine, tmp_path):
     at = page(str(tmp_path))
     assert [e.value for e in at.error] == [text("real.refused.not_a_model", "en",
-                                                name=literal(str(tmp_path)))]
+                                                name=literal(str(tmp_path)),
+                                                detail=literal(str(tmp_path)))]
 
 
 def test_too_large_for_this_machine_is_said_with_the_sizes(on_this_machine, monkeypatch,
@@ -155,9 +172,9 @@ def test_too_large_for_this_machine_is_said_with_the_sizes(on_this_machine, monk
     monkeypatch.setattr(pretrained, "available_memory", lambda: 1_000)
     at = page(str(fresh))
     needed = f"{pretrained.card(fresh).needed / 2**10:.1f} KB"
-    assert [e.value for e in at.error] == [text("real.refused.too_large", "en",
-                                                name=literal(str(fresh)), needed=needed,
-                                                free="1000 B")]
+    assert [e.value for e in at.error] == [text(
+        "real.refused.too_large", "en", name=literal(str(fresh)), needed=needed, free="1000 B",
+        detail=literal(f"{pretrained.card(fresh).needed} > 1000 bytes"))]
 
 
 def test_with_no_model_the_page_says_how_to_get_one_and_reads_posvizs_own(tmp_path,
@@ -180,8 +197,7 @@ def test_a_long_sentence_is_cut_where_the_model_stops_and_says_so(on_this_machin
     at = page("posviz/learned", words)
     assert [w.value for w in at.warning][0] == text("real.clipped", "en", kept=32, total=40)
     at = page("posviz-test/tiny-llama", words * 2)
-    total = len(pretrained.load(pretrained.find("posviz-test/tiny-llama")).tokenizer(
-        words * 2)["input_ids"])
+    total = len(loaded("posviz-test/tiny-llama").tokenizer(words * 2)["input_ids"])
     assert text("real.clipped", "en", kept=64, total=total) in [w.value for w in at.warning]
     assert not any(w.value.startswith("Only the first") for w in at.warning)  # said once
     at = page("posviz/rope", words)  # trained on 32 tokens, reading 40: said
@@ -189,15 +205,14 @@ def test_a_long_sentence_is_cut_where_the_model_stops_and_says_so(on_this_machin
     assert not any(i.value.startswith("This model was trained") for i in page("posviz/rope",
                                                                                "a b c").info)
     one = page("posviz/rope", "x")  # a single token, said so
-    assert text("real.tokens_caption_one", "en") in [c.value for c in one.caption]
+    assert text("real.tokens_caption_one", "en", sidebar=1) in [c.value for c in one.caption]
 
 
 def test_the_largest_change_is_placed_and_the_sidebar_switch_is_explained(on_this_machine):
     sentence = "the quick brown fox"
     at = page("gpt2", sentence)
-    on = pretrained.read(pretrained.load(pretrained.find("gpt2", on_this_machine)), sentence)
-    off = pretrained.read(pretrained.load(pretrained.find("gpt2", on_this_machine)), sentence,
-                          False)
+    on = pretrained.read(loaded("gpt2", on_this_machine), sentence)
+    off = pretrained.read(loaded("gpt2", on_this_machine), sentence, False)
     change = np.abs(on.weights - off.weights)
     layer, head, query, key = np.unravel_index(np.argmax(change), change.shape)
     assert text("real.difference_at", "en", layer=layer + 1, head=head + 1, q=query,
@@ -222,11 +237,11 @@ def test_another_order_is_compared_by_token_with_position_on_and_off(on_this_mac
     what the causal mask still tells apart with position off."""
     sentence = "the quick brown fox 刚想到了"
     at = page("posviz-test/tiny-llama", sentence, lang)
-    loaded = pretrained.load(pretrained.find("posviz-test/tiny-llama"))
-    n = len(pretrained.pieces(loaded, sentence))
+    model = loaded("posviz-test/tiny-llama")
+    n = len(pretrained.pieces(model, sentence))
     order = list(range(n))[::-1]
-    reading, off = pretrained.twin(loaded, sentence, order, position=False)
-    on = pretrained.twin(loaded, sentence, order)[1]
+    reading, off = pretrained.twin(model, sentence, order, position=False)
+    on = pretrained.twin(model, sentence, order)[1]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics[text("real.twin_on", lang)] == shown_share(on.gaps.max())
     assert metrics[text("real.twin_off", lang)] == shown_share(off.gaps.max())
@@ -279,12 +294,142 @@ def test_every_hostile_input_through_a_byte_level_tokenizer(on_this_machine):
     """The whole hostile corpus read by a transformers model and its byte-level tokenizer
     (with a start-of-text token) through the page's document: calm, every piece's text is the
     sentence's own characters, and nothing typed reaches Markdown."""
-    loaded = pretrained.load(pretrained.find("llama-with-start", on_this_machine))
+    model = loaded("llama-with-start", on_this_machine)
+    page("llama-with-start")  # the lecturer opens it: a document (nobody's) may read it
     prose = from_document(documents.drawn("real", {"model": ["llama-with-start"]}, "en"))
     for typed in HOSTILE:
         made = documents.drawn("real", {"text": [typed], "model": ["llama-with-start"]}, "en",
                                frozenset())
         check(f"real on {typed[:40]!r}", typed, "en", from_document(made), prose["rendered"],
               "real")
-        for piece in pretrained.pieces(loaded, typed):
+        for piece in pretrained.pieces(model, typed):
             assert piece.text == typed[piece.start:piece.end]
+
+
+def test_a_typed_path_read_is_the_one_model_the_page_speaks_of(machine, tmp_path, monkeypatch):
+    """With nothing listed, a typed folder's model is read, and the page no longer says it
+    reads posviz's own models (one truth about which model drew the charts)."""
+    from huggingface_hub import constants
+
+    monkeypatch.delenv("POSVIZ_MODELS", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty"))
+    typed = str(machine[0] / "gpt2")
+    for lang in ("en", "zh"):
+        at = page(typed, lang=lang)
+        assert not at.error
+        assert text("real.none", lang, command=COMMAND) not in [i.value for i in at.info]
+        assert text("real.reading", lang, name=literal(typed)) in [m.value for m in at.markdown]
+        assert any(m.value.startswith(text("real.scheme.learned", lang, size="64", width=32)[:12])
+                   for m in at.markdown)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_two_token_counts_each_say_what_they_count(on_this_machine, lang):
+    """The sidebar counts posviz's own tokens; the page counts the model's and says that the
+    sidebar's number is another tokenizer's."""
+    sentence = "xyzzy qwv"  # posviz: two words; the model's byte-level pieces: more
+    at = page("gpt2", sentence, lang)
+    n = len(pretrained.pieces(loaded("gpt2", on_this_machine), sentence))
+    assert n > 2
+    assert text("real.tokens_caption", lang, n=n, sidebar=2) in [c.value for c in at.caption]
+    assert text("common.n_tokens", lang, n=2) in [c.value for c in at.sidebar.caption]
+
+
+def test_a_next_token_is_shown_as_its_characters_or_its_bytes_never_a_box():
+    """Each guess is its characters, if a reader can see them all, or its bytes: a piece of a
+    character, a control character, an unassigned one."""
+    from ui.documents import _module
+
+    spelled = _module("pages/8_real.py").spelled
+    s = __import__("ui").shared.settings({}, "en")
+    assert spelled(pretrained.Guess("\ufffd", b"\xe5\x88", 0.1), s) == text(
+        "real.bytes_token", "en", bytes="E5 88")
+    assert spelled(pretrained.Guess("\x0f", b"\x0f", 0.1), s) == text(
+        "real.bytes_token", "en", bytes="0F")
+    assert spelled(pretrained.Guess("\U000e0001", "\U000e0001".encode(), 0.1), s) == text(
+        "real.bytes_token", "en", bytes="F3 A0 80 81")
+    assert spelled(pretrained.Guess("刚", "刚".encode(), 0.1), s) == "“刚”"
+    assert spelled(pretrained.Guess("  ", b"  ", 0.1), s) == "“␣”"
+    assert spelled(pretrained.Guess("", b"", 0.1), s) == text("real.empty_token", "en")
+
+
+def test_every_next_token_shown_is_text_a_reader_can_see(on_this_machine):
+    """On a byte-level model reading Chinese, no cell of the next-token table holds U+FFFD
+    or a character a font draws as a box."""
+    at = page("posviz-test/tiny-llama", "刚想到了，我们今天学习位置编码")
+    table = [b for b in walk(at.session_state["posviz_doc"]) if b["t"] == "table"][-1]
+    cells = [cell for row in table["rows"] for cell in row[1:]]
+    assert cells and all("\ufffd" not in c and "▯" not in c for c in cells)
+    assert all(ch.isprintable() for c in cells for ch in c)
+
+
+def test_a_document_reads_only_what_the_lecturer_opened(on_this_machine, tmp_path):
+    """A page drawn as a document (a room's screen, a file) is nobody's: a model the lecturer
+    has not opened, a path, anything typed, gets one and the same answer, and nothing loads."""
+    held = real.models()
+    before = held.opened()
+    answers = set()
+    for typed in ("/etc/passwd", "/etc/shadow", "/root/.ssh", str(tmp_path), "/nowhere",
+                  "~root", "~nosuchlogin", "a" * 5_000, "bloom-not-opened", "own",
+                  str(on_this_machine / "gpt2")):
+        made = documents.drawn("real", {"model": [typed]}, "en")
+        errors = [b["text"] for b in walk(made) if b["t"] == "note" and b["kind"] == "error"]
+        assert len(errors) == 1, typed
+        answers.add(errors[0])
+    assert len(answers) == 1
+    assert held.opened() == before
+
+
+def test_the_models_folder_is_listed_once_and_again_on_demand(on_this_machine, monkeypatch):
+    """Page runs do not list the folder again; Look again does."""
+    calls = []
+    listing = pretrained.in_folder
+    monkeypatch.setattr(pretrained, "in_folder", lambda folder: calls.append(1) or listing(
+        folder))
+    real.models().refresh()
+    at = page("gpt2")
+    at.slider(key="real_head").set_value(2).run()
+    at.slider(key="real_layer").set_value(2).run()
+    assert len(calls) == 1
+    at.button(key="real_look_again").click().run()
+    assert len(calls) == 2 and not at.exception
+
+
+def test_the_server_keeps_two_models_and_its_runs_read_only(machine, tmp_path):
+    """The Models a server holds: a student loads nothing, the lecturer's loads keep the two
+    most recently used (posviz's own apart), and runs are kept read-only."""
+    folder, _ = machine
+    held = real.Models(folder, str(tmp_path / "empty"))
+    names = [f.name for f in held.listed()]
+    assert names == ["bloom", "gpt2", "llama-with-start", "own", "pickled"]
+    with pytest.raises(real.NotOpen):
+        held.load(held.find("gpt2", lecturer=True), lecturer=False)
+    with pytest.raises(real.NotOpen):
+        held.find(str(folder / "gpt2"), lecturer=False)
+    for name in ("gpt2", "bloom", "llama-with-start"):
+        held.load(held.find(name, lecturer=True), lecturer=True)
+    held.load(held.find("posviz/rope", lecturer=False), lecturer=False)  # part of the app
+    assert held.opened() == ["llama-with-start", "bloom"]
+    model = held.load(held.find("bloom", lecturer=False), lecturer=False)  # opened: a student
+    reading = held.read(model, "刚想到了")
+    assert held.read(model, "刚想到了").weights is reading.weights
+    assert not reading.weights.flags.writeable and not reading.states.flags.writeable
+
+
+def test_readings_from_many_threads_at_once_are_each_their_own(machine, tmp_path):
+    """A server reads for many readers at once: each reading is the one it would be alone
+    (posviz's own models collect each layer's output with hooks on the shared model)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder, _ = machine
+    words = ["the", "dog", "chases", "cat", "a", "big"]
+    texts = [" ".join(words[k % 6:] + words[:k % 6]) for k in range(12)]
+    for name in ("posviz/rope", "gpt2"):
+        held = real.Models(folder, str(tmp_path / "empty"))
+        model = held.load(held.find(name, lecturer=True), lecturer=True)
+        with ThreadPoolExecutor(8) as pool:
+            together = list(pool.map(lambda t, m=model: pretrained.read(m, t), texts))
+        for text_, reading in zip(texts, together, strict=True):
+            alone = pretrained.read(model, text_)
+            np.testing.assert_array_equal(reading.states, alone.states)
+            np.testing.assert_array_equal(reading.weights, alone.weights)
