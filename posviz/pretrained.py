@@ -443,7 +443,12 @@ def load(about: Card) -> Loaded:
     except Exception as err:  # transformers' own refusal of a file, a shape, a setting
         raise Refused("fails", _first_line(err)) from err
     model.eval()
-    found, tables, drawn = scheme(model)
+    try:
+        found, tables, drawn = scheme(model)
+    except Refused:
+        raise
+    except Exception as err:  # a model transformers builds but posviz cannot run as it reads
+        raise Refused("fails", _first_line(err)) from err
     return Loaded(about, model, tokenizer, found, tables=tables, drawn=drawn)
 
 
@@ -828,8 +833,12 @@ def _zeroed(tables) -> Iterator[None]:
     """Each table of absolute positions gives rows of zeros for the length of the block."""
     import torch
 
-    handles = [t.register_forward_hook(lambda _, __, out: torch.zeros_like(out))
-               for t in tables]
+    def zero(_, __, out):
+        if isinstance(out, tuple):  # (the rows, what else the module gives)
+            return (torch.zeros_like(out[0]), *out[1:])
+        return torch.zeros_like(out)
+
+    handles = [t.register_forward_hook(zero) for t in tables]
     try:
         yield
     finally:
