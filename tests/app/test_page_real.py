@@ -433,3 +433,25 @@ def test_readings_from_many_threads_at_once_are_each_their_own(machine, tmp_path
             alone = pretrained.read(model, text_)
             np.testing.assert_array_equal(reading.states, alone.states)
             np.testing.assert_array_equal(reading.weights, alone.weights)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_model_whose_rope_differs_by_layer_type_is_named_layer_by_layer(tmp_path, lang):
+    """A Gemma 3 keeps its RoPE per layer type: the page names each kind with its layers and
+    base (posviz said "no position signal" of it before), and position off changes the maps."""
+    from transformers import Gemma3TextConfig
+
+    folder = saved(Gemma3TextConfig(vocab_size=len(tokenizer()), hidden_size=32,
+                                    intermediate_size=64, num_hidden_layers=6,
+                                    num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                                    bos_token_id=0, eos_token_id=0, pad_token_id=0),
+                   tmp_path / "gemma3")
+    at = page(str(folder), "the quick brown fox", lang)
+    said = [m.value for m in at.markdown if m.value.startswith("**RoPE")]
+    assert len(said) == 1
+    for layers, kind, base in (("1, 2, 3, 4, 5", "sliding\\_attention", "10,000"),
+                               ("6", "full\\_attention", "1,000,000")):
+        assert text("real.scheme.rope_layers", lang, layers=layers, kind=kind,
+                    rotary=text("real.scheme.rotary", lang, base=base, share="100%",
+                                scaling="")) in said[0]
+    assert [m.value for m in at.metric if m.label == text("real.difference", lang)] != ["0"]
