@@ -69,6 +69,23 @@ def on_this_machine(address: str) -> bool:
     return address in own_addresses()
 
 
+PROXY_HEADERS = ("X-Forwarded-For", "X-Real-IP", "Forwarded")
+"""Headers a proxy adds: a request that carries one came through a proxy."""
+
+
+def own_browser(peer: str | None, headers) -> bool:
+    """Whether a connection is this machine's own browser: from one of its addresses, directly,
+    or through a trusted proxy that forwards for one of them. A request a proxy forwarded that
+    the operator does not trust (a proxy on this machine left out of POSVIZ_TRUSTED_PROXIES) is
+    nobody's: its peer, 127.0.0.1, is the proxy's, not the reader's."""
+    forwarded = headers.get("X-Forwarded-For")
+    direct = peer if isinstance(peer, str) and peer else "127.0.0.1"
+    if not trusted(direct) and any(isinstance(headers.get(h), str) and headers.get(h).strip()
+                                   for h in PROXY_HEADERS):
+        return False
+    return on_this_machine(client_address(peer, forwarded))
+
+
 def is_lecturer(s: Settings) -> bool:
     """Whether this page run is the lecturer's: a session of the machine's own browser, or one
     that leads its room. A document (no session) is not."""
@@ -76,5 +93,6 @@ def is_lecturer(s: Settings) -> bool:
         return False
     if s.room is not None and s.room.lecturer:
         return True
-    return on_this_machine(client_address(st.context.ip_address,
-                                          st.context.headers.get("X-Forwarded-For")))
+    headers = st.context.headers
+    return own_browser(st.context.ip_address,
+                       headers if hasattr(headers, "get") else {})

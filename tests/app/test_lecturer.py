@@ -1,0 +1,40 @@
+"""Who the lecturer is (ui/lecturer.py): this machine's own browser, never another loopback
+address, and behind a trusted proxy the address it forwards for."""
+
+from __future__ import annotations
+
+from ui.lecturer import client_address, on_this_machine, own_addresses, own_browser
+
+
+def test_this_machines_own_addresses_are_the_lecturers_and_no_other_loopback():
+    assert on_this_machine(client_address(None, None))  # Streamlit's word for 127.0.0.1, ::1
+    assert on_this_machine(client_address("::1", None))
+    assert on_this_machine(client_address("::ffff:127.0.0.1", None))
+    for phone in ("127.0.0.2", "127.0.0.5", "127.0.1.1", "127.1.2.3", "10.0.0.7",
+                  "2001:db8::1", "not an address"):
+        assert not on_this_machine(client_address(phone, None)), phone
+    assert all(a in ("127.0.0.1", "::1") or not a.startswith("127.") for a in own_addresses())
+
+
+def test_a_forwarded_address_counts_only_behind_a_trusted_proxy(monkeypatch):
+    """A header anyone can send names nobody, unless the peer is a proxy the operator trusts:
+    then the address it appended is the client's (a student behind it is no lecturer)."""
+    monkeypatch.delenv("POSVIZ_TRUSTED_PROXIES", raising=False)
+    assert on_this_machine(client_address(None, "203.0.113.9"))  # the header is not believed
+    assert not on_this_machine(client_address("127.0.0.3", "127.0.0.1"))
+    monkeypatch.setenv("POSVIZ_TRUSTED_PROXIES", "127.0.0.1")
+    assert client_address(None, "203.0.113.9, 198.51.100.4") == "198.51.100.4"
+    assert not on_this_machine(client_address(None, "198.51.100.4"))
+    assert on_this_machine(client_address(None, "127.0.0.1"))  # the lecturer through the proxy
+
+
+def test_a_request_through_a_proxy_not_trusted_is_nobodys(monkeypatch):
+    """A proxy on this machine that the operator did not name makes every reader's peer
+    127.0.0.1: a request that carries a proxy's header then loads nothing."""
+    monkeypatch.delenv("POSVIZ_TRUSTED_PROXIES", raising=False)
+    assert own_browser(None, {})
+    for header in ("X-Forwarded-For", "X-Real-IP", "Forwarded"):
+        assert not own_browser(None, {header: "198.51.100.4"}), header
+    monkeypatch.setenv("POSVIZ_TRUSTED_PROXIES", "127.0.0.1")
+    assert own_browser(None, {"X-Forwarded-For": "127.0.0.1"})
+    assert not own_browser(None, {"X-Forwarded-For": "198.51.100.4"})
