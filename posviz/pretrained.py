@@ -1,7 +1,7 @@
 """Real causal language models from this machine's disk, read on a sentence with position on or
 off. For a notebook:
 
-    model = posviz.pretrained.model("HuggingFaceTB/SmolLM2-135M")
+    model = posviz.pretrained.by_name("HuggingFaceTB/SmolLM2-135M")
     tokens, weights = posviz.pretrained.attention(model, "刚想到了")
     weights.shape  # (attention layers, heads, T, T), each row a query's weights over the keys
 
@@ -179,14 +179,14 @@ class Guess:
 @dataclass
 class Loaded:
     """A model and its tokenizer; runs are serialized (position off changes the model for the
-    length of a run). posviz's own models have a vocabulary for a tokenizer, and a twin without
-    position (the same weights, scheme "none")."""
+    length of a run). posviz's own models have a vocabulary for a tokenizer, and the same
+    weights without position (no_position)."""
 
     card: Card
     model: object
     tokenizer: object
     scheme: Scheme
-    twin: object = None
+    no_position: object = None  # posviz's own: the same weights, scheme "none"
     tables: tuple = ()  # the tables of absolute positions that position off zeroes
     drawn: tuple[int, ...] | None = None  # which of transformers' attentions are (T, T) maps
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -281,7 +281,7 @@ def find(name: str, folder: Path | None = None, cache: str | None = None) -> Fou
     return at_path(name)
 
 
-def model(name: str, folder: Path | None = None) -> Loaded:
+def by_name(name: str, folder: Path | None = None) -> Loaded:
     """A model by its name (find), its files checked (card) and loaded (load), for a
     notebook."""
     return load(card(find(name, folder)))
@@ -444,12 +444,12 @@ def load(about: Card) -> Loaded:
         raise Refused("fails", _first_line(err)) from err
     model.eval()
     try:
-        found, tables, drawn = scheme(model)
+        named, tables, drawn = scheme(model)
     except Refused:
         raise
     except Exception as err:  # a model transformers builds but posviz cannot run as it reads
         raise Refused("fails", _first_line(err)) from err
-    return Loaded(about, model, tokenizer, found, tables=tables, drawn=drawn)
+    return Loaded(about, model, tokenizer, named, tables=tables, drawn=drawn)
 
 
 def _first_line(err: BaseException) -> str:
@@ -756,14 +756,14 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
             tables.append((name, module))
 
     if (slopes := _alibi(model)) is not None:
-        found = Scheme("alibi", {"heads": _heads(config), "slopes": slopes.tolist()}, **shape)
+        named = Scheme("alibi", {"heads": _heads(config), "slopes": slopes.tolist()}, **shape)
     elif tables and not any("Rotary" in type(m).__name__ for m in model.modules()):
         name, module = tables[0]
         weight = getattr(module, "weight", getattr(module, "weights", None))
         rows, width = (weight.shape if weight is not None else (None, None))
         rows = rows - getattr(module, "offset", 0) if rows else rows
         kind = "sinusoidal" if "Sinusoid" in type(module).__name__ else "learned"
-        found = Scheme(kind, {"size": rows, "width": width}, **shape)
+        named = Scheme(kind, {"size": rows, "width": width}, **shape)
     else:
         turning = _turning(model, probe, ids, square)
         rotary = _rotary(model, probe, turning) if any(turning) else ()
@@ -771,20 +771,20 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
             raise Refused("unread", "position ids reach attention without a rotary module")
         if rotary:
             first = rotary[0]
-            found = Scheme("rope", {
+            named = Scheme("rope", {
                 "base": first.base, "type": first.rope_type, "fraction": first.fraction,
                 "factor": first.factor,
                 "trained": getattr(config, "max_position_embeddings", None)},
                 rotary, tuple(layer for layer, turns in zip(attention, turning, strict=True)
                               if not turns), **shape)
         else:
-            found = Scheme("none", {}, **shape)
-    loaded = Loaded(None, model, None, found, tables=tuple(m for _, m in tables),
+            named = Scheme("none", {}, **shape)
+    loaded = Loaded(None, model, None, named, tables=tuple(m for _, m in tables),
                     drawn=tuple(square))
-    if not found.ordered and not _bag(model, lambda seq: _position(loaded, False, seq), ids):
+    if not named.ordered and not _bag(model, lambda seq: _position(loaded, False, seq), ids):
         raise Refused("unread", f"{config.model_type}: order still read with "
-                      f"{found.off if found.kind != 'none' else 'no position found'}")
-    return found, loaded.tables, loaded.drawn
+                      f"{named.off if named.kind != 'none' else 'no position found'}")
+    return named, loaded.tables, loaded.drawn
 
 
 # ---- reading a sentence -------------------------------------------------------------------
@@ -796,7 +796,7 @@ def pieces(loaded: Loaded, text: str) -> list[Piece]:
 
 def encode(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]:
     """The token ids the model reads, their pieces, and how many tokens the whole text has."""
-    if loaded.twin is not None:
+    if loaded.no_position is not None:
         return _encode_own(loaded, text)
     encoded = loaded.tokenizer(text, return_offsets_mapping=True)
     total = len(encoded["input_ids"])
@@ -897,11 +897,11 @@ def run(loaded: Loaded, ids: list[int], position: bool, k: int = 5
 
     if not ids:
         scheme = loaded.scheme
-        heads = (loaded.model.config.n_heads if loaded.twin is not None
+        heads = (loaded.model.config.n_heads if loaded.no_position is not None
                  else _heads(loaded.model.config.get_text_config()))
         return (np.zeros((len(scheme.attention), heads, 0, 0)),
                 np.zeros((scheme.layers, 0, 0)), [])
-    if loaded.twin is not None:
+    if loaded.no_position is not None:
         return _run_own(loaded, ids, position, k)
     tensor = torch.tensor([ids])
     args = {"input_ids": tensor, "attention_mask": torch.ones_like(tensor),
@@ -975,7 +975,7 @@ def _run_own(loaded: Loaded, ids: list[int], position: bool, k: int
 
     from posviz.model import top_predictions
 
-    model = loaded.model if position else loaded.twin
+    model = loaded.model if position else loaded.no_position
     states = []
     with loaded.lock:  # the hooks are the model's, seen by every thread's run
         hooks = [block.register_forward_hook(lambda _, __, out: states.append(out[0][0]))

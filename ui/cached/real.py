@@ -146,7 +146,7 @@ class Models:
 
 
 @st.cache_resource(show_spinner=False)
-def held(folder: str, cache: str) -> Models:
+def models_for(folder: str, cache: str) -> Models:
     """The process's Models for a folder and a Hugging Face cache ("" for none / the default)."""
     return Models(Path(folder) if folder else None, cache or None)
 
@@ -156,8 +156,8 @@ def models() -> Models:
     from huggingface_hub import constants
 
     folder = models_folder()
-    return held(str(folder) if folder else "", str(constants.HF_HUB_CACHE or
+    return models_for(str(folder) if folder else "", str(constants.HF_HUB_CACHE or
                                                    os.environ.get("HF_HUB_CACHE", "")))
 
 
-__all__ = ["Models", "NotOpen", "Refused", "held", "models"]
+__all__ = ["Models", "NotOpen", "Refused", "models", "models_for"]
