@@ -161,7 +161,7 @@ def chosen(d: ui.Doc, s: ui.Settings, held: real.Models, lecturer: bool
     if lecturer:
         if listed:
             d.caption(s.t("real.found", names=", ".join(map(literal, listed))))
-        elif not typed:
+        elif not typed and not opened:  # posviz's own is read: said so, and how to get one
             d.info(s.t("real.none", command=COMMAND))
     if opened:
         d.caption(s.t("real.opened", names=", ".join(map(literal, opened))))
@@ -211,7 +211,11 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                     needed=size(about.needed, s), free=size(about.available, s),
                     detail=literal(refused.detail)))
         d.stop()
-    draw(d, s, held, loaded)
+    try:
+        draw(d, s, held, loaded)
+    except pretrained.Refused as refused:  # a run the model cannot give as posviz reads it
+        d.error(s.t(f"real.refused.{refused.reason}", name=literal(name),
+                    detail=literal(refused.detail)))
 
 
 def draw(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded) -> None:

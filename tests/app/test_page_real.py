@@ -455,3 +455,19 @@ def test_a_model_whose_rope_differs_by_layer_type_is_named_layer_by_layer(tmp_pa
                     rotary=text("real.scheme.rotary", lang, base=base, share="100%",
                                 scaling="")) in said[0]
     assert [m.value for m in at.metric if m.label == text("real.difference", lang)] != ["0"]
+
+
+def test_the_lecturer_reading_an_opened_model_is_not_told_it_reads_posvizs_own(machine,
+                                                                              tmp_path,
+                                                                              monkeypatch):
+    """With nothing listed, a model the lecturer opened earlier is the page's first choice:
+    the page then says nothing of reading posviz's own models."""
+    from huggingface_hub import constants
+
+    monkeypatch.delenv("POSVIZ_MODELS", raising=False)
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "empty"))
+    page(str(machine[0] / "bloom"))  # opened
+    at = page(None)
+    assert text("real.none", "en", command=COMMAND) not in [i.value for i in at.info]
+    assert text("real.reading", "en", name=literal(str(machine[0] / "bloom"))) in [
+        m.value for m in at.markdown]
