@@ -56,6 +56,7 @@ MAX_TOKENS = 64  # tokens of a sentence read (its start), as every page of posvi
 THREADS = 4  # torch's threads at most: a run shares the server with every other reader
 MAX_NAME = 1024  # characters of a typed model name or path at most
 MAX_JSON = 16 << 20  # bytes of a configuration file read at most
+MAX_FILES = 10_000  # entries of a model folder at most (each is checked to lie inside it)
 OWN = "posviz/"  # the names of posviz's own models start so
 OWN_ORDER = ("rope", "learned", "alibi", "sinusoidal", "none")  # as own() lists them
 PROBE = (3, 7, 11, 5, 2, 9)  # token ids a model is checked on when it loads (its vocabulary's)
@@ -311,6 +312,27 @@ def _inside(file: Path, path: Path) -> Path:
     return real
 
 
+def _all_inside(path: Path) -> None:
+    """Every file of the model's folder (the tokenizer's, the weights, anything transformers may
+    open) lies inside its home: a link out of it is refused before anything is read."""
+    try:
+        entries = []
+        for entry in path.iterdir():
+            entries.append(entry)
+            if len(entries) > MAX_FILES:
+                raise Refused("broken", f"more than {MAX_FILES:,} files")
+    except OSError as err:
+        raise Refused("broken", path.name) from err
+    home = _home(path).resolve()
+    for entry in entries:
+        try:
+            real = entry.resolve(strict=True)
+        except (OSError, RuntimeError) as err:  # a link to nothing, or a loop of links
+            raise Refused("broken", entry.name) from err
+        if not real.is_relative_to(home):
+            raise Refused("outside", entry.name)
+
+
 def _json(file: Path, path: Path) -> dict:
     real = _inside(file, path)
     try:
@@ -391,6 +413,7 @@ def card(found: Found | Path) -> Card:
                     int(parameters * FLOAT_BYTES * OVERHEAD), available_memory())
     if not (path / "config.json").exists():
         raise Refused("not_a_model", str(path))
+    _all_inside(path)
     configs = {name: _json(path / name, path) for name in CONFIGS
                if (path / name).exists() or (path / name).is_symlink()}
     config = configs["config.json"]

@@ -38,3 +38,24 @@ def test_a_request_through_a_proxy_not_trusted_is_nobodys(monkeypatch):
     monkeypatch.setenv("POSVIZ_TRUSTED_PROXIES", "127.0.0.1")
     assert own_browser(None, {"X-Forwarded-For": "127.0.0.1"})
     assert not own_browser(None, {"X-Forwarded-For": "198.51.100.4"})
+
+
+def test_a_session_leading_its_room_is_the_lecturer_and_a_document_is_nobody(monkeypatch):
+    """The room's leader, from any computer, is the lecturer; a page drawn as a document (a
+    room's screen, a file) is nobody's, even drawn on this computer."""
+    from types import SimpleNamespace
+
+    from ui import lecturer
+    from ui.shared import settings
+
+    monkeypatch.setattr(lecturer, "own_browser", lambda peer, headers: False)  # a remote one
+    monkeypatch.setattr(lecturer.st, "context", SimpleNamespace(ip_address="198.51.100.4",
+                                                                headers={}))
+    s = settings({}, "en", controls=True)
+    assert not lecturer.is_lecturer(s)
+    leading = SimpleNamespace(lecturer=True)
+    assert lecturer.is_lecturer(type(s)(**{**s.__dict__, "room": leading}))
+    following = SimpleNamespace(lecturer=False)
+    assert not lecturer.is_lecturer(type(s)(**{**s.__dict__, "room": following}))
+    monkeypatch.setattr(lecturer, "own_browser", lambda peer, headers: True)
+    assert not lecturer.is_lecturer(settings({}, "en"))  # a document: no controls

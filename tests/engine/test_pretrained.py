@@ -434,6 +434,9 @@ def hostile(folder, good, tmp_path) -> dict[str, object]:
     outside.write_bytes((good / "model.safetensors").read_bytes())
     (made["link_out"] / "model.safetensors").unlink()
     (made["link_out"] / "model.safetensors").symlink_to(outside)
+    made["tokenizer_out"] = copy("tokenizer_out")
+    (made["tokenizer_out"] / "tokenizer.json").unlink()
+    (made["tokenizer_out"] / "tokenizer.json").symlink_to("/etc/passwd")
     made["index_out"] = copy("index_out")
     (made["index_out"] / "model.safetensors.index.json").write_text(json.dumps(
         {"weight_map": {"w": "../../../../etc/passwd"}}))
@@ -459,15 +462,23 @@ def test_hostile_model_files_are_refused_in_words(folders, tmp_path):
     """Each hostile file is refused with its reason, never a traceback, and no model code
     runs: weights that cannot be read, a link or an index that leads out of the folder, a
     tokenizer or a Llama that asks for its own code, a path too long for the system."""
+    import shutil
+
     made = hostile(tmp_path, folders["llama"], tmp_path)
     want = {"empty": "broken", "garbage": "broken", "negative": "broken",
             "overflow": "broken", "link_system": "outside", "link_out": "outside",
-            "index_out": "outside", "tokenizer_code": "own_code", "llama_code": "own_code"}
+            "index_out": "outside", "tokenizer_code": "own_code", "llama_code": "own_code",
+            "tokenizer_out": "outside"}
     for name, reason in want.items():
         with pytest.raises(pretrained.Refused) as refused:
             pretrained.load(pretrained.card(pretrained.at_path(str(made[name]))))
         assert refused.value.reason == reason, name
     assert not (tmp_path / "ran").exists()
+    beside = tmp_path / "beside"  # a damaged file that is not the model's weights: never read
+    shutil.copytree(folders["llama"], beside)
+    for name, data in (("empty", b""), ("garbage", b"\x00garbage" * 100)):
+        (beside / f"{name}.safetensors").write_bytes(data)
+    assert pretrained.load(pretrained.card(beside)).scheme.kind == "rope"
     for typed in ("/" + "a" * 5_000, "a" * 300, "~nosuchlogin/x", "~root/.ssh", "\0",
                   "/etc/shadow", "/etc"):
         with pytest.raises(pretrained.Refused) as refused:
