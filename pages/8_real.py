@@ -38,9 +38,11 @@ def rotary_text(rotary: pretrained.Rotary, s: ui.Settings) -> str:
                share=f"{rotary.fraction:.0%}", scaling=scaling)
 
 
-def layer_list(layers: tuple[int, ...]) -> str:
-    """Layers (from 0) as a reader counts them (from 1)."""
-    return ", ".join(str(k + 1) for k in layers)
+def layer_list(layers: tuple[int, ...], s: ui.Settings) -> str:
+    """Layers (from 0) as a reader counts them (from 1), with the word for one or several."""
+    numbers = s.t("real.scheme.list_sep").join(str(k + 1) for k in layers)
+    return s.t("real.scheme.layer_one" if len(layers) == 1 else "real.scheme.layer_many",
+               n=numbers)
 
 
 def scheme_text(scheme: pretrained.Scheme, s: ui.Settings) -> str:
@@ -53,12 +55,14 @@ def scheme_text(scheme: pretrained.Scheme, s: ui.Settings) -> str:
             said = s.t("real.scheme.rope", rotary=rotary_text(scheme.rotary[0], s),
                        trained=trained)
         else:
-            kinds = [s.t("real.scheme.rope_layers", layers=layer_list(r.layers),
-                         kind=literal(r.layer_type) if r.layer_type else "",
-                         rotary=rotary_text(r, s)) for r in scheme.rotary]
+            kinds = [s.t("real.scheme.rope_layers", layers=layer_list(r.layers, s),
+                         kind=s.t("real.scheme.kind", kind=literal(r.layer_type))
+                         if r.layer_type else "", rotary=rotary_text(r, s))
+                     for r in scheme.rotary]
             if scheme.unturned:
-                kinds.append(s.t("real.scheme.nope_layers", layers=layer_list(scheme.unturned)))
-            said = s.t("real.scheme.rope_mixed", kinds="; ".join(kinds), trained=trained)
+                kinds.append(s.t("real.scheme.nope_layers", layers=layer_list(scheme.unturned, s)))
+            said = s.t("real.scheme.rope_mixed", kinds=s.t("real.scheme.and").join(kinds),
+                       trained=trained)
     elif scheme.kind == "sinusoidal":
         said = s.t("real.scheme.sinusoidal", size=f"{n['size']:,}" if n.get("size") else "?",
                    width=n.get("width") or "?")
@@ -68,12 +72,12 @@ def scheme_text(scheme: pretrained.Scheme, s: ui.Settings) -> str:
         slopes = ", ".join(number(x) for x in n["slopes"][:SLOPES_SHOWN])
         said = s.t("real.scheme.alibi", heads=n["heads"],
                    slopes=slopes + (", …" if len(n["slopes"]) > SLOPES_SHOWN else ""))
-    else:
-        said = s.t("real.scheme.none")
+    else:  # checked as a bag only where every layer is attention
+        said = s.t("real.scheme.none_attention" if scheme.ordered else "real.scheme.none")
     if scheme.ordered:
         kinds = ", ".join(literal(k) for k in dict.fromkeys(scheme.ordered))
-        said += " " + s.t("real.scheme.other", n=len(scheme.ordered), layers=scheme.layers,
-                          kinds=kinds)
+        said += s.t("real.scheme.then") + s.t("real.scheme.other", n=len(scheme.ordered),
+                                              layers=scheme.layers, kinds=kinds)
     return said
 
 
@@ -251,7 +255,7 @@ def draw(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded
     head = right.slider(s.t("real.head"), 1, heads, 1, key="real_head") if heads > 1 else 1
     if numbers != list(range(1, layers + 1)):
         left.caption(s.t("real.attention_layers", n=layers, layers=loaded.scheme.layers,
-                         names=", ".join(map(str, numbers))))
+                         names=s.t("real.scheme.list_sep").join(map(str, numbers))))
     n = len(on.pieces)
     labels = token_labels([shown(p) for p in on.pieces])
     maps = np.stack([on.weights[layer - 1, head - 1], off.weights[layer - 1, head - 1]])

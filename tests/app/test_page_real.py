@@ -449,9 +449,13 @@ def test_a_model_whose_rope_differs_by_layer_type_is_named_layer_by_layer(tmp_pa
     at = page(str(folder), "the quick brown fox", lang)
     said = [m.value for m in at.markdown if m.value.startswith("**RoPE")]
     assert len(said) == 1
-    for layers, kind, base in (("1, 2, 3, 4, 5", "sliding\\_attention", "10,000"),
-                               ("6", "full\\_attention", "1,000,000")):
-        assert text("real.scheme.rope_layers", lang, layers=layers, kind=kind,
+    sep = text("real.scheme.list_sep", lang)
+    for layers, kind, base in ((text("real.scheme.layer_many", lang, n=sep.join("12345")),
+                                "sliding\\_attention", "10,000"),
+                               (text("real.scheme.layer_one", lang, n="6"), "full\\_attention",
+                                "1,000,000")):
+        assert text("real.scheme.rope_layers", lang, layers=layers,
+                    kind=text("real.scheme.kind", lang, kind=kind),
                     rotary=text("real.scheme.rotary", lang, base=base, share="100%",
                                 scaling="")) in said[0]
     assert [m.value for m in at.metric if m.label == text("real.difference", lang)] != ["0"]
