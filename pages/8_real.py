@@ -76,8 +76,8 @@ def scheme_text(scheme: pretrained.Scheme, s: ui.Settings) -> str:
         said = s.t("real.scheme.none_attention" if scheme.ordered else "real.scheme.none")
     if scheme.ordered:
         kinds = ", ".join(literal(k) for k in dict.fromkeys(scheme.ordered))
-        said += s.t("real.scheme.then") + s.t("real.scheme.other", n=len(scheme.ordered),
-                                              layers=scheme.layers, kinds=kinds)
+        said = s.t("real.scheme.other", said=said, n=len(scheme.ordered),
+                   layers=scheme.layers, kinds=kinds)
     return said
 
 
