@@ -4,9 +4,10 @@ A model of SmolLM2-135M's shape (Llama: 30 layers, 9 heads with 3 key-value head
 1,536 in the MLP, a 49,152-token vocabulary, tied embeddings, RoPE base 100,000: the values of
 its published config.json), built here with random weights and saved to a temporary folder (no
 download), then read by posviz.pretrained as a lecturer's model is. Prints:
-1. the load (from the folder to a model ready to run) in seconds, and the process's resident
-   memory before it, after it and after a first run (the model is made and saved by another
-   process);
+1. the load (from the folder to a model ready to run) in seconds, of it the checks of how the
+   model carries position (posviz.pretrained.scheme: a few runs on six tokens), and the
+   process's resident memory before it, after it and after a first run (the model is made and
+   saved by another process);
 2. for a new sentence of about 20 tokens each run (median and largest of N): the attention of
    every layer and head and the top-5 next tokens at each position, with position on and off;
 3. the real-model page run in full (Streamlit's AppTest, in this process) on a new sentence of
@@ -14,7 +15,8 @@ download), then read by posviz.pretrained as a lecturer's model is. Prints:
    sentence and its reversal), every figure and the document; with the sidebar's position switch
    on and off (the page reads both ways either way).
 
-torch's threads are its default (the machine's cores), as the app's server runs it. Not a test
+torch's threads are its default (the machine's cores), as the app's server runs it, unless
+--threads says otherwise (one thread counts CPU-seconds a busy machine does not inflate). Not a test
 (pytest does not collect it): the figures depend on the machine and its load.
 """
 
@@ -86,7 +88,12 @@ def page_runs(runs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=10)
-    runs = parser.parse_args().runs
+    parser.add_argument("--threads", type=int, default=0,
+                        help="torch's threads (default: its own, the machine's cores)")
+    args = parser.parse_args()
+    runs = args.runs
+    if args.threads:
+        torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as folder:
         made = multiprocessing.get_context("spawn").Process(target=save, args=(folder,))
         made.start()  # made in a process of its own: this one's memory holds only the load
@@ -99,6 +106,10 @@ def main() -> None:
               f"{model.scheme.numbers['base']:,.0f}; torch threads {torch.get_num_threads()}")
         print(f"load {loaded:.2f} s; resident memory {before:.0f} MB before, "
               f"{rss_mb():.0f} MB after")
+        start, cpu = time.perf_counter(), time.process_time()
+        pretrained.scheme(model.model)  # what the load spent checking how it carries position
+        print(f"of it, the checks of its position scheme: {time.perf_counter() - start:.2f} s "
+              f"({time.process_time() - cpu:.2f} CPU-seconds)")
         pretrained.attention(model, sentence(0))  # the first run's one-time costs
         print(f"after a first run {rss_mb():.0f} MB")
         for position in (True, False):
