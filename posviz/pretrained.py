@@ -165,7 +165,8 @@ class Piece:
 class Guess:
     """A likely next token: its text as the tokenizer decodes it alone, its bytes, and its
     probability. whole: its text is its bytes as characters a reader can see (no piece of a
-    character, no control or unassigned character), so it can be shown as text."""
+    character, no control, unassigned or separator character but the plain space), so it can
+    be shown as text."""
 
     text: str
     raw: bytes
@@ -173,8 +174,8 @@ class Guess:
 
     @property
     def whole(self) -> bool:
-        return bool(self.text) and self.text.encode("utf-8") == self.raw and all(
-            c.isprintable() or c.isspace() for c in self.text)
+        return bool(self.text) and self.text.encode("utf-8") == self.raw and \
+            self.text.isprintable()
 
 
 @dataclass

@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from transformers import BloomConfig, GPT2Config, LlamaConfig
 
 from posviz import pretrained
@@ -475,3 +477,18 @@ def test_the_lecturer_reading_an_opened_model_is_not_told_it_reads_posvizs_own(m
     assert text("real.none", "en", command=COMMAND) not in [i.value for i in at.info]
     assert text("real.reading", "en", name=literal(str(machine[0] / "bloom"))) in [
         m.value for m in at.markdown]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=6).map(lambda t: (t, t.encode())),
+                 st.binary(min_size=1, max_size=6).map(
+                     lambda b: (b.decode("utf-8", "replace"), b))))
+def test_a_next_token_shown_holds_no_glyph_a_font_draws_as_a_box(token):
+    """Whatever a token decodes to, the page shows visible characters: its text when every
+    character of it is one a reader can see, its bytes otherwise (never U+FFFD)."""
+    from ui.documents import _module
+
+    decoded, raw = token
+    shown_ = _module("pages/8_real.py").spelled(pretrained.Guess(decoded, raw, 0.5),
+                                                __import__("ui").shared.settings({}, "en"))
+    assert "\ufffd" not in shown_ and all(ch.isprintable() for ch in shown_)
