@@ -735,8 +735,8 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
     """How the loaded model carries position, read from what transformers built; the tables of
     absolute positions position off zeroes; and which of the attentions transformers gives are
     maps of the sentence's tokens over themselves (another layer's, such as a linear
-    attention's state, is not). Refused if the model has no attention,
-    is not causal, or carries position in a way posviz cannot switch off."""
+    attention's state, is not). Refused if the model has no attention, is not causal, or
+    carries position in a way posviz cannot switch off."""
     import torch
 
     config = model.config.get_text_config() if hasattr(model.config, "get_text_config") \
@@ -746,9 +746,7 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
     layers = int(getattr(config, "num_hidden_layers", 0) or 0)
     try:
         probe, out = _probe(model, ids)
-    except Refused:
-        raise
-    except Exception as err:
+    except Exception as err:  # transformers' own run fails on the model as it is
         raise Refused("fails", _first_line(err)) from err
     given = list(getattr(out, "attentions", None) or ())
     square = [i for i, a in enumerate(given)
