@@ -30,8 +30,10 @@ def _budget(per_minute: float) -> Throttle:
 def _paced(lecturer: bool) -> str | None:
     """The client address whose budget this run spends (behind a trusted proxy, the one it
     names), or None for a run that spends none."""
-    who = client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"))
-    return None if lecturer or config.client_cpu() <= 0 or this_machine(who) else who
+    headers = st.context.headers
+    if lecturer or config.client_cpu() <= 0 or this_machine(st.context.ip_address, headers):
+        return None
+    return client_address(st.context.ip_address, headers.get("X-Forwarded-For"))
 
 
 def admit(lang: str, lecturer: bool) -> None:

@@ -1,18 +1,22 @@
-"""Who the lecturer is (ui/lecturer.py): this machine's own browser, never another loopback
-address, and behind a trusted proxy the address it forwards for."""
+"""Who the lecturer is (ui/lecturer.py, with rooms.address): this machine's own browser, never
+another loopback address, and behind a trusted proxy the address it forwards for."""
 
 from __future__ import annotations
 
-from ui.lecturer import client_address, on_this_machine, own_addresses, own_browser
+from rooms.address import own_addresses, peer_address, this_machine
+
+
+def on_this_machine(address: str) -> bool:
+    return address in own_addresses()
 
 
 def test_this_machines_own_addresses_are_the_lecturers_and_no_other_loopback():
-    assert on_this_machine(client_address(None, None))  # Streamlit's word for 127.0.0.1, ::1
-    assert on_this_machine(client_address("::1", None))
-    assert on_this_machine(client_address("::ffff:127.0.0.1", None))
+    assert on_this_machine(peer_address(None, None))  # Streamlit's word for 127.0.0.1, ::1
+    assert on_this_machine(peer_address("::1", None))
+    assert on_this_machine(peer_address("::ffff:127.0.0.1", None))
     for phone in ("127.0.0.2", "127.0.0.5", "127.0.1.1", "127.1.2.3", "10.0.0.7",
                   "2001:db8::1", "not an address"):
-        assert not on_this_machine(client_address(phone, None)), phone
+        assert not on_this_machine(peer_address(phone, None)), phone
     assert all(a in ("127.0.0.1", "::1") or not a.startswith("127.") for a in own_addresses())
 
 
@@ -20,24 +24,24 @@ def test_a_forwarded_address_counts_only_behind_a_trusted_proxy(monkeypatch):
     """A header anyone can send names nobody, unless the peer is a proxy the operator trusts:
     then the address it appended is the client's (a student behind it is no lecturer)."""
     monkeypatch.delenv("POSVIZ_TRUSTED_PROXIES", raising=False)
-    assert on_this_machine(client_address(None, "203.0.113.9"))  # the header is not believed
-    assert not on_this_machine(client_address("127.0.0.3", "127.0.0.1"))
+    assert on_this_machine(peer_address(None, "203.0.113.9"))  # the header is not believed
+    assert not on_this_machine(peer_address("127.0.0.3", "127.0.0.1"))
     monkeypatch.setenv("POSVIZ_TRUSTED_PROXIES", "127.0.0.1")
-    assert client_address(None, "203.0.113.9, 198.51.100.4") == "198.51.100.4"
-    assert not on_this_machine(client_address(None, "198.51.100.4"))
-    assert on_this_machine(client_address(None, "127.0.0.1"))  # the lecturer through the proxy
+    assert peer_address(None, "203.0.113.9, 198.51.100.4") == "198.51.100.4"
+    assert not on_this_machine(peer_address(None, "198.51.100.4"))
+    assert on_this_machine(peer_address(None, "127.0.0.1"))  # the lecturer through the proxy
 
 
 def test_a_request_through_a_proxy_not_trusted_is_nobodys(monkeypatch):
     """A proxy on this machine that the operator did not name makes every reader's peer
     127.0.0.1: a request that carries a proxy's header then loads nothing."""
     monkeypatch.delenv("POSVIZ_TRUSTED_PROXIES", raising=False)
-    assert own_browser(None, {})
+    assert this_machine(None, {})
     for header in ("X-Forwarded-For", "X-Real-IP", "Forwarded"):
-        assert not own_browser(None, {header: "198.51.100.4"}), header
+        assert not this_machine(None, {header: "198.51.100.4"}), header
     monkeypatch.setenv("POSVIZ_TRUSTED_PROXIES", "127.0.0.1")
-    assert own_browser(None, {"X-Forwarded-For": "127.0.0.1"})
-    assert not own_browser(None, {"X-Forwarded-For": "198.51.100.4"})
+    assert this_machine(None, {"X-Forwarded-For": "127.0.0.1"})
+    assert not this_machine(None, {"X-Forwarded-For": "198.51.100.4"})
 
 
 def test_a_session_leading_its_room_is_the_lecturer_and_a_document_is_nobody(monkeypatch):
@@ -48,7 +52,7 @@ def test_a_session_leading_its_room_is_the_lecturer_and_a_document_is_nobody(mon
     from ui import lecturer
     from ui.shared import settings
 
-    monkeypatch.setattr(lecturer, "own_browser", lambda peer, headers: False)  # a remote one
+    monkeypatch.setattr(lecturer, "this_machine", lambda peer, headers: False)  # a remote one
     monkeypatch.setattr(lecturer.st, "context", SimpleNamespace(ip_address="198.51.100.4",
                                                                 headers={}))
     s = settings({}, "en", controls=True)
@@ -57,5 +61,5 @@ def test_a_session_leading_its_room_is_the_lecturer_and_a_document_is_nobody(mon
     assert lecturer.is_lecturer(type(s)(**{**s.__dict__, "room": leading}))
     following = SimpleNamespace(lecturer=False)
     assert not lecturer.is_lecturer(type(s)(**{**s.__dict__, "room": following}))
-    monkeypatch.setattr(lecturer, "own_browser", lambda peer, headers: True)
+    monkeypatch.setattr(lecturer, "this_machine", lambda peer, headers: True)
     assert not lecturer.is_lecturer(settings({}, "en"))  # a document: no controls
