@@ -240,7 +240,8 @@ def draw(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded
         d.stop()
     d.chips([shown(p) for p in on.pieces])
     d.caption(s.t("real.tokens_caption_one" if len(on.pieces) == 1 else "real.tokens_caption",
-                  n=len(on.pieces), sidebar=len(s.tokens)))
+                  n=len(on.pieces), ours=s.t("real.tokens_ours_app" if s.controls
+                                             else "real.tokens_ours_view", sidebar=len(s.tokens))))
     if any(p.split for p in on.pieces):
         d.caption(s.t("real.split_caption"))
     trained = loaded.scheme.numbers.get("trained") if loaded.scheme.kind == "rope" else None

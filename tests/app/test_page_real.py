@@ -4,6 +4,7 @@ a Hugging Face cache, others in the folder POSVIZ_MODELS names, and folders it m
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import numpy as np
 import pytest
@@ -207,7 +208,8 @@ def test_a_long_sentence_is_cut_where_the_model_stops_and_says_so(on_this_machin
     assert not any(i.value.startswith("This model was trained") for i in page("posviz/rope",
                                                                                "a b c").info)
     one = page("posviz/rope", "x")  # a single token, said so
-    assert text("real.tokens_caption_one", "en", sidebar=1) in [c.value for c in one.caption]
+    ours = text("real.tokens_ours_app", "en", sidebar=1)
+    assert text("real.tokens_caption_one", "en", ours=ours) in [c.value for c in one.caption]
 
 
 def test_the_largest_change_is_placed_and_the_sidebar_switch_is_explained(on_this_machine):
@@ -328,13 +330,18 @@ def test_a_typed_path_read_is_the_one_model_the_page_speaks_of(machine, tmp_path
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_two_token_counts_each_say_what_they_count(on_this_machine, lang):
     """The sidebar counts posviz's own tokens; the page counts the model's and says that the
-    sidebar's number is another tokenizer's."""
+    sidebar's number is another tokenizer's (a room's screen, with no sidebar, says whose)."""
     sentence = "xyzzy qwv"  # posviz: two words; the model's byte-level pieces: more
     at = page("gpt2", sentence, lang)
     n = len(pretrained.pieces(loaded("gpt2", on_this_machine), sentence))
     assert n > 2
-    assert text("real.tokens_caption", lang, n=n, sidebar=2) in [c.value for c in at.caption]
+    ours = text("real.tokens_ours_app", lang, sidebar=2)
+    assert text("real.tokens_caption", lang, n=n, ours=ours) in [c.value for c in at.caption]
     assert text("common.n_tokens", lang, n=2) in [c.value for c in at.sidebar.caption]
+    viewed = [b["text"] for b in walk(documents.blocks("real", urlencode(
+        {"text": sentence, "model": "gpt2"}), lang, None)) if b["t"] == "caption"]
+    ours = text("real.tokens_ours_view", lang, sidebar=2)
+    assert text("real.tokens_caption", lang, n=n, ours=ours) in viewed
 
 
 def test_a_next_token_is_shown_as_its_characters_or_its_bytes_never_a_box():
