@@ -19,7 +19,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from tests.conftest import ROOT
+from tests.conftest import ARRIVES_MS, ROOT
 from tests.helpers.load_fixtures import CHART_BOXES, DRAWN_FRAMES_JS, FINISHED
 from tests.helpers.screens import DARK_JS, Screen
 from ui.i18n import lang_tag
@@ -135,7 +135,7 @@ class Audits:
         self.began = time.monotonic()
         self.page.wait_for_function(
             "([dark]) => (DARK)() === dark".replace("DARK", DARK_JS if app else ROOM_DARK_JS),
-            arg=[self.dark], timeout=30_000, polling=100)
+            arg=[self.dark], timeout=ARRIVES_MS, polling=100)
         for _ in range(2):  # drawn, then drawn again in a window as tall as the page
             self.page.wait_for_function(APP_READY_JS if app else ROOM_READY_JS,
                                         timeout=60_000, polling=100)

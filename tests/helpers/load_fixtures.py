@@ -24,7 +24,7 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.conftest import ROOT
+from tests.conftest import ARRIVES_MS, ROOT
 from ui import page_name
 
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -54,13 +54,13 @@ DRAWN_RUN_JS = """() => !!document.querySelector('FINISHED')
 def settle(page) -> None:
     """Wait until a page just opened (goto, reload) has run its script to the end and drawn
     it."""
-    page.wait_for_function(DRAWN_RUN_JS, timeout=30_000, polling=50)
+    page.wait_for_function(DRAWN_RUN_JS, timeout=ARRIVES_MS, polling=50)
 
 
 def at_scene(page, scene: int) -> None:
     """Wait until the guided lesson shows this scene (in its address) and is drawn."""
     page.wait_for_function("([n]) => new URLSearchParams(location.search).get('scene') == n",
-                           arg=[str(scene)], timeout=30_000)
+                           arg=[str(scene)], timeout=ARRIVES_MS)
     settle(page)
 
 
@@ -118,7 +118,7 @@ def rerun(page) -> Iterator[None]:
     socket = _SOCKETS.get(page)
     if socket is None:
         raise RuntimeError("rerun needs a page made by the browser fixture (Watched)")
-    with socket.expect_event("framereceived", predicate=_full_run_finished, timeout=30_000):
+    with socket.expect_event("framereceived", predicate=_full_run_finished, timeout=ARRIVES_MS):
         yield
     page.evaluate(DRAWN_FRAMES_JS)  # the page has handled the message and drawn what it said
     settle(page)
@@ -497,7 +497,7 @@ def charts_drawn(page) -> int:
           .filter((chart) => !chart.querySelector('.main-svg') || chart.posvizPending);
         if (waiting.length) waiting[0].scrollIntoView();
         return !waiting.length;
-    }""".replace("CHART_BOXES", CHART_BOXES), timeout=30_000, polling=100)
+    }""".replace("CHART_BOXES", CHART_BOXES), timeout=ARRIVES_MS, polling=100)
     return page.locator(".posviz-chart").count()
 
 
