@@ -8,6 +8,7 @@ import streamlit as st
 import ui
 from posviz.tokens import repeated
 from ui.cached import lesson as cached
+from ui.room import entry
 
 CARDS_PER_ROW = 4
 # A join field for six digits with its button beside it, and lesson cards of one height in
@@ -51,8 +52,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     if d.live and s.room is None:
         join, start = st.container(key="home_rooms", border=True).columns(
             [3, 2], vertical_alignment="bottom")
-        ui.room.join_box(join, s.lang, "room_join_home", inline=True)
-        ui.room.start_box(start, s, "_home")
+        entry.join_box(join, s.lang, home=True)
+        entry.start_box(start, s, home=True)
 
     ui.need_tokens(d, s)
     seq = tuple(s.tokens)

@@ -17,11 +17,14 @@ from posviz.attention import HEAD_DIM
 from posviz.embedding import token_embeddings
 from posviz.permutation import readable, reads_the_same, reordered, reversal
 from posviz.sinusoidal import FORMULA, dot_by_offset
+from rooms import LETTERS
 from ui import answer_key as right_option
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
 from ui.cached import schemes as clinic
 from ui.markup import literal, written
+from ui.room.picture import class_picture
+from ui.room.polls import lesson_poll, options_list
 
 SCENES = ("meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
           "today", "port")
@@ -44,9 +47,9 @@ def polled(d: ui.Doc, s: ui.Settings, name: str, lead: str, question: str, label
     lecture room, else revealed by a toggle of its own; returns where its answer goes once it
     is shown."""
     def asked(box, options: list[str]) -> bool:
-        revealed = ui.room.lesson_poll(box, s, s.room, name, question, options, right)
+        revealed = lesson_poll(box, s, s.room, name, question, options, right)
         if revealed is None:
-            ui.room.options_list(box, options)
+            options_list(box, options)
             revealed = box.toggle(s.t("lesson.reveal"), key=f"lesson_reveal_{name}")
         return revealed
 
@@ -67,9 +70,9 @@ def ask(d: ui.Doc, s: ui.Settings, name: str, right: int, answer: str | None = N
     box = polled(d, s, name, s.t("lesson.predict"), question, labels, right)
     if box is not None:
         said = s.t(answer or f"lesson.{name}.answer", **numbers)
-        box.success(f"**{ui.room.LETTERS[right]}.** " + said)
+        box.success(f"**{LETTERS[right]}.** " + said)
         if d.live:  # the app's page: the answer is said to a screen reader as it shows
-            ui.announce(f"{ui.room.LETTERS[right]}. {said}".replace("**", "").replace("$", ""))
+            ui.announce(f"{LETTERS[right]}. {said}".replace("**", "").replace("$", ""))
     return box
 
 
@@ -198,7 +201,7 @@ def picture(d: ui.Doc, s: ui.Settings, name: str, seq: tuple[str, ...],
     box.success(s.t("lesson.pick_answer", cell=truth, token=literal(seq[truth]),
                     weight=float(row[truth])))
     if d.live:
-        ui.room.class_picture(box.where, s, f"scene-{name}pick", seq[:n], row, truth)
+        class_picture(box.where, s, f"scene-{name}pick", seq[:n], row, truth)
     return True
 
 

@@ -16,7 +16,7 @@ from ui.i18n import catalog, prose, text
 from ui.state import flag
 
 if TYPE_CHECKING:
-    from ui.membership import Member
+    from ui.room.membership import Member
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"

@@ -23,6 +23,11 @@ def history_navigation() -> bool:
     return bool(ctx and ctx.is_history_navigation)
 
 
+def kept(key: str) -> str:
+    """The plain session key that keeps a setting's value for the session: `kept_<key>`."""
+    return f"kept_{key}"
+
+
 def remembered(key: str, default: object, parse: Callable[[str], object]) -> dict:
     """Widget arguments that keep a setting for the whole session, seeded from the URL.
 
@@ -31,11 +36,11 @@ def remembered(key: str, default: object, parse: Callable[[str], object]) -> dic
     run, and on a history navigation, it comes from the URL (`?key=...`, read by parse) or is
     the default.
     """
-    kept = f"kept_{key}"
-    if kept not in st.session_state or history_navigation():
+    held = kept(key)
+    if held not in st.session_state or history_navigation():
         raw = st.query_params.get(key)
-        st.session_state[kept] = default if raw is None else parse(raw)
-    st.session_state[key] = st.session_state[kept]
+        st.session_state[held] = default if raw is None else parse(raw)
+    st.session_state[key] = st.session_state[held]
     return dict(key=key, on_change=_remember, args=(key,))
 
 
@@ -45,7 +50,7 @@ def flag(raw: str) -> bool:
 
 
 def _remember(key: str) -> None:
-    st.session_state[f"kept_{key}"] = st.session_state[key]
+    st.session_state[kept(key)] = st.session_state[key]
 
 
 def to_url(key: str, value: object, default: object, shown: str) -> None:
@@ -64,7 +69,7 @@ def coded_radio(where, label: str, options: list[str], *, key: str, format_func,
     in the URL, so a link would work in one language only and a language switch would leave
     the radio with nothing selected). An unknown code in a link falls back to the first option.
     """
-    kept = remembered(key, options[0], lambda raw: raw if raw in options else options[0])
-    value = where.radio(label, options, format_func=format_func, **kept, **kwargs)
+    bound = remembered(key, options[0], lambda raw: raw if raw in options else options[0])
+    value = where.radio(label, options, format_func=format_func, **bound, **kwargs)
     to_url(key, value, options[0], value)
     return value

@@ -4,8 +4,8 @@ a gain to two places, or a dash that says why there is none."""
 import pytest
 
 from rooms.records import Gain
-from ui.check import gain_cell, gains_table_columns
 from ui.i18n import text
+from ui.room.check import gain_cell, gains_table_columns
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -1,6 +1,6 @@
-"""How a room answered, as a figure (ui/poll_bars.py)."""
+"""How a room answered, as a figure (ui/room/poll_bars.py)."""
 
-from ui.poll_bars import OTHER, RIGHT, poll_bars
+from ui.room.poll_bars import OTHER, RIGHT, poll_bars
 
 
 def test_one_bar_per_option_with_its_count_and_share():

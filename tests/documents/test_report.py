@@ -1,5 +1,5 @@
-"""The lecture's report (ui/report.py): one self-contained file of a room's questions with their
-rounds and confidence, and the concept check's gains; a typed question stays text."""
+"""The lecture's report (ui/room/report.py): one self-contained file of a room's questions with
+their rounds and confidence, and the concept check's gains; a typed question stays text."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from ui.answer_key import CHECK, check_questions
 from ui.blocks import walk
 from ui.i18n import text
 from ui.markup import literal
-from ui.report import report_file
+from ui.room.report import report_file
 
 NOW = 1_800_000_000.0
 

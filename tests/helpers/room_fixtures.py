@@ -137,7 +137,7 @@ def keep(cookies: dict[str, str], set_cookie: list[str]) -> None:
 
 
 def room_element(messages: list[ForwardMsg]) -> dict | None:
-    """The data of the room element (ui/room.py) a run drew, or None."""
+    """The data of the room element (ui/room/element.py) a run drew, or None."""
     for message in messages:
         if element(message) == "bidi_component":
             component = message.delta.new_element.bidi_component

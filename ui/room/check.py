@@ -12,10 +12,11 @@ from rooms.records import PHASES, Gain
 from ui.answer_key import check_questions
 from ui.chart import chart
 from ui.i18n import text
-from ui.membership import Member, refusing
-from ui.poll_bars import gains_bars
+from ui.room import keys
+from ui.room.membership import Member, refusing
+from ui.room.poll_bars import gains_bars
+from ui.room.tick import every
 from ui.state import flag, remembered
-from ui.tick import every
 
 CHECK_SECONDS = 2.0  # how often the lecturer's count of students in a sitting is read again
 
@@ -61,13 +62,13 @@ def panel(s, m: Member) -> None:
     many students answered, and once both sittings have answers, the gains and their CSV."""
     st.caption(s.t("check.help"))
     st.toggle(s.t("check.show"), help=s.t("check.show_help"),
-              **remembered("check_show", False, flag))
+              **remembered(keys.CHECK_SHOW, False, flag))
     _sittings(s, m)
 
 
 @st.fragment
 def _sittings(s, m: Member) -> None:
-    every(CHECK_SECONDS, "tick_check")
+    every(CHECK_SECONDS, keys.TICK_CHECK)
     store = shared_rooms()
     try:
         room = store.room(m.code)
@@ -82,10 +83,10 @@ def _sittings(s, m: Member) -> None:
     for phase in PHASES:
         if room.live == f"check-{phase}":
             st.info(s.t("check.on_screen", n=sat[phase]))
-            st.button(s.t(f"check.end_{phase}"), key=f"check_end_{phase}", on_click=_close,
+            st.button(s.t(f"check.end_{phase}"), key=keys.check_end(phase), on_click=_close,
                       args=(m.code, phase), type="primary", width="stretch")
         elif not room.live.startswith("check-") and not opened[phase]:  # each sitting once
-            st.button(s.t(f"check.start_{phase}"), key=f"check_start_{phase}",
+            st.button(s.t(f"check.start_{phase}"), key=keys.check_start(phase),
                       on_click=_open, args=(m.code, phase, s.lang), width="stretch",
                       type="primary" if phase == "pre" or opened["pre"] else "secondary")
     if any(opened.values()):
@@ -97,7 +98,7 @@ def _sittings(s, m: Member) -> None:
                                    both=g.paired) for g in gains))
         st.download_button(s.t("check.download"), data=gains_csv(store, m.code),
                            file_name=f"posviz-room-{m.code}-gains.csv", mime="text/csv",
-                           on_click="ignore", width="stretch", key="check_gains_csv")
+                           on_click="ignore", width="stretch", key=keys.CHECK_GAINS_CSV)
     elif opened["post"]:
         st.caption(s.t("check.none_both"))
 
@@ -105,7 +106,7 @@ def _sittings(s, m: Member) -> None:
 def gains_panel(s, m: Member | None) -> None:
     """Across the page, once the lecturer switches it on: the gain per question, as bars and
     as a table (the projector's view of what the lecture taught)."""
-    if m is None or not m.lecturer or not st.session_state.get("kept_check_show"):
+    if m is None or not m.lecturer or not st.session_state.get(keys.KEPT_CHECK_SHOW):
         return
     try:
         gains = shared_rooms().gains(m.code)

@@ -1,4 +1,5 @@
-"""Who a session is in its lecture room, settled at the top of every page (ui.room draws it).
+"""Who a session is in its lecture room, settled at the top of every page (ui.page), and the
+room's messages for the page.
 
 - the room code comes from the link (`?room=482913`), the home page's join box, or the session;
 - a lecturer is whoever holds the room's key, which the tab hands over once to the server to
@@ -46,6 +47,7 @@ from rooms.address import client_address
 from rooms.signing import Voter
 from rooms.throttle import WRONG
 from ui.i18n import text
+from ui.room import keys
 from ui.state import history_navigation, to_url
 
 
@@ -63,7 +65,7 @@ class Member:
 def note(key: str, place: str = "page", **values: object) -> None:
     """A message for this run's page (or the next run's, from a callback): at its top, or
     (place) beside the form it answers."""
-    st.session_state.setdefault(f"room_notes_{place}", []).append((key, values))
+    st.session_state.setdefault(keys.notes(place), []).append((key, values))
 
 
 LIMIT_VALUES = {name: getattr(Limits(), name) for name in (
@@ -89,7 +91,7 @@ def notes(lang: str, place: str = "page") -> list[str]:
     """The room messages waiting to be shown in a place, in lang; each is shown once (and once
     a run)."""
     return list(dict.fromkeys(text(f"room.note.{key}", lang, **values) for key, values
-                              in st.session_state.pop(f"room_notes_{place}", [])))
+                              in st.session_state.pop(keys.notes(place), [])))
 
 
 def client_network() -> str:
@@ -125,31 +127,31 @@ def key_for(code: str) -> tuple[str | None, bool]:
     lecturer link it uses up now), and whether the browser's cookie holds it already."""
     store = shared_rooms()
     cookie = _cookie(key_cookie(code))
-    if code in st.session_state.get("room_forgot", ()):
+    if code in st.session_state.get(keys.FORGOT, ()):
         cookie = None  # deleted on Leave; this session's copy of the cookies is older
     if st.query_params.pop("key", None) is not None:  # a key in the address leads nothing
         count_wrong()  # (KeyLinks takes one out before a browser's page loads, and counts it)
         note("key_wrong", code=spaced(code))
     if st.query_params.pop("lead_refused", None) is not None:  # KeyLinks took a key out
         note("key_wrong", code=spaced(code))
-    for held in (st.session_state.get("room_key"), cookie):
+    for held in (st.session_state.get(keys.KEY), cookie):
         if held and store.holds_key(code, held):
             return held, held == cookie
-    if code not in st.session_state.get("room_forgot", ()) and (
+    if code not in st.session_state.get(keys.FORGOT, ()) and (
             held := store.held_key(code, holder())):  # started here, reloaded before the
         return held, False                            # key's cookie was set: hand it over
     offered = st.query_params.pop("lead", None) or _cookie(lead_cookie(code))  # by KeyLinks
-    tried = st.session_state.setdefault("room_leads_tried", set())
+    tried = st.session_state.setdefault(keys.LEADS_TRIED, set())
     if offered and offered not in tried:  # a lecturer link is tried once a session
         tried.add(offered)
         if not blocked():
             key = store.redeem(code, offered)
             if key is not None:
-                st.session_state.get("room_forgot", set()).discard(code)
+                st.session_state.get(keys.FORGOT, set()).discard(code)
                 return key, False
             count_wrong()
             note("lead_used", code=spaced(code))
-            st.session_state.kept_follow = False  # stays on this page to read why
+            st.session_state[keys.KEPT_FOLLOW] = False  # stays on this page to read why
     return None, False
 
 
@@ -157,40 +159,40 @@ def gone_note(code: str) -> None:
     """The note for a room that is not there: gone (ended, or lost by the server) if this
     browser was in it before it would have ended, else not found."""
     proof = _cookie(JOINED_COOKIE)
-    lost = (st.session_state.get("room_seen") == code
+    lost = (st.session_state.get(keys.SEEN) == code
             or signing.was_in(shared_rooms().secret, proof, code, time.time()))
-    led = lost and st.session_state.get("room_key")
+    led = lost and st.session_state.get(keys.KEY)
     note("lost_lead" if led else "lost" if lost else "no_room", code=spaced(code))
 
 
 def membership() -> Member | None:
     """Who this session is in its room, or None outside any (with a note when a room was asked
     for and cannot be entered, or the rooms cannot be reached)."""
-    st.session_state.rooms_down = False
+    st.session_state[keys.DOWN] = False
     try:
         return _membership()
     except StoreDown:
-        st.session_state.rooms_down = True
+        st.session_state[keys.DOWN] = True
         note("store_down")
         return None
 
 
 def _membership() -> Member | None:
     ticket = st.query_params.pop("t", None)  # the QR code's: no guess, whatever the limits
-    if "kept_room" not in st.session_state or history_navigation():
+    if keys.ROOM not in st.session_state or history_navigation():
         raw = st.query_params.get("room")
         code = normal_code(raw)
         if raw is not None and code is None:
             note("bad_code")
         if code and signing.ticketed(shared_rooms().secret, ticket, code, time.time()):
-            st.session_state.room_seen = code
-        elif code and code != st.session_state.get("kept_room") and blocked(code=code):
+            st.session_state[keys.SEEN] = code
+        elif code and code != st.session_state.get(keys.ROOM) and blocked(code=code):
             code = None
-        st.session_state.kept_room = code or ""
-    code = st.session_state.kept_room
+        st.session_state[keys.ROOM] = code or ""
+    code = st.session_state[keys.ROOM]
     room = shared_rooms().room(code) if code else None
     if code and room is None:
-        if st.session_state.get("room_seen") != code:
+        if st.session_state.get(keys.SEEN) != code:
             count_wrong()
         gone_note(code)
         leave()
@@ -203,9 +205,9 @@ def _membership() -> Member | None:
         leave()
         return None
     to_url("room", code, "", code)
-    st.session_state.room_seen = code
+    st.session_state[keys.SEEN] = code
     key, kept = key_for(code)
-    st.session_state.room_key = key
+    st.session_state[keys.KEY] = key
     if key is not None:
         shared_rooms().lecturer_here(code)
     voter = shared_rooms().voter(code, _cookie(VOTER_COOKIE))
@@ -215,15 +217,15 @@ def _membership() -> Member | None:
 def leave() -> None:
     """Leave the room this session is in (the room itself goes on); a lecturer's browser
     forgets the key (on a shared computer the next person is no lecturer)."""
-    code = st.session_state.get("kept_room")
-    if code and st.session_state.pop("room_key", None):
-        st.session_state.room_forget = code
-        st.session_state.setdefault("room_forgot", set()).add(code)
+    code = st.session_state.get(keys.ROOM)
+    if code and st.session_state.pop(keys.KEY, None):
+        st.session_state[keys.FORGET] = code
+        st.session_state.setdefault(keys.FORGOT, set()).add(code)
         with contextlib.suppress(StoreDown):  # the room keeps this browser's key no more
             shared_rooms().let_go(code, holder())
-    st.session_state.kept_room = ""
+    st.session_state[keys.ROOM] = ""
     st.query_params.pop("room", None)
-    st.query_params.pop("follow", None)
+    st.query_params.pop(keys.FOLLOW, None)
 
 
 def refusing(callback=None, *, place: str = "page"):
@@ -243,7 +245,7 @@ def refusing(callback=None, *, place: str = "page"):
 
 def rooms_led() -> list[str]:
     """The open rooms whose key this browser's cookies hold (none once it left them)."""
-    prefix, forgot = key_cookie(""), st.session_state.get("room_forgot", set())
+    prefix, forgot = key_cookie(""), st.session_state.get(keys.FORGOT, set())
     store = shared_rooms()
     try:
         return [code for name, key in st.context.cookies.to_dict().items()
@@ -255,4 +257,5 @@ def rooms_led() -> list[str]:
 
 
 def back_to(code: str) -> None:
-    st.session_state.kept_room = code
+    """Go back to a room this browser leads (a button's callback)."""
+    st.session_state[keys.ROOM] = code

@@ -1,4 +1,6 @@
-"""How a room answered a question: one bar per option, split by how sure the students were."""
+"""The figures of a room's answers: a question's votes per option (split by how sure the
+students were), the concept check's right share per question before and after, and the class's
+predicted picture over the model's attention."""
 
 from __future__ import annotations
 

@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 from rooms import LETTERS, Poll, Rooms, spaced
 from rooms.records import SECOND, Split
-from ui.check import gains_table_columns
 from ui.doc import Doc
 from ui.documents import offline_html
 from ui.i18n import text
 from ui.markup import literal
-from ui.poll_bars import poll_bars
+from ui.room.check import gains_table_columns
+from ui.room.poll_bars import poll_bars
 
 
 def report_file(store: Rooms, code: str, lang: str, now: float) -> bytes:
