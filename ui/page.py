@@ -1,42 +1,26 @@
-"""The one place besides pages/ that imports streamlit: shared controls, navigation, messages.
-
-Every page starts with `s = ui.page("<name>")`, which draws the sidebar (navigation, language,
-sentence, position switch) and returns the shared settings. The sentence and both switches are
-bound to the URL and kept for the whole session, so page switches, reloads and shared links all
-keep them.
-"""
+"""The app's page run: the shared sidebar (navigation, language, sentence, position switch,
+presentation mode, the page's tools and file, the room's box), what a room puts across the page,
+the page's CSS, then the page's body drawn with Streamlit (`run`, which ui.run calls)."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from urllib.parse import urlencode
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
-from ui import check, documents, membership, pace
-from ui import room as room
-from ui.chart import module as chart_module
+from ui import documents, pace
 from ui.chart import tools
-from ui.doc import FORMULA_CSS
-from ui.doc import Doc as Doc
-from ui.doc import StreamlitDoc as StreamlitDoc
-from ui.i18n import LANGS, lang_tag, text
-from ui.shared import DEFAULT_TEXT as DEFAULT_TEXT
-from ui.shared import ROOT as ROOT
-from ui.shared import Settings as Settings
-from ui.shared import guard as guard
-from ui.shared import head as head
-from ui.shared import lesson_pages as lesson_pages
-from ui.shared import need_tokens as need_tokens
-from ui.shared import page_name as page_name
-from ui.shared import settings as settings
+from ui.doc import FORMULA_CSS, Doc, StreamlitDoc
+from ui.i18n import LANGS, text
+from ui.navigation import links
+from ui.room import check, join_panel, membership, question, sidebar
+from ui.shared import DEFAULT_LANG, DEFAULT_TEXT, ROOT, Settings, head
 from ui.state import coded_radio, flag, remembered, to_url
+from ui.view import page_lang
 
-DEFAULT_LANG = "en"  # the first of LANGS
 PAGE_CSS = """<style>
 [data-testid=stHeader] {background: transparent; pointer-events: none}
 [data-testid=stHeader] button, [data-testid=stHeader] a {pointer-events: auto}
@@ -77,28 +61,6 @@ ENGLISH_ONLY_CSS = """<style>
 has its button beside it or applies on leaving it, so the page leaves the hint out."""
 
 
-def in_app() -> bool:
-    """Whether the page runs inside the app: links to other pages resolve against app.py, so
-    a page run on its own (`streamlit run pages/x.py`, AppTest.from_file) has none to draw."""
-    return Path(get_script_run_ctx().main_script_path).resolve() == ROOT / "app.py"
-
-
-def _navigation(nav, s: Settings) -> None:
-    """Links to home and every lesson, labelled in the UI language.
-
-    Each link carries the shared settings in its query string, so the page it opens reads them
-    from its URL: the sentence survives the switch even in a session opened from a link.
-    Skipped when a page is run on its own (`streamlit run pages/x.py`): links resolve against
-    the entry script, and then there is no app around the page to link to.
-    """
-    if not in_app():
-        return
-    nav.page_link("app.py", label=s.t("home.nav"), icon=":material/home:",
-                  query_params=shared_query(s))
-    for name, path in lesson_pages():
-        nav.page_link(path, label=s.t(f"{name}.nav"), query_params=shared_query(s))
-
-
 def _file_button(s: Settings, name: str) -> None:
     """Download this page, or the whole guided lesson, as one file that works offline."""
     query = urlencode([(k, v) for k in st.query_params for v in st.query_params.get_all(k)
@@ -113,17 +75,9 @@ def _file_button(s: Settings, name: str) -> None:
         width="stretch", key="posviz_file")
 
 
-def shared_query(s: Settings) -> dict[str, str]:
-    """The shared settings that differ from their defaults, as a link's query parameters."""
-    return {key: value for key, value, default in [
-        ("text", s.text, DEFAULT_TEXT), ("lang", s.lang, DEFAULT_LANG),
-        ("pos", str(s.position).lower(), "true"),
-        ("present", str(s.present).lower(), "false"),
-        ("room", s.room.code if s.room else "", "")] if value != default}
-
-
 def page(name: str) -> Settings:
-    """Draw the shared sidebar and the page title; return the shared settings.
+    """Draw the shared sidebar and what a room puts across the page; return the shared
+    settings.
 
     The shared settings are kept with `ui.state.remembered` rather than bind="query-params":
     Streamlit drops a bound parameter on a page switch when the widget was first drawn by
@@ -150,62 +104,24 @@ def page(name: str) -> Settings:
     to_url("present", present, False, "true")
     tokens, n_typed = clip_tokens(tokenize(typed or ""))
     s = Settings(lang, typed or "", tokens, n_typed, position, present, member)
-    _navigation(nav, s)
+    links(nav, s)
     controls.caption(s.t("common.one_token") if len(tokens) == 1
                      else s.t("common.n_tokens", n=len(tokens)))
     with st.sidebar:
         tools(name)
-        _VIEW(data={"lang": lang_tag(lang)}, key="posviz_lang", width="stretch")
+    page_lang(lang)
     _file_button(s, name)
     path = "" if name == "home" else name
-    room.section(s, member, path)
+    sidebar.section(s, member, path)
     st.html(PAGE_CSS + FORMULA_CSS + (PRESENTATION_CSS if present else "")
             + (ENGLISH_ONLY_CSS if lang != DEFAULT_LANG else ""))
-    room.join_panel(s, member)
+    join_panel.join_panel(s, member)
     check.gains_panel(s, member)
-    room.student_bar(s, member, path)
+    sidebar.student_bar(s, member, path)
     for note in membership.notes(lang):
         st.warning(note)
-    room.live_question(s, member)
+    question.live_question(s, member)
     return s
-
-
-_VIEW = st.components.v2.component("posviz_view", js=chart_module("view.js"))
-
-
-REVEAL = "[class*=st-key-lesson_reveal_] input, [class*=st-key-reveal_scene-] button"
-"""A lesson scene's reveal: its own switch, or in a room the lecturer's Reveal (ui.room)."""
-
-
-def open_at_top(view: str, next_button: str = "", back_button: str = "",
-                pager: dict | None = None) -> None:
-    """Open this view at its top when the reader comes to it from another (static/view.js):
-    view names what the reader sees, e.g. "lesson/4". With the keys of the view's next and back
-    buttons, Page Down / Page Up (a presentation clicker) and the arrow keys press them while
-    focus is on the page, and R reveals its question's answer. pager: what a screen reader
-    hears for the page's st.pagination ("nav", "previous", "next", and "pages", one name per
-    page), where Streamlit says "Pagination", "Page 4". Draws nothing."""
-    keys = {"next": f".st-key-{next_button} button", "back": f".st-key-{back_button} button",
-            "reveal": REVEAL}
-    with st.sidebar:
-        _VIEW(data={"view": view, "keys": keys if next_button or back_button else None,
-                    "pager": pager}, key="posviz_view", width="stretch")
-
-
-def announce(said: str) -> None:
-    """Say said to a screen reader, once (static/view.js: one live region per tab; a rerun
-    that says the same again says nothing). Draws nothing."""
-    with st.sidebar:
-        _VIEW(data={"announce": said}, key="posviz_announce", width="stretch")
-
-
-_NOT_FOUND = st.components.v2.component("posviz_not_found", js=chart_module("not_found.js"))
-
-
-def close_not_found_dialog() -> None:
-    """Close Streamlit's English "Page not found" dialog (static/not_found.js): the home page
-    says it in the reader's language. Draws nothing."""
-    _NOT_FOUND(key="posviz_not_found", width="content")
 
 
 def run(name: str, body: Callable[[Doc, Settings], None]) -> None:

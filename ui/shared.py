@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TEXT = "刚想到了"
+DEFAULT_LANG = "en"  # the first of LANGS
 VIEWER = "_viewer"  # a catalog key's twin for a screen without the app's controls
 
 

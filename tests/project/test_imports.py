@@ -43,3 +43,16 @@ def test_only_the_pages_of_models_import_torch():
             "    assert not at.exception, page\n"
             "    assert 'torch' not in sys.modules, page + ' imported torch'\n")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+def test_importing_ui_loads_neither_the_page_run_nor_the_room():
+    """`import ui` is what a page needs (Doc, Settings, ui.run, ...), and a page drawn as a
+    document (ui.documents) needs no more: neither loads the app's page run (ui.page) nor the
+    lecture room (ui.room's modules, but for its keys' names)."""
+    room = [f"ui.room.{p.stem}" for p in sorted((ROOT / "ui" / "room").glob("*.py"))
+            if p.stem not in ("__init__", "keys")]
+    code = ("import sys, ui, ui.documents\n"
+            f"loaded = [m for m in ['ui.page', *{room!r}] if m in sys.modules]\n"
+            "assert not loaded, loaded\n")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
