@@ -2,8 +2,10 @@
 and the rooms (rooms/), which know neither the app nor each other; posviz never needs
 streamlit."""
 
+import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from tests.conftest import PAGES
@@ -56,3 +58,26 @@ def test_importing_ui_loads_neither_the_page_run_nor_the_room():
             "assert not loaded, loaded\n")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
+
+def _imported(path: Path) -> set[str]:
+    """The modules a script imports, by name (a `from a.b import c` names a.b and a.b.c)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+    return names
+
+
+def test_no_script_of_the_app_imports_the_rooms_http_layer():
+    """The app reaches the rooms through their rules and records: import-linter's contract holds
+    ui to it, and app.py and pages/, scripts it cannot see, are read here for the same modules."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))[
+        "tool"]["importlinter"]["contracts"]
+    forbidden, = [c["forbidden_modules"] for c in contracts if c.get("source_modules") == ["ui"]]
+    assert "rooms.routes" in forbidden
+    for script in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        reached = {name for name in _imported(script)
+                   for module in forbidden if name == module or name.startswith(f"{module}.")}
+        assert not reached, (script.name, reached)
