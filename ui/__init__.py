@@ -1,11 +1,11 @@
-"""The app's layer, as a page sees it: the one place besides pages/ that imports streamlit.
+"""The app's layer (the one package that imports streamlit), as a page sees it.
 
-A page is a `body(d, s)` that draws through a Doc (ui.doc) from the shared Settings (ui.shared),
-and ends with `ui.run("<name>", body)`: in the app, the shared sidebar, the room and the body
-drawn with Streamlit (ui.page); as a document for a room's screen or a file, the same body
-recorded as JSON blocks (ui.documents). Everything else lives in its own module: the lecture
-room in ui.room, links between pages in ui.navigation, the browser-side view element in ui.view,
-the settings kept in the session and the URL in ui.state.
+A page is a `body(d, s)` that draws through a Doc (ui.doc) with the shared Settings (ui.shared).
+`ui.run("<name>", body)` runs it in the app: the shared sidebar, the lecture room, then the body
+drawn with Streamlit (ui.page); ui.documents records the same body as JSON blocks, for a room's
+screen or a file. The rest lives in modules of its own: the lecture room in ui.room, links
+between pages in ui.navigation, the elements that act in the browser in ui.view, the settings
+kept in the session and the URL in ui.state.
 """
 
 from __future__ import annotations

@@ -49,22 +49,23 @@ ASK_OPTIONS = "room_ask_options"  # its options, one a line,
 ASK_CORRECT = "room_ask_correct"  # and the letter of the right one ("" for none)
 ASKED_AT = "room_asked_at"  # when (time.monotonic) the last question went up
 
-# ---- buttons and elements (each holds True, or its value, for the run after a click) --------
+# ---- buttons, switches and elements (a button holds True for the run after its click) -------
 
 START = "room_start"  # + a place's suffix: Start a room
-HOME = "_home"  # the suffix of the home page's Start (the sidebar's has none)
+HOME = "_home"  # the suffix of the home page's START and PASSPHRASE (the sidebar's have none)
 BACK = "room_back_"  # + a code: back to a room this browser leads (a new tab of it)
 CLOSE = "room_close"  # Close the room, confirmed
 LEAVE = "room_leave"  # Leave the room
 SHOW_KEY = "room_show_key"  # show a one-time lecturer link
-ASK = "room_ask"  # the lecturer's question form, and its Ask button
+ASK_FORM = "room_ask"  # the lecturer's question form, and its Ask button
 PUT_AWAY = "room_put_away"  # take the lecturer's question off the screens
 ELEMENT = "posviz_room"  # the room element (static/room.js)
 PRESENCE = "posviz_presence"  # the join panel's QR code and word (sized by their CSS)
 CHECK_GAINS_CSV = "check_gains_csv"  # the concept check's gains as CSV
-TICK_HEADCOUNT = "tick_headcount"  # the clocks of the fragments read again while the page
-TICK_PRESENCE = "tick_presence"  # is idle (ui.room.tick): the lecturer's headcount, the QR
-TICK_CHECK = "tick_check"  # code and word, the concept check's sittings
+# the clocks (ui.room.tick) of the fragments drawn again while the page is idle:
+TICK_HEADCOUNT = "tick_headcount"  # the lecturer's count of students
+TICK_PRESENCE = "tick_presence"  # the join panel's QR code and word
+TICK_CHECK = "tick_check"  # the concept check's sittings
 
 REVEAL = "reveal_"  # + a poll's id: Reveal its answer (ui.view's R key presses a scene's)
 

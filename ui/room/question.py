@@ -24,14 +24,14 @@ click): ignored, not refused."""
 def ask_form(s, m: Member) -> None:
     """The form that puts the lecturer's question on every screen: its text, its options and
     the right one, with the form's messages beside it."""
-    with st.form(keys.ASK, clear_on_submit=False, border=False):
+    with st.form(keys.ASK_FORM, clear_on_submit=False, border=False):
         st.text_area(s.t("room.ask_question"), key=keys.ASK_QUESTION, max_chars=300,
                      height=90)
         st.text_area(s.t("room.ask_options"), key=keys.ASK_OPTIONS, height=130,
                      help=s.t("room.ask_options_help"))
         st.selectbox(s.t("room.ask_correct"), ["", *LETTERS], key=keys.ASK_CORRECT,
                      format_func=lambda c: c or s.t("room.ask_none"))
-        st.form_submit_button(s.t("room.ask"), key=keys.ASK, on_click=_ask, args=(m.code,),
+        st.form_submit_button(s.t("room.ask"), key=keys.ASK_FORM, on_click=_ask, args=(m.code,),
                               type="primary")
     for said in notes(s.lang, ASK):  # beside the form: the page's top may be on the projector
         st.warning(said)
