@@ -279,7 +279,7 @@ def port(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
         d.info(s.t("lesson.port.need_two"))
         return
     side = ports.port_side("\x1f".join(seq))  # the same on every screen, for this sentence
-    letters = [ui.room.LETTERS[n] for n in range(2)]
+    letters = [LETTERS[n] for n in range(2)]
     lead.chart(clinic.maps_figure(seq, PORT_BUG, tuple(s.t("lesson.port.panel", letter=letter)
                                                         for letter in letters), side == 0,
                                   s.lang), "lesson_port", fit=True)
