@@ -12,6 +12,8 @@ O = the pairs it turns by Fourier series.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from posviz.rope import apply_rope, rope_frequencies
@@ -62,6 +64,27 @@ def fope_sizes(dim: int, base: float, trained_length: int) -> tuple[int, int]:
     it turns by a series (O, its output_dim = min(F, d // 4))."""
     kept = int(np.count_nonzero(floor_frequencies(dim, base, trained_length)))
     return kept, min(kept, dim // 4)
+
+
+class FopePairs(NamedTuple):
+    """A head's pairs as FoPE treats them: kept + cut = series + padded = pairs (d / 2)."""
+
+    pairs: int
+    kept: int    # turning at least once in the trained length: their frequencies stay
+    cut: int     # too slow for that: set to zero
+    series: int  # the first pairs, each turned by a Fourier series over the kept frequencies
+    padded: int  # the pairs after those, which carry no position
+
+    @property
+    def last_kept(self) -> int:
+        """The last pair whose frequency stays: kept - 1."""
+        return self.kept - 1
+
+
+def fope_pairs(dim: int, base: float, trained_length: int) -> FopePairs:
+    """`fope_sizes` with the pairs it leaves out counted too."""
+    kept, series = fope_sizes(dim, base, trained_length)
+    return FopePairs(dim // 2, kept, dim // 2 - kept, series, dim // 2 - series)
 
 
 def xavier_std(heads: int, kept: int, pairs: int, gain: float = FOPE_GAIN) -> float:

@@ -8,6 +8,8 @@ Shapes: T = positions (queries i, keys j), d = a head's width, P = d / 2 pairs, 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from posviz.attention import Layer, init_layers
@@ -18,6 +20,10 @@ XPOS_GAMMA = 0.4  # torchscale's (i + 0.4 d) / (1.4 d)
 XPOS_SCALE_BASE = 512  # torchscale's scale_base: the decay is zeta ** (offset / 512)
 DELTA_ALPHA, DELTA_BETA = 0.9, 0.5  # the gated delta rule's decay and write strength, held fixed
 LAYER_KINDS = ("rope", "nope", "unmasked", "linear")  # `reversal_gaps`' layers
+STACK_KINDS = ("rope", "nope", "linear")  # what carries position in a layer (`layer_kinds`)
+CLAUSE_MARKS = tuple("。！？，、；：.!?,;:")  # what `clause_positions`' gates open on
+COPE_STEEP = 8.0  # gate logits +-8: sigmoid 0.9997 on a mark, 0.0003 elsewhere
+SLIGHT = 0.01  # a change of scores under this share of the largest is "next to nothing"
 
 
 # ---- xPos (Sun et al. 2022, arXiv 2212.10554; microsoft/torchscale) -----------------------
@@ -66,6 +72,49 @@ def offset_scores(q: np.ndarray, k: np.ndarray, offsets: np.ndarray, decay: bool
     return offset_terms(q, k, offsets, decay, base).sum(axis=-1)
 
 
+def xpos_kept(dim: int, offset: float) -> np.ndarray:
+    """What each pair keeps of its term at an offset under xPos: zeta_i ** (offset / 512). (P,)"""
+    return xpos_decay(dim) ** (offset / XPOS_SCALE_BASE)
+
+
+class XposReading(NamedTuple):
+    """A sentence's last query against its first key at offsets 0, step, ..., farthest, with
+    RoPE and with xPos, and what xPos's decay keeps."""
+
+    offsets: np.ndarray  # (K,)
+    rope: np.ndarray     # (K,)
+    xpos: np.ndarray     # (K,)
+    kept: np.ndarray     # (P,) what each pair keeps at the farthest offset (`xpos_kept`)
+    far_from: int        # where the farther half of the offsets begins
+    rope_far: float      # the mean |score| over the farther half, RoPE's
+    xpos_far: float      # and xPos's: much smaller, the decay
+    above: float         # the share of offsets at which xPos scores higher than RoPE
+    negative_above: float | None  # that share where RoPE's score is negative (None: nowhere)
+    sentence_offset: int  # the sentence's own longest offset, from its first token to its last
+    own: float           # what the fastest pair keeps over it
+
+    @property
+    def slowest_pair(self) -> int:
+        """The last pair, which keeps the most."""
+        return len(self.kept) - 1
+
+
+def xpos_reading(q: np.ndarray, k: np.ndarray, farthest: int, step: int = 2) -> XposReading:
+    """`offset_scores` of the last query of q against the first key of k (T, d) with RoPE and
+    with xPos out to farthest, and how they compare: far out xPos's scores are small; where
+    RoPE's is negative xPos's is mostly higher (each term is pulled toward 0)."""
+    offsets = np.arange(0, farthest + 1, step)
+    rope, xpos = (offset_scores(q[-1], k[0], offsets, decay) for decay in (False, True))
+    far = offsets >= farthest // 2
+    negative = rope < 0
+    dim = np.shape(q)[-1]
+    return XposReading(offsets, rope, xpos, xpos_kept(dim, farthest), farthest // 2,
+                       float(np.abs(rope[far]).mean()), float(np.abs(xpos[far]).mean()),
+                       float((xpos > rope).mean()),
+                       float((xpos[negative] > rope[negative]).mean()) if negative.any()
+                       else None, len(q) - 1, float(xpos_kept(dim, len(q) - 1)[0]))
+
+
 # ---- CoPE (Golovneva et al. 2024, arXiv 2405.18719; facebookresearch/RAM projects/cope) ----
 
 def cope_positions(gate_logits: np.ndarray) -> np.ndarray:
@@ -76,6 +125,22 @@ def cope_positions(gate_logits: np.ndarray) -> np.ndarray:
     gates = 1 / (1 + np.exp(-np.asarray(gate_logits, dtype=float)))
     gates = np.tril(gates)                                   # the mask: no key after the query
     return np.flip(np.cumsum(np.flip(gates, axis=-1), axis=-1), axis=-1)
+
+
+def clause_positions(tokens: list[str], marks: tuple[str, ...] = CLAUSE_MARKS,
+                     steep: float = COPE_STEEP) -> np.ndarray:
+    """How far back each token stands from the last one in CoPE's count, when every query's
+    gates open (logit +steep) on the tokens in marks and shut (-steep) on the others: the
+    number of clause marks from it to the last token, about. `cope_positions`' last row.
+    (T,)"""
+    marked = np.array([t in marks for t in tokens])
+    gates = np.where(marked, steep, -steep)[None, :].repeat(len(tokens), axis=0)  # (T, T)
+    return cope_positions(gates)[-1]
+
+
+def clause_marks(tokens: list[str], marks: tuple[str, ...] = CLAUSE_MARKS) -> int:
+    """How many of the tokens are clause marks (`clause_positions` counts them)."""
+    return sum(t in marks for t in tokens)
 
 
 def cope_position_logits(query: np.ndarray, embeddings: np.ndarray,
@@ -104,6 +169,11 @@ def longrope_frequencies(dim: int, base: float, factors: list[float]) -> np.ndar
     return rope_frequencies(dim, base) / factors
 
 
+def factor_range(factors: list[float]) -> tuple[float, float]:
+    """The smallest and the largest of a set of LongRoPE factors."""
+    return min(factors), max(factors)
+
+
 def longrope_attention_factor(factor: float, original: int) -> float:
     """LongRoPE's scale on the turned queries and keys: sqrt(1 + ln s / ln L) for a context s
     times the original L (Hugging Face's `_compute_longrope_parameters`)."""
@@ -117,6 +187,44 @@ def longrope(x: np.ndarray, positions: np.ndarray, base: float, factors: list[fl
     multiplies cos and sin by it, so a score grows by scale ** 2). (T, d)"""
     return scale * apply_rope(x, positions, base, pairing="half",
                               frequencies=longrope_frequencies(np.shape(x)[-1], base, factors))
+
+
+class LongRopeScores(NamedTuple):
+    """A sentence's last query against every key (T,) turned as plain RoPE and as LongRoPE
+    with its short and its long factors, and how far the short factors move the scores."""
+
+    rope: np.ndarray
+    short: np.ndarray
+    long: np.ndarray
+    gain: float     # scale^2: what LongRoPE's attention factor multiplies a score by
+    moved: float    # the largest |short - rope * gain|: what the short factors change
+    largest: float  # the largest |rope|
+
+    @property
+    def slight(self) -> bool:
+        """Whether the short factors move the scores by next to nothing (SLIGHT of the
+        largest): one token has no offset to turn, a few turn little."""
+        return self.moved <= SLIGHT * self.largest
+
+
+def longrope_scores(q: np.ndarray, k: np.ndarray, base: float, short: list[float],
+                    long: list[float], scale: float) -> LongRopeScores:
+    """The last query of q against every key of k (T, d), q_last . k_j / sqrt(d), both turned
+    at positions 0 .. T-1 by RoPE in split halves and by `longrope` with each set of factors.
+    The short factors' scores differ from RoPE's times scale^2 only as far as the factors
+    slow the pairs."""
+    positions = np.arange(len(q))
+    dim = np.shape(q)[-1]
+
+    def last(turn) -> np.ndarray:
+        return turn(q)[-1] @ turn(k).T / np.sqrt(dim)
+
+    rope = last(lambda x: apply_rope(x, positions, base, "half"))
+    turned = [last(lambda x, f=f: longrope(x, positions, base, f, scale)) for f in (short, long)]
+    gain = scale ** 2
+    return LongRopeScores(rope, turned[0], turned[1], gain,
+                          float(np.abs(turned[0] - rope * gain).max()),
+                          float(np.abs(rope).max()))
 
 
 # ---- layers without position in today's stacks -------------------------------------------
@@ -165,6 +273,12 @@ def reversal_gaps(x: np.ndarray, seed: int = 0) -> dict[str, float]:
                                   - linear_layer(x[order], layer)[np.argsort(order)]).max())
     return gaps
 
+def layer_counts(model: str) -> dict[str, int]:
+    """How many of a model's layers are of each of STACK_KINDS (`layer_kinds`)."""
+    kinds = layer_kinds(model)
+    return {kind: kinds.count(kind) for kind in STACK_KINDS}
+
+
 def layer_kinds(model: str) -> list[str]:
     """What carries position in each layer of a model, from its published configuration:
     "rope" (attention with RoPE), "nope" (attention with no position), "linear" (linear
@@ -172,12 +286,12 @@ def layer_kinds(model: str) -> list[str]:
     Scout and SmolLM3: every interval-th layer NoPE; Qwen3-Next: every 4th layer gated
     attention with RoPE, the rest Gated DeltaNet; Kimi Linear: its MLA layers (counted from
     1) with NoPE, the rest Kimi Delta Attention."""
-    from posviz.modern import value
+    from posviz.modern import irope_layers, value
 
     layers = value(model, "num_hidden_layers")
     if model in ("llama4_scout", "smollm3_3b"):
-        interval = value(model, "no_rope_layer_interval")
-        return ["rope" if (i + 1) % interval else "nope" for i in range(layers)]
+        return ["rope" if turned else "nope"
+                for turned in irope_layers(layers, value(model, "no_rope_layer_interval"))]
     if model == "qwen3_next_80b_a3b":
         interval = value(model, "full_attention_interval")
         return ["linear" if (i + 1) % interval else "rope" for i in range(layers)]

@@ -30,6 +30,12 @@ def layer_kinds(compress_ratios: list[int], n_layers: int) -> list[str]:
     return [KINDS[r] for r in compress_ratios[:n_layers]]
 
 
+def kind_counts(compress_ratios: list[int], n_layers: int) -> dict[str, int]:
+    """How many decoder layers are of each kind (`layer_kinds`), in KINDS' order."""
+    kinds = layer_kinds(compress_ratios, n_layers)
+    return {kind: kinds.count(kind) for kind in KINDS.values()}
+
+
 def layer_rope(kind: str) -> str:
     """The rope a layer of this kind turns its queries and keys with: "main" for a sliding-only
     layer, "compress" for a layer with a compressor (Hugging Face's `rope_layer_type`)."""
@@ -80,3 +86,17 @@ def angle_gap(speeds: np.ndarray, other: np.ndarray, offset: float) -> np.ndarra
     """How far apart two sets of speeds turn each pair over offset positions, in degrees
     (not wrapped: the accumulated difference). (P,)"""
     return np.degrees(abs(offset) * np.abs(np.asarray(speeds) - np.asarray(other)))
+
+
+def yarn_drift(rope_dim: int, rope_theta: float, compress_theta: float, factor: float,
+               original: int, window: int) -> tuple[float, int | None, int | None]:
+    """What a port that keeps YaRN on a sliding-only layer does to it over its window: the
+    largest `angle_gap` (degrees) between the layer's own speeds ("main") and YaRN's over its
+    base, and the first and last pair it moves at all (by more than 1e-9 degrees; None if it
+    moves none). DeepSeek-V4-Flash: 2.12 degrees, pairs 21 to 31."""
+    gap = angle_gap(rope_speeds("main", rope_dim, rope_theta, compress_theta, factor, original),
+                    yarn_speeds(rope_dim, rope_theta, factor, original), window)
+    moved = np.nonzero(gap > 1e-9)[0]
+    if not len(moved):
+        return float(gap.max()), None, None
+    return float(gap.max()), int(moved[0]), int(moved[-1])

@@ -1,7 +1,7 @@
 """What today's models do with RoPE, computed: the rotation as complex multiplication, partial
 RoPE, MLA's decoupled RoPE and its cache, iRoPE's layers, Llama 3.1's frequency scaling, M-RoPE
 and Gemma 3's two bases. The models' own numbers are in assets/models/schemes.toml, each with
-its source (`schemes`).
+its source (`schemes`), and what a page quotes of them is read here (`stretch`, `table_row`).
 
 Shapes: T = tokens, d = channels of a head, P = d / 2 channel pairs.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import tomllib
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,7 +35,55 @@ def value(model: str, key: str) -> object:
     return schemes()[model][key]["value"]
 
 
+def first_value(model: str, keys: tuple[str, ...]) -> object | None:
+    """The published value of the first of keys the model has (configurations name one thing
+    differently: rotary_pct or partial_rotary_factor), or None if it has none of them."""
+    entries = schemes()[model]
+    return next((entries[k]["value"] for k in keys if k in entries), None)
+
+
+class Stretch(NamedTuple):
+    """A model's context extension: trained on `original` positions, run on `context`, its
+    slowest pairs slowed `factor` times."""
+
+    original: int
+    context: int
+    factor: float
+
+    @property
+    def ratio(self) -> float:
+        """How many times longer the context is than the training: context / original."""
+        return self.context / self.original
+
+    @property
+    def covered(self) -> float:
+        """Positions the slowest pairs, slowed factor times, cover within the angles they met
+        in training: factor * original."""
+        return self.factor * self.original
+
+    @property
+    def beyond(self) -> float:
+        """How many times farther than that the context still turns them: context /
+        covered."""
+        return self.context / self.covered
+
+
+def stretch(model: str) -> Stretch:
+    """A model's published context extension: its original and full context, and its
+    rope_scaling factor (where it publishes none, as Phi-3's LongRoPE, the ratio of the two)."""
+    original = first_value(model, ("rope_scaling_original_max_position_embeddings",
+                                   "original_max_position_embeddings"))
+    context = value(model, "max_position_embeddings")
+    factor = first_value(model, ("rope_scaling_factor",))
+    return Stretch(original, context, context / original if factor is None else factor)
+
+
 # ---- RoPE as complex multiplication --------------------------------------------------------
+
+COMPLEX_FORMULA = (r"z_i' = z_i\, e^{\,\mathrm{i}\, m \theta_i} \qquad "
+                   r"x' = x \cos(m\theta) + \mathrm{rotate\_half}(x) \sin(m\theta) \qquad "
+                   r"\mathrm{rotate\_half}(x_1, x_2) = (-x_2,\ x_1)")
+"""LaTeX of `complex_rope`, `rope_by_rotate_half` and `rotate_half`."""
 
 
 def as_complex(x: np.ndarray) -> np.ndarray:
@@ -83,6 +132,31 @@ def halves_order(dim: int) -> np.ndarray:
     return np.concatenate([np.arange(0, dim, 2), np.arange(1, dim, 2)])
 
 
+class PairingGaps(NamedTuple):
+    """How far apart RoPE's writings of one head lie: largest absolute differences."""
+
+    forms: float      # complex_rope and rope_by_rotate_half from apply_rope in their pairings
+    pairings: float   # complex_rope from rope_by_rotate_half: they turn other channel pairs
+    reordered: float  # the same after halves_order: 0 up to rounding
+
+
+def pairing_gaps(x: np.ndarray, base: float = 10_000.0) -> PairingGaps:
+    """RoPE written three ways on x (T, d) at positions 0 .. T-1: as one complex product per
+    pair and as rotate_half are each apply_rope in its own pairing (forms: 0 up to rounding);
+    the two turn different channel pairs (pairings: not 0), until the channels are reordered
+    by halves_order (reordered: 0 up to rounding)."""
+    x = np.asarray(x, dtype=float)
+    positions = np.arange(len(x))
+    turned = complex_rope(x, positions, base)                            # (T, d)
+    halves = rope_by_rotate_half(x, positions, base)                     # (T, d)
+    order = halves_order(x.shape[-1])
+    forms = max(np.abs(turned - apply_rope(x, positions, base)).max(),
+                np.abs(halves - apply_rope(x, positions, base, pairing="half")).max())
+    return PairingGaps(float(forms), float(np.abs(turned - halves).max()),
+                       float(np.abs(turned[:, order]
+                                    - rope_by_rotate_half(x[:, order], positions, base)).max()))
+
+
 # ---- partial RoPE --------------------------------------------------------------------------
 
 
@@ -108,6 +182,54 @@ def partial_rope(x: np.ndarray, positions: np.ndarray, fraction: float,
                           axis=-1)
 
 
+# ---- a table of today's models ------------------------------------------------------------
+
+NOT_EXTENSIONS = ("mrope",)
+"""rope_scaling types that name no context extension (M-RoPE's sections live there)."""
+
+
+class TableRow(NamedTuple):
+    """What a model publishes about its position code: its RoPE base (and its local layers'
+    base, if they have their own), the channels of a head RoPE turns, its context, and its
+    rope_scaling type and factor (None where it publishes none)."""
+
+    base: float | None
+    local_base: float | None
+    turned: int | None
+    context: int
+    extension: str | None
+    factor: float | None
+
+
+def table_row(model: str) -> TableRow:
+    """A model's TableRow from its published values: the turned channels are rotated_dims of
+    its head (partial RoPE), its decoupled RoPE key (MLA) or its whole head."""
+    width = first_value(model, ("head_dim", "head_dim_computed"))
+    share = first_value(model, ("rotary_pct", "partial_rotary_factor"))
+    decoupled = first_value(model, ("qk_rope_head_dim",))
+    turned = (rotated_dims(width, share) if share else width if decoupled is None
+              else decoupled)
+    factor = first_value(model, ("rope_scaling_factor",))
+    return TableRow(first_value(model, ("rope_theta", "rotary_emb_base", "rope_theta_global")),
+                    first_value(model, ("rope_local_base_freq",)), turned,
+                    value(model, "max_position_embeddings"),
+                    first_value(model, ("rope_scaling_rope_type", "rope_scaling_type")),
+                    factor if isinstance(factor, int | float) else None)
+
+
+def turned_share(model: str) -> tuple[int, int]:
+    """The channels of a head partial RoPE turns, and the head's width, from a model's
+    published values (GPT-NeoX's rotary_pct, Hugging Face's partial_rotary_factor)."""
+    width = first_value(model, ("head_dim", "head_dim_computed"))
+    return rotated_dims(width, first_value(model, ("rotary_pct", "partial_rotary_factor"))), width
+
+
+def local_global(model: str) -> tuple[int, int]:
+    """Gemma 3's layer pattern as local layers to global ones: sliding_window_pattern n makes
+    every n-th layer global, the n - 1 before it local (sliding window)."""
+    return value(model, "sliding_window_pattern") - 1, 1
+
+
 # ---- MLA's decoupled RoPE ------------------------------------------------------------------
 
 
@@ -121,6 +243,16 @@ def mha_cache(heads: int, key_dim: int, value_dim: int) -> int:
     """Values full multi-head attention keeps per token and layer: every head's key and
     value."""
     return heads * (key_dim + value_dim)
+
+
+def kv_cache(model: str) -> tuple[int, int]:
+    """Values an MLA model keeps per token and layer (`mla_cache` of its kv_lora_rank and
+    qk_rope_head_dim), and what full multi-head attention with its heads would keep
+    (`mha_cache`, each head's key of qk_nope_head_dim + qk_rope_head_dim channels and its value
+    of v_head_dim), from its published values. DeepSeek-V3: 576 and 40,960."""
+    key_dim = value(model, "qk_nope_head_dim") + value(model, "qk_rope_head_dim")
+    return (mla_cache(value(model, "kv_lora_rank"), value(model, "qk_rope_head_dim")),
+            mha_cache(value(model, "num_attention_heads"), key_dim, value(model, "v_head_dim")))
 
 
 def absorbed_scores(q: np.ndarray, w_uk: np.ndarray, latents: np.ndarray) -> np.ndarray:
@@ -138,6 +270,20 @@ def absorbed_queries(q: np.ndarray, w_uk: np.ndarray, query_position: int,
     q (d,), w_uk (d, r); returns (T, r)."""
     offsets = query_position - np.asarray(key_positions)  # R(n - m)^T q = R(m - n) q
     return apply_rope(np.broadcast_to(q, (len(offsets), len(q))), offsets, base) @ w_uk
+
+
+def absorption_gaps(query_position: int, dim: int = 16, rank: int = 8,
+                    seed: int = 0) -> tuple[float, float]:
+    """MLA's absorption tried on seeded vectors (q (d,), W_UK (d, r), a latent per key at 0 ..
+    query_position, in that order from one generator): how far `absorbed_scores` lies from
+    q^T (W_UK c_j) computed plainly (0 up to rounding), and how far apart the queries RoPE
+    would need for the keys are (`absorbed_queries`; not 0: no one query can be absorbed)."""
+    rng = np.random.default_rng(seed)
+    q, w_uk = rng.normal(size=dim), rng.normal(size=(dim, rank))
+    latents = rng.normal(size=(query_position + 1, rank))                # (keys, r)
+    plain = np.abs(absorbed_scores(q, w_uk, latents) - latents @ w_uk.T @ q).max()
+    needed = absorbed_queries(q, w_uk, query_position, np.arange(query_position + 1))
+    return float(plain), float(np.abs(needed - needed[:, None]).max())
 
 
 # ---- iRoPE (Llama 4) -----------------------------------------------------------------------

@@ -39,6 +39,18 @@ def axes(sections: tuple[int, ...], layout: str) -> np.ndarray:
     return out
 
 
+def pair_count(sections: tuple[int, ...]) -> int:
+    """How many pairs M-RoPE's sections share out among the axes: their sum (Qwen2-VL's
+    16 + 24 + 24 = 64, a head of 128)."""
+    return int(sum(sections))
+
+
+def moved_pairs(sections: tuple[int, ...]) -> int:
+    """How many pairs interleaving gives another axis than the contiguous blocks do.
+    Qwen3-VL's sections (24, 20, 20): 43 of 64."""
+    return int((axes(sections, "interleaved") != axes(sections, "contiguous")).sum())
+
+
 def multimodal_rope(x: np.ndarray, positions: np.ndarray, pair_axes: np.ndarray,
                     base: float) -> np.ndarray:
     """M-RoPE on x (..., T, d): pair i (lanes i, i + d/2, as `rotate_half` pairs them) turned by
@@ -97,6 +109,13 @@ def video_positions(text_before: int, frames: int, rows: int, cols: int, stamp_t
     parts += _text(text_after, start)
     kinds += ["text"] * text_after
     return np.concatenate(parts, axis=1).astype(int), kinds
+
+
+def patch_place(n: int, rows: int, cols: int) -> tuple[int, int, int]:
+    """Where patch n of a video of frames of rows x cols patches stands, in reading order,
+    frame by frame: its frame, row and column."""
+    frame, at = divmod(n, rows * cols)
+    return frame, at // cols, at % cols
 
 
 def _text(n: int, start: int) -> list[np.ndarray]:

@@ -140,6 +140,29 @@ def reports(key: str) -> list[dict]:
     return _reports()[key]["reports"]
 
 
+def measured(key: str) -> bool:
+    """Whether some report of a bug gives the effect it measured (a "figure")."""
+    return any("figure" in report for report in reports(key))
+
+
+def quoted(key: str) -> dict[str, float]:
+    """The published numbers a bug's description names, from its model's values: the turned
+    lanes and their layout (Gemma 4), the two bases and the window (DeepSeek-V4), the image's
+    size (Qwen3-VL), the head's width and base (the others)."""
+    b = bug(key)
+    if key.startswith("gemma4_"):
+        lanes = proportional.lane_layout(b.width, value(b.model, "full_partial_rotary_factor"))
+        return dict(lanes=lanes.turned, inside=lanes.pairs, across=lanes.partner,
+                    wide=b.width, still=lanes.still, base=value(b.model, "full_rope_theta"))
+    if key.startswith("v4_"):
+        return dict(main=value(b.model, "rope_theta"),
+                    compress=value(b.model, "compress_rope_theta"),
+                    window=value(b.model, "sliding_window"))
+    if b.image:
+        return dict(zip(("rows", "cols"), IMAGE, strict=True))
+    return dict(lanes=b.width, base=value(b.model, "rope_theta"))
+
+
 # ---- the sentence a bug is run on ------------------------------------------------------------
 
 def sequence(tokens: list[str], image: bool) -> tuple[list[str], np.ndarray]:
@@ -232,6 +255,12 @@ class Reading:
         """The largest change of any weight, |w_wrong - w_right|."""
         i, j = self.largest
         return float(abs(self.weights[1][i, j] - self.weights[0][i, j]))
+
+    @property
+    def largest_weights(self) -> tuple[float, float]:
+        """The weight the largest change moved, under the model's rotation and the port's."""
+        i, j = self.largest
+        return float(self.weights[0][i, j]), float(self.weights[1][i, j])
 
 
 def reading(tokens: list[str], key: str, seed: int = 0) -> Reading:

@@ -7,6 +7,8 @@ Shapes: T = positions, d = a head's width, P = d / 2 channel pairs.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from posviz.rope import apply_rope, rope_frequencies
@@ -34,6 +36,44 @@ def turned_pairs(head_dim: int, fraction: float) -> int:
     return pairs
 
 
+class LaneLayout(NamedTuple):
+    """Which lanes of a head partial RoPE turns: `pairs` pairs, lane i with lane i + partner
+    (the head's half across it, proportional; pairs inside the turned lanes, GPT-NeoX)."""
+
+    width: int
+    pairs: int
+    partner: int
+
+    @property
+    def turned(self) -> int:
+        """How many lanes turn: 2 pairs."""
+        return 2 * self.pairs
+
+    @property
+    def still(self) -> int:
+        """How many pairs never turn: (width - turned) / 2."""
+        return (self.width - self.turned) // 2
+
+    @property
+    def last_pair(self) -> int:
+        """The last pair (and lane) that turns: pairs - 1."""
+        return self.pairs - 1
+
+    @property
+    def last_partner(self) -> int:
+        """The lane the last turning pair partners: partner + pairs - 1."""
+        return self.partner + self.pairs - 1
+
+
+def lane_layout(head_dim: int, fraction: float, layout: str = "proportional") -> LaneLayout:
+    """The turned pairs of a head of head_dim lanes that turns fraction of them, and where
+    each pair's second lane stands: head_dim / 2 on, proportional; pairs on, GPT-NeoX."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    pairs = turned_pairs(head_dim, fraction)
+    return LaneLayout(head_dim, pairs, head_dim // 2 if layout == "proportional" else pairs)
+
+
 def proportional_frequencies(head_dim: int, fraction: float, base: float,
                              factor: float = 1.0) -> np.ndarray:
     """Gemma 4's proportional RoPE: theta_i = base^(-2i/head_dim) for the first
@@ -54,6 +94,20 @@ def neox_frequencies(head_dim: int, fraction: float, base: float) -> np.ndarray:
     if rotated != int(head_dim * fraction):
         raise ValueError(f"{fraction} of {head_dim} channels is not an even count")
     return rope_frequencies(rotated, base)
+
+
+def slowest_wavelength(head_dim: int, fraction: float, base: float,
+                       layout: str = "proportional") -> float:
+    """How many positions the slowest turning pair takes for one turn: 2 pi / theta of the
+    last turned pair, proportional's (a full head's pair turned_pairs - 1) or GPT-NeoX's (the
+    slowest of a full RoPE over the turned lanes). Gemma 4 31B's global layer: 188; GPT-NeoX's
+    layout with its numbers: about 5.1 million."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    if layout == "neox":
+        return float(2 * np.pi / neox_frequencies(head_dim, fraction, base)[-1])
+    pairs = turned_pairs(head_dim, fraction)
+    return float(2 * np.pi / proportional_frequencies(head_dim, fraction, base)[pairs - 1])
 
 
 def proportional_rope(x: np.ndarray, positions: np.ndarray, fraction: float,

@@ -9,6 +9,7 @@ K = number of offsets or distances, N = number of chosen pairs.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -211,6 +212,11 @@ def ntk_base(base: float, scale: float, dim: int) -> float:
     return base * scale ** (dim / (dim - 2))
 
 
+DYNAMIC_FORMULA = (r"b' = b \left(\frac{s\, n}{L} - (s - 1)\right)^{d/(d-2)}"
+                   r"\qquad (n > L)")
+"""LaTeX of `dynamic_ntk_base`: n the text's length, L the trained one, s the scale."""
+
+
 def dynamic_ntk_base(base: float, scale: float, dim: int, length: int,
                      trained_length: int) -> float:
     """Dynamic NTK scaling's base for a text of `length` tokens (transformers' rope_type
@@ -223,6 +229,13 @@ def dynamic_ntk_base(base: float, scale: float, dim: int, length: int,
         raise ValueError(f"trained_length must be at least 1, got {trained_length}")
     n = max(length, trained_length)
     return base * (scale * n / trained_length - (scale - 1)) ** (dim / (dim - 2))
+
+
+def dynamic_ntk_meet(scale: float, trained_length: int) -> float:
+    """The length at which dynamic NTK's bracket s n / L - (s - 1) reaches s, so that its base
+    is NTK-aware scaling's at s (`ntk_base`): n = (2 - 1/s) L, short of s L."""
+    _check_scale(scale)
+    return (2 - 1 / scale) * trained_length
 
 
 def interpolate_positions(positions: np.ndarray, scale: float) -> np.ndarray:
@@ -294,6 +307,37 @@ def llama3_frequencies(dim: int, base: float, factor: float, low_freq_factor: fl
     between = (1 - smooth) * theta / factor + smooth * theta
     return np.where(wavelength < high, theta, np.where(wavelength > low, theta / factor,
                                                        between))
+
+
+def llama3_wavelengths(original: int, low_freq_factor: float,
+                       high_freq_factor: float) -> tuple[float, float]:
+    """The wavelengths that bound Llama 3.1's blend: pairs turning with a shorter one than
+    original / high_freq_factor keep their speed, those with a longer one than original /
+    low_freq_factor are slowed (`llama3_frequencies`). Llama 3.1: 2,048 and 8,192."""
+    return original / high_freq_factor, original / low_freq_factor
+
+
+class Llama3Bands(NamedTuple):
+    """How many of a head's pairs Llama 3.1's scaling keeps at their speed, blends, slows."""
+
+    kept: int
+    blended: int
+    slowed: int
+
+    @property
+    def pairs(self) -> int:
+        """All the head's pairs: d / 2."""
+        return self.kept + self.blended + self.slowed
+
+
+def llama3_bands(dim: int, base: float, factor: float, low_freq_factor: float,
+                 high_freq_factor: float, original: int) -> Llama3Bands:
+    """How many pairs `llama3_frequencies` leaves at their speed, blends, and slows factor
+    times. Llama 3.1 8B's head (d 128, base 500,000): 29, 6, 29."""
+    scaled = llama3_frequencies(dim, base, factor, low_freq_factor, high_freq_factor, original)
+    theta = rope_frequencies(dim, base)
+    kept, slowed = np.isclose(scaled, theta), np.isclose(scaled, theta / factor)
+    return Llama3Bands(int(kept.sum()), int((~kept & ~slowed).sum()), int(slowed.sum()))
 
 
 def context_frequencies(method: str, dim: int, scale: float, trained_length: int,

@@ -89,3 +89,8 @@ def repeated(tokens: list[str]) -> dict[str, list[int]]:
     for t, token in enumerate(tokens):
         positions.setdefault(token, []).append(t)
     return {token: ts for token, ts in positions.items() if len(ts) > 1}
+
+
+def back_from_last(n_tokens: int) -> list[int]:
+    """How far back each of n_tokens tokens stands from the last one: n - 1, ..., 1, 0."""
+    return list(range(n_tokens - 1, -1, -1))

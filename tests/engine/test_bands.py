@@ -45,6 +45,16 @@ def test_the_floor_is_the_canonical_rule_on_a_grid(dim, base, length):
                                slow_floor(dim, base, length))
 
 
+@pytest.mark.parametrize(("dim", "base", "length"), [(64, 10_000, 512), (128, 10_000, 2048),
+                                                    (64, 500_000, 4096)])
+def test_fope_pairs_count_what_the_floor_keeps_cuts_and_turns_by_a_series(dim, base, length):
+    kept = sum(theta > 0 for theta in slow_floor(dim, base, length))
+    pairs = bands.fope_pairs(dim, base, length)
+    assert pairs == (dim // 2, kept, dim // 2 - kept, min(kept, dim // 4),
+                     dim // 2 - min(kept, dim // 4))
+    assert pairs.last_kept == kept - 1
+
+
 def test_the_spread_is_torchs_xavier_normal_on_a_basis_per_head():
     """separate bases per head: torch reads (heads, F, O) as outputs, inputs, kernel."""
     dim, length, base = setting()

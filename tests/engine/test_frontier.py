@@ -215,3 +215,96 @@ def test_each_stack_leaves_position_out_where_its_configuration_says():
     assert len(at("qwen3_next_80b_a3b", "linear")) == 36
     assert at("kimi_linear_48b_a3b", "nope") == [4, 8, 12, 16, 20, 24, 27]
     assert len(at("kimi_linear_48b_a3b", "linear")) == 20
+
+
+@pytest.mark.parametrize(("model", "counts"), [
+    ("llama4_scout", (36, 12, 0)), ("smollm3_3b", (27, 9, 0)),
+    ("qwen3_next_80b_a3b", (12, 0, 36)), ("kimi_linear_48b_a3b", (0, 7, 20))])
+def test_layer_counts_add_up_each_kind_of_layer(model, counts):
+    """The layers by kind, as the page's text quotes them, every layer counted once."""
+    got = frontier.layer_counts(model)
+    assert tuple(got.values()) == counts and tuple(got) == frontier.STACK_KINDS
+    assert sum(got.values()) == len(frontier.layer_kinds(model))
+
+
+def offset_score_by_loop(q, k, offset, decay, base=10_000.0):
+    """A query at offset n - m after a key, pair by pair: Re[q_i conj(k_i) e^{i o theta_i}],
+    times zeta_i ** (o / 512) under xPos."""
+    dim, total = len(q), 0.0
+    for i in range(dim // 2):
+        zq, zk = complex(q[2 * i], q[2 * i + 1]), complex(k[2 * i], k[2 * i + 1])
+        term = (zq * zk.conjugate() * complex(math.cos(offset * base ** (-2 * i / dim)),
+                                              math.sin(offset * base ** (-2 * i / dim)))).real
+        total += term * ((2 * i + 0.4 * dim) / (1.4 * dim)) ** (offset / 512) if decay else term
+    return total
+
+
+@pytest.mark.parametrize(("n", "dim", "farthest"), [(1, 8, 64), (4, 16, 200), (7, 32, 1024)])
+def test_xpos_reading_scores_the_last_query_and_first_key_as_a_loop_does(n, dim, farthest):
+    q, k = RNG.normal(size=(n, dim)), RNG.normal(size=(n, dim))
+    read = frontier.xpos_reading(q, k, farthest)
+    offsets = list(range(0, farthest + 1, 2))
+    rope = np.array([offset_score_by_loop(q[-1], k[0], o, False) for o in offsets])
+    xpos = np.array([offset_score_by_loop(q[-1], k[0], o, True) for o in offsets])
+    np.testing.assert_allclose(read.rope, rope, atol=1e-9)
+    np.testing.assert_allclose(read.xpos, xpos, atol=1e-9)
+    far = [j for j, o in enumerate(offsets) if 2 * o >= farthest]
+    assert read.far_from == farthest // 2
+    assert read.rope_far == pytest.approx(np.mean([abs(rope[j]) for j in far]))
+    assert read.xpos_far == pytest.approx(np.mean([abs(xpos[j]) for j in far]))
+    assert read.above == pytest.approx(np.mean(xpos > rope))
+    negative = [j for j in range(len(offsets)) if rope[j] < 0]
+    assert read.negative_above == (pytest.approx(np.mean([xpos[j] > rope[j] for j in negative]))
+                                   if negative else None)
+    zeta = [(2 * i + 0.4 * dim) / (1.4 * dim) for i in range(dim // 2)]
+    np.testing.assert_allclose(read.kept, [z ** (farthest / 512) for z in zeta])
+    assert read.slowest_pair == dim // 2 - 1
+    assert read.sentence_offset == n - 1
+    assert read.own == pytest.approx(zeta[0] ** ((n - 1) / 512))
+
+
+@pytest.mark.parametrize("tokens", [list("刚想到了，了到想刚。"), ["x"], list("刚想到了"),
+                                    ["the", "cat", ",", "sat", ".", "on"]])
+def test_clause_positions_count_the_marks_back_from_the_last_token(tokens):
+    """The last query's contextual position of key j: sum over k = j .. last of
+    sigmoid(+-8), as many marks from j on as there are, give or take 0.0003 a token."""
+    gate = [1 / (1 + math.exp(-8 if t in frontier.CLAUSE_MARKS else 8)) for t in tokens]
+    want = [sum(gate[j:]) for j in range(len(tokens))]
+    np.testing.assert_allclose(frontier.clause_positions(tokens), want, rtol=1e-12)
+    marks = sum(t in frontier.CLAUSE_MARKS for t in tokens)
+    assert frontier.clause_marks(tokens) == marks
+    assert abs(frontier.clause_positions(tokens)[0] - marks) < 0.0004 * len(tokens)
+
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_longrope_scores_turn_the_last_query_and_every_key_as_phi3_does(n):
+    """Against rotations written pair by pair: (i, i + d/2) turned by t theta_i / f_i, times
+    the attention factor; the short factors' scores are RoPE's times its square up to how far
+    they slow the pairs."""
+    dim, base = 12, 10_000.0
+    short, long = [1.0, 1.5, 2.0, 4.0, 8.0, 16.0], [1.0, 3.0, 9.0, 27.0, 81.0, 243.0]
+    q, k = RNG.normal(size=(n, dim)), RNG.normal(size=(n, dim))
+    scale = frontier.longrope_attention_factor(32.0, 4096)
+
+    def turned(x, factors, by):
+        out = x.copy()
+        for t in range(len(x)):
+            for i in range(dim // 2):
+                angle = t * base ** (-2 * i / dim) / factors[i]
+                a, b = x[t, i], x[t, i + dim // 2]
+                out[t, i] = by * (a * math.cos(angle) - b * math.sin(angle))
+                out[t, i + dim // 2] = by * (a * math.sin(angle) + b * math.cos(angle))
+        return out
+
+    got = frontier.longrope_scores(q, k, base, short, long, scale)
+    want = [turned(q, f, by)[-1] @ turned(k, f, by).T / math.sqrt(dim)
+            for f, by in (([1.0] * 6, 1.0), (short, scale), (long, scale))]
+    for mine, theirs in zip((got.rope, got.short, got.long), want, strict=True):
+        np.testing.assert_allclose(mine, theirs, atol=1e-12)
+    assert got.gain == pytest.approx(scale ** 2)
+    assert got.moved == pytest.approx(np.abs(want[1] - want[0] * scale ** 2).max(), abs=1e-12)
+    assert got.largest == pytest.approx(np.abs(want[0]).max())
+    assert got.slight == (got.moved <= 0.01 * got.largest)
+    if n == 1:
+        assert got.slight  # one token: no offset, nothing to turn
+    assert frontier.factor_range(short) == (1.0, 16.0)

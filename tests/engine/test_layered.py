@@ -2,6 +2,8 @@
 config's layer types, its rotary buffers, its apply_rotary_pos_emb) and the published values
 of DeepSeek-V4-Flash (assets/models/schemes.toml)."""
 
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -117,6 +119,37 @@ def test_yarn_left_on_in_a_window_only_layer_turns_at_most_2_12_degrees_over_its
     gap = layered.angle_gap(main, port, c["sliding_window"])
     assert f"{gap.max():.2f}" == "2.12"
     assert np.nonzero(gap > 1e-9)[0].tolist() == list(range(21, 32))
+
+
+def test_kind_counts_count_each_kind_of_layer():
+    c = published()
+    kinds = layered.layer_kinds(c["compress_ratios"], c["num_hidden_layers"])
+    assert layered.kind_counts(c["compress_ratios"], c["num_hidden_layers"]) == {
+        kind: sum(k == kind for k in kinds) for kind in ("sliding", "csa", "hca")} == {
+        "sliding": 2, "csa": 21, "hca": 20}
+
+
+def test_yarn_drift_is_the_largest_angle_and_the_pairs_a_loop_finds_moved():
+    """Pair by pair, window x |theta_main - theta_yarn| in degrees, theta_yarn the reference
+    code's YaRN over the layer's base (tests/engine/test_rope.py's slow_yarn_code): 2.12
+    degrees, pairs 21 to 31, as 1Cat-vLLM pull request 251 reported; no window, no drift."""
+    from tests.engine.test_rope import slow_yarn_code
+
+    c = published()
+    dim, base, factor, window = (c[k] for k in ("qk_rope_head_dim", "rope_theta",
+                                                "rope_scaling_factor", "sliding_window"))
+    original = c["rope_scaling_original_max_position_embeddings"]
+    yarn = slow_yarn_code(dim, original, base, factor)
+    gaps = [math.degrees(window * abs(base ** (-2 * i / dim) - yarn[i]))
+            for i in range(dim // 2)]
+    moved = [i for i, g in enumerate(gaps) if g > 1e-9]
+    largest, first, last = layered.yarn_drift(dim, base, c["compress_rope_theta"], factor,
+                                              original, window)
+    assert largest == pytest.approx(max(gaps), rel=1e-9) and (first, last) == (moved[0],
+                                                                               moved[-1])
+    assert (f"{largest:.2f}", first, last) == ("2.12", 21, 31)
+    assert layered.yarn_drift(dim, base, c["compress_rope_theta"], factor, original,
+                              0) == (0.0, None, None)
 
 
 def test_a_ratio_the_model_does_not_have_is_refused():

@@ -293,3 +293,93 @@ def test_phi3s_longrope_factors_agree_with_what_names_the_model():
     for key in ("long_factor", "short_factor"):
         source = modern.schemes()["phi3_mini_128k"][key]["source"]
         assert "does not name the model" in source and "not among the stored sources" in source
+
+
+def turned_by_loop(x: np.ndarray, pairs: list[tuple[int, int]], base: float = 10_000.0):
+    """x (T, d) with pair number i of pairs turned by t * base^(-2i/d) at row t, channel by
+    channel."""
+    out = x.copy()
+    for t in range(len(x)):
+        for i, (a, b) in enumerate(pairs):
+            angle = t * base ** (-2 * i / x.shape[1])
+            out[t, a] = x[t, a] * math.cos(angle) - x[t, b] * math.sin(angle)
+            out[t, b] = x[t, a] * math.sin(angle) + x[t, b] * math.cos(angle)
+    return out
+
+
+@given(st.integers(1, 6), st.integers(1, 8))
+@settings(max_examples=25, deadline=None)
+def test_pairing_gaps_compare_ropes_two_pairings_as_loops_do(pairs, n_tokens):
+    """The complex form and rotate_half's are RoPE in its two pairings (0 up to rounding); the
+    pairings differ by what loops over (2i, 2i + 1) and over (i, i + d/2) give, and agree
+    once the channels are put evens first."""
+    d = 2 * pairs
+    x = RNG.normal(size=(n_tokens, d))
+    interleaved = turned_by_loop(x, [(2 * i, 2 * i + 1) for i in range(pairs)])
+    halves = turned_by_loop(x, [(i, i + pairs) for i in range(pairs)])
+    gaps = modern.pairing_gaps(x)
+    assert gaps.forms < 1e-12 and gaps.reordered < 1e-12
+    assert gaps.pairings == pytest.approx(np.abs(interleaved - halves).max(), abs=1e-12)
+    if n_tokens > 1 and pairs > 1:
+        assert gaps.pairings > 1e-6  # the second token turns other channels together
+
+
+def test_kv_cache_gives_the_cache_sizes_computed_from_the_papers_values():
+    """DeepSeek-V3 and Kimi K2 keep 512 + 64 = 576 values per token and layer; full attention
+    would keep heads x (128 + 64 + 128): 40,960 for V3's 128 heads, 20,480 for K2's 64."""
+    for model, full in (("deepseek_v3", 40_960), ("kimi_k2_instruct", 20_480)):
+        assert modern.kv_cache(model) == (576, full) == (
+            modern.value(model, "kv_cache_mla_per_token_per_layer"),
+            modern.value(model, "kv_cache_full_mha_per_token_per_layer"))
+
+
+def test_absorption_gaps_are_the_rotation_matrices_spread():
+    """On the seeded vectors, the absorbed scores are the plain ones; the query each key
+    needs, (R(n - m) W_UK)^T q built pair by pair, differs from key to key by the spread."""
+    plain, spread = modern.absorption_gaps(5)
+    rng = np.random.default_rng(0)
+    q, w_uk, latents = rng.normal(size=16), rng.normal(size=(16, 8)), rng.normal(size=(6, 8))
+    needed = [(rotation(n - 5, 16) @ w_uk).T @ q for n in range(6)]
+    assert plain < 1e-12 and np.abs(latents @ (w_uk.T @ q) - latents @ w_uk.T @ q).max() < 1e-12
+    assert spread == pytest.approx(max(np.abs(a - b).max() for a in needed for b in needed),
+                                   abs=1e-12)
+    assert spread > 0.1
+
+
+def test_stretch_reads_each_models_context_extension():
+    """Llama 3.1 8B: 8,192 to 131,072 (16 times) by factor 8, its slowest pairs covering
+    65,536 positions, half the context; Phi-3 mini 128K publishes no factor: 131,072 / 4,096."""
+    llama = modern.stretch("llama3_1_8b")
+    assert llama == (8_192, 131_072, 8.0)
+    assert (llama.ratio, llama.covered, llama.beyond) == (16, 65_536, 2)
+    assert modern.stretch("phi3_mini_128k") == (4_096, 131_072, 32.0)
+
+
+@pytest.mark.parametrize(("model", "row"), [
+    ("llama3_1_8b", (500_000, None, 128, 131_072, "llama3", 8)),
+    ("deepseek_v3", (10_000, None, 64, 163_840, "yarn", 40)),
+    ("qwen2_vl_7b", (1_000_000, None, 128, 32_768, "mrope", None)),
+    ("gemma3_27b", (1_000_000, 10_000, 128, 131_072, "linear", 8)),
+    ("mistral_7b_v0_1", (10_000, None, 128, 32_768, None, None)),
+    ("phi_2", (10_000, None, 32, 2_048, None, None)),
+    ("gpt_neox_20b", (10_000, None, 24, 2_048, None, None))])
+def test_table_row_reads_each_models_published_position_code(model, row):
+    assert modern.table_row(model) == row
+    assert (modern.table_row(model).extension in modern.NOT_EXTENSIONS) == (model == "qwen2_vl_7b")
+
+
+@pytest.mark.parametrize(("model", "turned", "width"), [
+    ("gpt_neox_20b", 24, 96), ("pythia_6_9b", 32, 128), ("phi_2", 32, 80),
+    ("qwen3_next_80b_a3b", 64, 256)])
+def test_turned_share_is_the_published_share_of_the_head(model, turned, width):
+    assert modern.turned_share(model) == (turned, width)
+    assert turned == modern.value(model, "rotated_dims_computed")
+
+
+def test_gemma_3_has_five_local_layers_to_each_global_one():
+    """sliding_window_pattern 6: a layer is global when its number (from 1) is a multiple of 6
+    (Hugging Face's Gemma 3), local otherwise."""
+    pattern = modern.value("gemma3_27b", "sliding_window_pattern")
+    block = ["global" if (i + 1) % pattern == 0 else "local" for i in range(pattern)]
+    assert modern.local_global("gemma3_27b") == (block.count("local"),
+                                                 block.count("global")) == (5, 1)

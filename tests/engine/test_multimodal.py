@@ -114,6 +114,24 @@ def test_a_videos_ids_without_timestamps_are_qwen2_vls():
     assert "stamp" not in kinds
 
 
+@pytest.mark.parametrize("sections", [(16, 24, 24), (24, 20, 20), (2, 3, 3), (8, 4, 4)])
+def test_moved_pairs_count_the_pairs_interleaving_gives_another_axis(sections):
+    """Pair by pair: block j's axis (its section's) against the interleaved one (height when
+    j % 3 == 1 and j < 3 h, width when j % 3 == 2 and j < 3 w, time otherwise)."""
+    blocks = [axis for axis, n in enumerate(sections) for _ in range(n)]
+    mixed = [1 if j % 3 == 1 and j < 3 * sections[1] else
+             2 if j % 3 == 2 and j < 3 * sections[2] else 0 for j in range(sum(sections))]
+    assert multimodal.pair_count(sections) == len(blocks) == sum(sections)
+    assert multimodal.moved_pairs(sections) == sum(a != b for a, b in zip(blocks, mixed,
+                                                                          strict=True))
+
+
+@pytest.mark.parametrize(("frames", "rows", "cols"), [(2, 2, 3), (1, 4, 1), (3, 1, 5)])
+def test_patch_place_counts_a_videos_patches_in_reading_order(frames, rows, cols):
+    places = [(f, r, c) for f in range(frames) for r in range(rows) for c in range(cols)]
+    assert [multimodal.patch_place(n, rows, cols) for n in range(len(places))] == places
+
+
 def test_a_layout_or_sections_the_models_do_not_have_are_refused():
     with pytest.raises(ValueError, match="layout"):
         multimodal.axes(NEW, "diagonal")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from posviz import ports
 from posviz.attention import softmax
+from posviz.modern import value
 
 KEYS = [b.key for b in ports.bugs()]
 SENTENCES = (list("刚想到了"), ["the", "cat", "sat", "on", "the", "mat", "and", "looked", "at",
@@ -197,6 +198,28 @@ def test_a_reported_figure_is_the_reports_own_words():
             if "figure" in report:
                 for number in re.findall(r"\d+(?:\.\d+)?", report["figure"]):
                     assert number in report["quote"], (key, number)
+
+
+def test_each_bug_quotes_its_models_published_numbers():
+    assert ports.quoted("gemma4_prefix") == dict(lanes=128, inside=64, across=256, wide=512,
+                                                 still=192, base=1e6)
+    assert ports.quoted("v4_one_base") == dict(main=10_000, compress=160_000, window=128)
+    assert ports.quoted("qwen3vl_contiguous") == dict(rows=2, cols=3)
+    assert ports.quoted("halves_as_pairs") == dict(lanes=ports.bug("halves_as_pairs").width,
+                                                   base=value("qwen3_5_0_8b", "rope_theta"))
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_a_bug_is_measured_when_a_report_gives_a_figure(key):
+    assert ports.measured(key) == any("figure" in r for r in ports.reports(key))
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_largest_change_names_the_cells_two_weights(key):
+    read = ports.reading(list("刚想到了"), key)
+    right, wrong = read.largest_weights
+    assert abs(wrong - right) == pytest.approx(read.change)
+    assert (right, wrong) == (read.weights[0][read.largest], read.weights[1][read.largest])
 
 
 def test_an_unknown_bug_is_refused():

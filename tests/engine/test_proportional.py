@@ -115,6 +115,44 @@ def test_each_layout_turns_its_own_lanes():
     assert neox[11] == neox[23] == pytest.approx(2 * np.pi * 1e4 ** (22 / 24))
 
 
+@pytest.mark.parametrize(("width", "share", "layout"), [
+    (512, 0.25, "proportional"), (256, 0.5, "proportional"), (96, 0.25, "neox"),
+    (128, 0.5, "neox")])
+def test_lane_layout_names_the_lanes_that_turn(width, share, layout):
+    """The lanes lane_wavelengths turns are the first pairs and their partners; the last pair
+    and its partner the last of each stretch."""
+    lanes = proportional.lane_layout(width, share, layout)
+    turned = np.nonzero(np.isfinite(proportional.lane_wavelengths(width, share, 1e4,
+                                                                  layout)))[0]
+    assert turned.tolist() == [*range(lanes.pairs), *range(lanes.partner,
+                                                           lanes.partner + lanes.pairs)]
+    assert lanes.turned == len(turned) and lanes.still == (width - len(turned)) // 2
+    assert (lanes.last_pair, lanes.last_partner) == (lanes.pairs - 1, turned[-1])
+
+
+def test_gemma_4s_global_layer_turns_64_pairs_across_its_512_lanes():
+    lanes = proportional.lane_layout(512, 0.25)
+    assert (lanes.pairs, lanes.turned, lanes.partner, lanes.still) == (64, 128, 256, 192)
+    assert (lanes.last_pair, lanes.last_partner) == (63, 319)
+
+
+@given(st.sampled_from([64, 128, 256, 512]), st.sampled_from([0.25, 0.5, 1.0]),
+       st.sampled_from([1e4, 5e5, 1e6]))
+@settings(max_examples=30, deadline=None)
+def test_the_slowest_turning_pair_takes_what_its_speed_says(width, share, base):
+    """2 pi / base^(-2 (p - 1) / d) for proportional's last pair p - 1 over the whole width,
+    2 pi / base^(-2 (p - 1) / r) for GPT-NeoX's over the r turned lanes."""
+    pairs = int(share * width // 2)
+    assert proportional.slowest_wavelength(width, share, base) == pytest.approx(
+        2 * np.pi * base ** (2 * (pairs - 1) / width), rel=1e-12)
+    assert proportional.slowest_wavelength(width, share, base, "neox") == pytest.approx(
+        2 * np.pi * base ** (2 * (pairs - 1) / (2 * pairs)), rel=1e-12)
+
+
+def test_gemma_4s_slowest_pair_turns_every_188_positions():
+    assert round(proportional.slowest_wavelength(512, 0.25, 1e6)) == 188
+
+
 def test_the_port_turns_the_same_speeds_in_the_wrong_lanes():
     """Megatron-Bridge issue 4195: the 64 speeds are right, the pairing is (i, i + 64)."""
     x = RNG.normal(size=(4, 512))

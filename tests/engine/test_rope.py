@@ -18,8 +18,11 @@ from posviz.rope import (
     context_frequencies,
     decay_bound,
     dynamic_ntk_base,
+    dynamic_ntk_meet,
     interpolate_positions,
     ladder_pairs,
+    llama3_bands,
+    llama3_wavelengths,
     ntk_base,
     pair_coordinates,
     pair_index,
@@ -372,6 +375,45 @@ def test_dynamic_ntk_at_s_times_the_length_is_not_ntk_aware_scaling_at_s():
     assert dynamic_ntk_base(10_000.0, 4.0, 16, 20, 32) == 10_000.0
     with pytest.raises(ValueError, match="scale"):
         dynamic_ntk_base(10_000.0, 0.5, 16, 128, 32)
+
+
+@given(st.sampled_from([16, 64, 128]), st.sampled_from(BASES), st.floats(1.5, 32.0),
+       st.integers(16, 100_000))
+@settings(max_examples=40, deadline=None)
+def test_dynamic_ntk_meets_ntk_aware_scaling_at_two_minus_one_over_s_times_l(d, base, scale,
+                                                                            length):
+    """At n = (2 - 1/s) L the bracket s n / L - (s - 1) is s: dynamic NTK's base is NTK-aware
+    scaling's, short of s L (Llama 3.1: (2 - 1/8) 8,192 = 15,360)."""
+    meet = dynamic_ntk_meet(scale, length)
+    assert length <= meet < scale * length
+    assert dynamic_ntk_base(base, scale, d, meet, length) == pytest.approx(
+        ntk_base(base, scale, d), rel=1e-9)
+    assert dynamic_ntk_meet(8.0, 8192) == 15_360
+
+
+def llama3_bands_by_wavelength(d, base, factor, low, high, original):
+    """Each pair classed by its wavelength 2 pi / theta_i against original / high (shorter:
+    kept) and original / low (longer: slowed), as Meta's apply_scaling reads them."""
+    counts = {"kept": 0, "blended": 0, "slowed": 0}
+    for i in range(d // 2):
+        wavelength = 2 * math.pi * base ** (2 * i / d)
+        counts["kept" if wavelength < original / high else
+               "slowed" if wavelength > original / low else "blended"] += 1
+    return counts["kept"], counts["blended"], counts["slowed"]
+
+
+@pytest.mark.parametrize(("d", "base", "factor", "low", "high", "original"), [
+    (128, 500_000.0, 8.0, 1.0, 4.0, 8192), (64, 10_000.0, 4.0, 1.0, 4.0, 2048),
+    (128, 10_000.0, 16.0, 2.0, 8.0, 4096), (96, 1_000_000.0, 32.0, 1.0, 32.0, 4096)])
+def test_llama3_bands_count_the_pairs_kept_blended_and_slowed(d, base, factor, low, high,
+                                                              original):
+    """As a loop over the pairs' wavelengths counts them; Llama 3.1 8B (the first): 29, 6, 29,
+    its published count (assets/models/schemes.toml, bands_computed)."""
+    bands = llama3_bands(d, base, factor, low, high, original)
+    assert tuple(bands) == llama3_bands_by_wavelength(d, base, factor, low, high, original)
+    assert bands.pairs == d // 2
+    assert llama3_wavelengths(original, low, high) == (original / high, original / low)
+    assert tuple(llama3_bands(128, 500_000.0, 8.0, 1.0, 4.0, 8192)) == (29, 6, 29)
 
 
 def test_yarn_code_ramp_bounds_against_a_hand_computation():

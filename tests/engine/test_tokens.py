@@ -4,7 +4,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from posviz.tokens import MAX_TOKENS, clip_tokens, repeated, short, token_labels, tokenize
+from posviz.tokens import (
+    MAX_TOKENS,
+    back_from_last,
+    clip_tokens,
+    repeated,
+    short,
+    token_labels,
+    tokenize,
+)
 
 
 @pytest.mark.parametrize(("text", "tokens"), [
@@ -96,3 +104,8 @@ def test_repeated_lists_positions_of_repeats_only():
     assert repeated(tokenize("刚想到了刚")) == {"刚": [0, 4]}
     assert repeated(tokenize("the dog chased the dog")) == {"the": [0, 3], "dog": [1, 4]}
     assert repeated(["a", "b"]) == {}
+
+
+@given(st.integers(0, 70))
+def test_back_from_last_is_each_tokens_distance_to_the_last(n):
+    assert back_from_last(n) == [n - 1 - j for j in range(n)]
