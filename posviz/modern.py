@@ -366,14 +366,23 @@ def layered_gap(x: np.ndarray, order: np.ndarray, schemes: tuple[str, ...], n_he
 # ---- a decoder without position knows where it is -------------------------------------------
 
 
-def positions_without_encoding(n_tokens: int) -> tuple[np.ndarray, np.ndarray]:
+class Counted(NamedTuple):
+    """Positions read back without a position code: each token's true position (from 1), the
+    layer's output there, and the position read back from it. (T,) each."""
+
+    positions: np.ndarray
+    outputs: np.ndarray
+    read: np.ndarray
+
+
+def positions_without_encoding(n_tokens: int) -> Counted:
     """Kazemnejad et al. (2023)'s construction, in one causal attention layer with no position
     at all: a start token whose value is 1 (every other token's 0), and queries and keys that
     ignore content (all scores equal), so the token at position t spreads its attention evenly
     over the start token, the t - 1 tokens before it and itself: t + 1 tokens in all. The
     output at position t is then 1 / (t + 1), and the position comes back as 1 / output - 1.
-    Returns the outputs and the positions read back, for the n_tokens after the start token
-    (T,)."""
+    Returns the positions 1 .. n_tokens of the tokens after the start token, their outputs
+    and the positions read back."""
     scores = np.zeros((n_tokens + 1, n_tokens + 1))
     scores[np.triu_indices(n_tokens + 1, k=1)] = -np.inf               # the causal mask
     weights = np.exp(scores - scores.max(axis=1, keepdims=True))
@@ -381,4 +390,4 @@ def positions_without_encoding(n_tokens: int) -> tuple[np.ndarray, np.ndarray]:
     values = np.zeros(n_tokens + 1)
     values[0] = 1.0                                                   # the start token's
     outputs = (weights @ values)[1:]
-    return outputs, 1 / outputs - 1
+    return Counted(np.arange(1, n_tokens + 1), outputs, 1 / outputs - 1)

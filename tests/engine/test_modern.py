@@ -261,8 +261,9 @@ def test_a_layer_without_position_sees_order_through_the_rope_layer_below_it():
 
 @pytest.mark.parametrize("n_tokens", [1, 4, 64, 1000])
 def test_a_causal_layer_without_position_reads_every_position_back(n_tokens):
-    outputs, read = modern.positions_without_encoding(n_tokens)
+    positions, outputs, read = modern.positions_without_encoding(n_tokens)
     t = np.arange(1, n_tokens + 1)  # positions after the start token at 0
+    np.testing.assert_array_equal(positions, t)
     np.testing.assert_allclose(outputs, 1 / (t + 1))
     np.testing.assert_array_equal(np.rint(read), t)
 

@@ -1,29 +1,30 @@
 """The schemes of 2026 and the port-bug clinic, cached: the figures that do not depend on the
 sentence (made once per language: a figure's JSON and spoken summary are made once per figure
-object, ui.chart), a bug read on a sentence, and how far each bug moves the sentence's scores
-with the distance between query and key (the page on today's models and the guided lesson's
-last scene both draw them)."""
+object, ui.chart), the sentence's M-RoPE tables and its last query's scores under each scheme,
+a bug read on a sentence, and how far each bug moves the head's scores with the distance
+between query and key (the page on today's models and the guided lesson's last scene both draw
+them)."""
 
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
-from posviz import bands, layered, multimodal, ports, proportional, rope
+from posviz import bands, layered, modern, multimodal, ports, proportional, rope
 from posviz.figures.attention import map_grid
 from posviz.figures.common import token_heatmap
 from posviz.figures.rope import line_chart
-from posviz.figures.schemes import axis_grid, kind_stack, lane_strips
+from posviz.figures.schemes import axis_grid, drift_chart, kind_stack, lane_strips
 from posviz.modern import AXES, value
 from posviz.tokens import token_labels
+from ui.cached.today import mrope_columns
 from ui.i18n import text
+from ui.summary import number
 
 Tokens = tuple[str, ...]
 figure_cache = st.cache_resource(max_entries=16, show_spinner=False)
-
-
-def number(v: float) -> str:
-    """A published value as the page writes it: 10,000 and 1,000,000, no trailing .0."""
-    return f"{v:,.0f}" if float(v).is_integer() else f"{v:,}"
+number_cache = st.cache_data(max_entries=32, show_spinner=False)
+VIDEO = (2, 2, 3)  # the video the M-RoPE tables insert after the first token: frames, rows, cols
+STAMPS = ("<0.5 seconds>", "<1.5 seconds>")  # its frames' timestamps, one token each here
 
 
 def finite(values: np.ndarray) -> np.ndarray:
@@ -93,6 +94,37 @@ def qwen_axes_figure(lang: str) -> go.Figure:
                      x_title=text("today.pair_axis", lang))
 
 
+def patch_name(n: int, rows: int, cols: int, lang: str) -> str:
+    """Patch n of a video, as the tables name it: its frame, row and column."""
+    frame, row, col = multimodal.patch_place(n, rows, cols)
+    return text("schemes.frame_patch", lang, f=frame, r=row, c=col)
+
+
+@number_cache
+def video_table(tokens: Tokens, stamped: bool, lang: str) -> dict[str, list]:
+    """The sentence with VIDEO after its first token, each token's three ids: Qwen3-VL's
+    with its frames' timestamps as text (stamped), Qwen2-VL's with a time id."""
+    frames, rows, cols = VIDEO
+    ids, kinds = multimodal.video_positions(1, frames, rows, cols, 1, len(tokens) - 1,
+                                            timestamps=stamped)
+    stamps, patches, words = iter(STAMPS), iter(range(frames * rows * cols)), iter(tokens)
+    what = [next(words) if kind == "text" else next(stamps) if kind == "stamp" else
+            patch_name(next(patches), rows, cols, lang) for kind in kinds]
+    return mrope_columns(ids, what, lang)
+
+
+@number_cache
+def gemma4_scores(tokens: Tokens) -> tuple[list[float], list[float]]:
+    """The sentence's last query against every key (Gemma 4 31B's global head width), turned
+    by its proportional RoPE and by GPT-NeoX's partial RoPE at the same share and base."""
+    g = "gemma4_31b"
+    wide, share, base = (value(g, k) for k in ("global_head_dim", "full_partial_rotary_factor",
+                                                "full_rope_theta"))
+    return tuple(ports.last_scores(list(tokens), wide, turn).tolist() for turn in (
+        lambda x, p: proportional.proportional_rope(x, p, share, base),
+        lambda x, p: modern.partial_rope(x, p, share, base)))
+
+
 def fope_setting() -> tuple[int, int, float, tuple[np.ndarray, np.ndarray]]:
     """The canonical FoPE configuration's head width, trained length and base, and one head's
     initial coefficients."""
@@ -127,6 +159,17 @@ def bands_figures(lang: str) -> tuple[go.Figure, go.Figure]:
     return waves, basis
 
 
+@number_cache
+def band_scores(tokens: Tokens) -> tuple[list[float], list[float], list[float]]:
+    """The sentence's last query against every key (the FoPE configuration's head), turned by
+    RoPE, by HoPE's cut and by FoPE's series."""
+    dim, length, base, coefficients = fope_setting()
+    return tuple(ports.last_scores(list(tokens), dim, turn).tolist() for turn in (
+        lambda x, p: rope.apply_rope(x, p, base, "half"),
+        lambda x, p: bands.hope(x, p, base, length),
+        lambda x, p: bands.fope(x, p, base, length, coefficients)))
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def reading(tokens: Tokens, key: str) -> ports.Reading:
     """Bug key read on the sentence: both rotations' scores and attention."""
@@ -159,3 +202,18 @@ def drifts() -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, int | None]]:
         curves[b.key] = np.where(seen, moved, np.nan)
         onsets[b.key] = ports.first_over(deltas, moved, seen)
     return deltas, curves, onsets
+
+
+@figure_cache
+def drift_figure(lang: str) -> go.Figure:
+    """How far each bug moves the head's scores with the distance between query and key, the
+    onset's share and DeepSeek-V4's window marked."""
+    deltas, curves, _ = drifts()
+    window = value("deepseek_v4_flash", "sliding_window")
+    return drift_chart(deltas, {text(f"schemes.bug.{b.key}.short", lang): curves[b.key]
+                                for b in ports.bugs()},
+                       title=text("schemes.drift_fig", lang),
+                       x_title=text("today.offset_axis", lang),
+                       y_title=text("schemes.drift_axis", lang), threshold=ports.ONSET,
+                       threshold_name=text("schemes.onset_mark", lang),
+                       marks={text("today.window_mark", lang, n=window): window})
