@@ -1,7 +1,7 @@
 """Attention: maps per head and per scheme, the position switch, and the twin-order check."""
 
 import ui
-from posviz.attention import FORMULA, HEAD_DIM, LAYER_FORMULA, SCHEMES
+from posviz.attention import ATTENTION_SCHEMES, FORMULA, HEAD_DIM, LAYER_FORMULA
 from posviz.permutation import is_reversal, readable, reads_the_same, repeat_gap, reversal
 from ui import orders
 from ui.cached import attention as cached
@@ -49,7 +49,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     causal = causal_col.toggle(s.t("attention.causal"), True, key="attention_causal",
                                help=s.t("attention.causal_help"))
     picked = scheme_col.coded_radio(
-        s.t("attention.scheme"), list(SCHEMES[1:]), key="attention_scheme",
+        s.t("attention.scheme"), list(ATTENTION_SCHEMES[1:]), key="attention_scheme",
         format_func=lambda name: cached.scheme_name(name, causal, s.lang), horizontal=True,
         disabled=not s.position, help=s.t("attention.scheme_help"))
     n_heads = heads_col.select_slider(s.t("attention.heads"), HEADS, 4, key="attention_heads",
@@ -78,9 +78,9 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
             # with the mask on, each number beside its mask-off twin: the mask alone tells
             # orders apart, so "no position" is no zero to measure position against
             offs = (cached.scheme_gaps(tokens, order, n_layers, n_heads, False) if causal
-                    else [None] * len(SCHEMES))
+                    else [None] * len(ATTENTION_SCHEMES))
             d.metric(s.t("attention.headline_masked" if causal else "attention.headline"),
-                     readable(c.gap), mask_off(s, scheme, offs[SCHEMES.index(scheme)]),
+                     readable(c.gap), mask_off(s, scheme, offs[ATTENTION_SCHEMES.index(scheme)]),
                      help=s.t("attention.headline_help"), border=True, **QUIET)
             if scheme == "alibi" and not causal and is_reversal(order):
                 d.info(s.t("attention.case.alibi_symmetric", gap=readable(c.gap)))
@@ -101,8 +101,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                               first=readable(c.last_gaps[0]),
                               last=readable(c.last_gaps[-1])))
 
-            for col, name, gap, gap_off in zip(d.columns(len(SCHEMES)), SCHEMES, gaps, offs,
-                                               strict=True):
+            for col, name, gap, gap_off in zip(d.columns(len(ATTENTION_SCHEMES)),
+                                               ATTENTION_SCHEMES, gaps, offs, strict=True):
                 col.metric(s.t("attention.scheme_gap_masked" if causal else "attention.scheme_gap",
                                scheme=cached.scheme_name(name, causal, s.lang)), readable(gap),
                            mask_off(s, name, gap_off), **QUIET)

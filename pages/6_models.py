@@ -13,7 +13,7 @@ from posviz import classifier, extension, rope
 from posviz.corpus import UNKNOWN, vocabulary
 from posviz.figures import models as figures
 from posviz.figures.rope import line_chart
-from posviz.model import SCHEMES
+from posviz.model import MODEL_SCHEMES
 from ui.cached import models as cached
 from ui.i18n import text
 
@@ -32,7 +32,7 @@ def training_text(s: ui.Settings, k: int, name: str, left: float | None) -> str:
     """Which classifier trains (k of n, its name), and about how long the rest will take."""
     estimate = (s.t("models.left_unknown") if left is None else
                 s.t("models.left", seconds=math.ceil(left)))
-    return s.t("models.training", k=k, n=len(classifier.SCHEMES),
+    return s.t("models.training", k=k, n=len(classifier.CLASSIFIER_SCHEMES),
                scheme=cached.names(s.lang)[name], left=estimate)
 
 
@@ -61,13 +61,14 @@ def train(s: ui.Settings, seed: int, status: DeltaGenerator, chart: ui.Doc) -> N
             # drawn at every step: Streamlit stops a run whose reader has gone at its next element
             chart.info(queued_text(s, ahead))
         histories, took = {}, {}
-        n = len(classifier.SCHEMES)
+        n = len(classifier.CLASSIFIER_SCHEMES)
         with classifier.torch_threads(1):
-            for k, name in enumerate(classifier.SCHEMES, 1):
+            for k, name in enumerate(classifier.CLASSIFIER_SCHEMES, 1):
                 if (name, seed) in runs:  # done: for another reader, or by a run cut short
                     histories[name] = runs[(name, seed)][0]
                     continue
-                to_come = sum((later, seed) not in runs for later in classifier.SCHEMES[k:])
+                to_come = sum((later, seed) not in runs
+                              for later in classifier.CLASSIFIER_SCHEMES[k:])
                 for p in classifier.train_classifier(name, seed):
                     histories[name] = p.history
                     left = classifier.seconds_left(list(took.values()), p.step / p.steps, to_come)
@@ -191,7 +192,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     ui.need_tokens(d, s)
     d.markdown(s.prose("models"))
 
-    picked = d.coded_radio(s.t("models.scheme"), list(SCHEMES), key="models_scheme",
+    picked = d.coded_radio(s.t("models.scheme"), list(MODEL_SCHEMES), key="models_scheme",
                            format_func=cached.names(s.lang).get, horizontal=True,
                            disabled=not s.position, help=s.t("models.scheme_help"))
     scheme = picked if s.position else "none"
@@ -231,12 +232,12 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     r = cached.report()
     train_len = r["settings"]["train_len"]
     d.chart(figures.extrapolation(
-        {name: r["models"][name]["position_loss"] for name in SCHEMES}, cached.names(s.lang),
+        {name: r["models"][name]["position_loss"] for name in MODEL_SCHEMES}, cached.names(s.lang),
         train_len, title=s.t("models.extrapolation_title", last=r["settings"]["eval_len"] - 1),
         x_title=s.t("common.position_axis"), y_title=s.t("models.loss"),
         trained_name=s.t("models.trained_length", n=train_len)), "models_extrapolation")
     d.caption(s.t("models.extrapolation_caption", n=train_len, last=train_len - 1))
-    models = [(name, r["models"][name]) for name in SCHEMES]
+    models = [(name, r["models"][name]) for name in MODEL_SCHEMES]
     d.table({
         s.t("models.col.scheme"): [cached.names(s.lang)[name] for name, _ in models],
         s.t("models.col.eval_loss", n=train_len): [f"{m['eval_loss']:.3f}" for _, m in models],
@@ -262,21 +263,21 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     if not done:
         return
     runs = cached.experiments()
-    chart.chart(curves_figure({name: runs[(name, seed)][0] for name in classifier.SCHEMES},
-                              s.lang), "models_live")
+    chart.chart(curves_figure({name: runs[(name, seed)][0]
+                               for name in classifier.CLASSIFIER_SCHEMES}, s.lang), "models_live")
     d.caption(s.t("models.live_caption"))
     d.markdown(f"**{s.t('models.verdict_head')}**")
     words = vocabulary()
     typed_ids, reversed_ids = words.encode(s.tokens), words.encode(s.tokens[::-1])
     d.table({
         s.t("models.col.classifier"): [cached.names(s.lang)[name]
-                                       for name in classifier.SCHEMES],
+                                       for name in classifier.CLASSIFIER_SCHEMES],
         s.t("models.col.typed"): [
             f"{classifier.in_order_probability(runs[(name, seed)][1], typed_ids):.4f}"
-            for name in classifier.SCHEMES],
+            for name in classifier.CLASSIFIER_SCHEMES],
         s.t("models.col.reversed"): [
             f"{classifier.in_order_probability(runs[(name, seed)][1], reversed_ids):.4f}"
-            for name in classifier.SCHEMES]})
+            for name in classifier.CLASSIFIER_SCHEMES]})
     d.caption(s.t("models.verdict_caption"))
 
 

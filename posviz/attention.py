@@ -22,8 +22,9 @@ any head count 1 .. 64 divides it and the same head count gives the same weights
 BIAS_FORMS = ("paper", "reference", "none")
 """ALiBi's bias as the paper writes it (-m(i-j)), as its reference code adds it (+m j), or none."""
 
-SCHEMES = ("none", "sinusoidal", "rope", "alibi")
-"""Where position enters: nowhere, added to the input, rotating q and k, or biasing scores."""
+ATTENTION_SCHEMES = ("none", "sinusoidal", "rope", "alibi")
+"""The seeded attention stack's position schemes (`attention_stack`): where position enters,
+nowhere, added to the input, rotating q and k, or biasing the scores."""
 
 FORMULA = (
     r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d}}"
@@ -172,8 +173,8 @@ def attention_stack(x: np.ndarray, n_layers: int, n_heads: int, scheme: str,
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] < 1:
         raise ValueError(f"x must be (tokens, d_model) with at least one token, got {x.shape}")
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    if scheme not in ATTENTION_SCHEMES:
+        raise ValueError(f"scheme must be one of {ATTENTION_SCHEMES}, got {scheme!r}")
     seq_len, d_model = x.shape
     if scheme == "sinusoidal":
         x = x + sinusoidal(seq_len, d_model, base)               # (T, D)

@@ -24,8 +24,8 @@ from torch.nn import functional as F
 from posviz.corpus import Vocabulary, sentences, vocabulary
 from posviz.model import Encoder, ModelConfig
 
-SCHEMES = ("none", "sinusoidal", "rope")
-"""The three classifiers trained side by side."""
+CLASSIFIER_SCHEMES = ("none", "sinusoidal", "rope")
+"""The order classifiers' position schemes: the three trained side by side."""
 MIN_TOKENS = 3
 
 
@@ -117,8 +117,8 @@ def train_classifier(scheme: str, seed: int = 0,
                      settings: ExperimentSettings = ExperimentSettings()) -> Iterator[Progress]:
     """Train one classifier, yielding its training loss (mean since the previous point) and its
     accuracy on fixed held-out batches every settings.every steps, and once at the end."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {SCHEMES}, got {scheme!r}")
+    if scheme not in CLASSIFIER_SCHEMES:
+        raise ValueError(f"scheme must be one of {CLASSIFIER_SCHEMES}, got {scheme!r}")
     started = time.perf_counter()
     vocab = vocabulary()
     rng = np.random.default_rng(seed)

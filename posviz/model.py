@@ -25,9 +25,10 @@ from posviz.corpus import Vocabulary
 from posviz.rope import rope_frequencies
 from posviz.sinusoidal import sinusoidal
 
-SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi")
-"""Where position enters: nowhere, added to the input (a formula or a trained table), rotating
-q and k, or biasing the scores."""
+MODEL_SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi")
+"""The trained language models' position schemes (`LanguageModel`, posviz.train): where
+position enters, nowhere, added to the input (a formula or a trained table), rotating q and k,
+or biasing the scores."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,8 @@ class ModelConfig:
     score_scale: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.scheme not in SCHEMES:
-            raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
+        if self.scheme not in MODEL_SCHEMES:
+            raise ValueError(f"scheme must be one of {MODEL_SCHEMES}, got {self.scheme!r}")
         if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
             raise ValueError(f"d_model ({self.d_model}) must be n_heads ({self.n_heads}) "
                              "times an even head size")

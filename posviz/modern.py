@@ -1,7 +1,7 @@
 """What today's models do with RoPE, computed: the rotation as complex multiplication, partial
 RoPE, MLA's decoupled RoPE and its cache, iRoPE's layers, Llama 3.1's frequency scaling, M-RoPE
 and Gemma 3's two bases. The models' own numbers are in assets/models/schemes.toml, each with
-its source (`schemes`), and what a page quotes of them is read here (`stretch`, `table_row`).
+its source (`published`), and what a page quotes of them is read here (`stretch`, `table_row`).
 
 Shapes: T = tokens, d = channels of a head, P = d / 2 channel pairs.
 """
@@ -18,27 +18,28 @@ import numpy as np
 from posviz.attention import attention_layer, init_layers
 from posviz.rope import apply_rope, rope_frequencies
 
-SCHEMES = Path(__file__).resolve().parent.parent / "assets" / "models" / "schemes.toml"
+PUBLISHED_FILE = Path(__file__).resolve().parent.parent / "assets" / "models" / "schemes.toml"
+"""The models' published values, each with its source (`published`)."""
 AXES = ("t", "h", "w")  # M-RoPE's three position axes: time, height, width
 
 
 @functools.cache
-def schemes() -> dict[str, dict]:
+def published() -> dict[str, dict]:
     """The models' published values, each as {value, key, source, quote}
     (assets/models/schemes.toml), read once. Not to be changed by its callers."""
-    with SCHEMES.open("rb") as f:
+    with PUBLISHED_FILE.open("rb") as f:
         return tomllib.load(f)
 
 
 def value(model: str, key: str) -> object:
     """One published value of one model."""
-    return schemes()[model][key]["value"]
+    return published()[model][key]["value"]
 
 
 def first_value(model: str, keys: tuple[str, ...]) -> object | None:
     """The published value of the first of keys the model has (configurations name one thing
     differently: rotary_pct or partial_rotary_factor), or None if it has none of them."""
-    entries = schemes()[model]
+    entries = published()[model]
     return next((entries[k]["value"] for k in keys if k in entries), None)
 
 

@@ -31,7 +31,7 @@ from torch.nn import functional as F
 
 from posviz.corpus import Vocabulary, sentences, token_stream, vocabulary, windows
 from posviz.model import (
-    SCHEMES,
+    MODEL_SCHEMES,
     LanguageModel,
     ModelConfig,
     next_token_probabilities,
@@ -146,7 +146,7 @@ def order_probe(model: LanguageModel, vocab: Vocabulary) -> list[dict]:
     return out
 
 
-def train_all(settings: TrainSettings, out: Path, schemes: tuple[str, ...] = SCHEMES) -> dict:
+def train_all(settings: TrainSettings, out: Path, schemes: tuple[str, ...] = MODEL_SCHEMES) -> dict:
     """Train every scheme, write <scheme>.pt and report.json into out; returns the report."""
     torch.set_num_threads(settings.threads)
     out.mkdir(parents=True, exist_ok=True)
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m posviz.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=MODELS, help="folder for the files")
-    parser.add_argument("--schemes", nargs="+", choices=SCHEMES, default=list(SCHEMES))
+    parser.add_argument("--schemes", nargs="+", choices=MODEL_SCHEMES, default=list(MODEL_SCHEMES))
     for name in ("steps", "batch", "eval_windows", "corpus_size", "seed"):
         parser.add_argument(f"--{name.replace('_', '-')}", type=int,
                             default=getattr(defaults, name))

@@ -229,7 +229,7 @@ def test_each_causal_number_says_so_and_shows_the_same_comparison_with_the_mask_
     under it stands the same comparison with the mask off: rounding error with no position,
     the orders told apart by sinusoidal and RoPE (ALiBi without a mask is its symmetric
     variant, which a reversal defeats, and its line says so)."""
-    from posviz.attention import SCHEMES
+    from posviz.attention import ATTENTION_SCHEMES
 
     at = AppTest.from_file(PAGE, default_timeout=30)
     at.query_params["lang"] = lang
@@ -240,14 +240,14 @@ def test_each_causal_number_says_so_and_shows_the_same_comparison_with_the_mask_
     assert masked[0] > masked[1] and unmasked[0] < 1e-9 < 0.1 < min(unmasked[1:3])
     headline, *schemes = (m.proto for m in at.metric)
     assert [m.body for m in schemes] == [readable(gap) for gap in masked]
-    for metric, name, gap in zip(schemes, SCHEMES, unmasked, strict=True):
+    for metric, name, gap in zip(schemes, ATTENTION_SCHEMES, unmasked, strict=True):
         assert metric.label == text("attention.scheme_gap_masked", lang,
                                     scheme=attention.scheme_name(name, True, lang))
         assert metric.delta.endswith(readable(gap)), metric.delta
     assert schemes[3].delta == text("attention.mask_off_gap_symmetric", lang,
                                     gap=readable(unmasked[3]))
     assert headline.label == text("attention.headline_masked", lang)
-    assert headline.delta == schemes[SCHEMES.index("sinusoidal")].delta  # the default scheme's
+    assert headline.delta == schemes[ATTENTION_SCHEMES.index("sinusoidal")].delta  # the default
 
     at.toggle(key="attention_causal").set_value(False).run()  # no mask: position alone
     headline, *schemes = (m.proto for m in at.metric)

@@ -11,7 +11,7 @@ from streamlit.elements.progress import ProgressMixin
 from streamlit.testing.v1 import AppTest
 
 from posviz import classifier
-from posviz.model import SCHEMES
+from posviz.model import MODEL_SCHEMES
 from tests.helpers.figure_data import chart_specs, value_traces
 from ui.cached import models as cached
 
@@ -39,7 +39,7 @@ def top_guesses(at) -> list[list[str]]:
     return [[cell.split("<br>")[0] for cell in row] for row in guesses["data"][0]["text"]]
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", MODEL_SCHEMES)
 def test_each_scheme_guesses_xiang_after_gang_but_not_after_le(scheme):
     at = opened("刚想到了")
     at.radio(key="models_scheme").set_value(scheme).run()
@@ -119,7 +119,7 @@ def test_a_queued_reader_waits_its_turn_and_does_not_train_a_seed_trained_meanwh
             while len(line) < 2 and not pressed.done():  # until the page has joined the line
                 time.sleep(0.01)
             assert len(line) == 2, "the page did not queue behind the reader who holds the line"
-            for name in classifier.SCHEMES:
+            for name in classifier.CLASSIFIER_SCHEMES:
                 *_, p = classifier.train_classifier(name, seed, QUICK)
                 cached.experiments()[(name, seed)] = (p.history, p.model)
         pressed.result(TIMEOUT)
@@ -128,7 +128,7 @@ def test_a_queued_reader_waits_its_turn_and_does_not_train_a_seed_trained_meanwh
         assert len(at.table[-1].value) == 3
         assert len(line) == 0
     finally:  # the stand-in runs are no one's to see
-        for name in classifier.SCHEMES:
+        for name in classifier.CLASSIFIER_SCHEMES:
             cached.experiments().pop((name, seed), None)
 
 
@@ -165,11 +165,11 @@ def test_the_live_experiment_says_which_classifier_trains_and_the_time_left(
         assert all("3 of 3" in text or "第 3 个" in text for text in texts[-3:-1])
         (bar,) = at.get("progress")
         assert bar.proto.text == texts[-1] and texts[-1].startswith(done)
-        for name in classifier.SCHEMES:  # each classifier's seconds, by name
+        for name in classifier.CLASSIFIER_SCHEMES:  # each classifier's seconds, by name
             assert cached.names(lang)[name] in texts[-1]
         assert len(at.table[-1].value) == 3
     finally:  # the stand-in runs are no one's to see
-        for name in classifier.SCHEMES:
+        for name in classifier.CLASSIFIER_SCHEMES:
             cached.experiments().pop((name, seed), None)
 
 

@@ -277,7 +277,7 @@ def test_linear_layers_carry_position_without_a_position_code(lang):
     convolution (4 tokens wide in Qwen3-Next's configuration) carry position; Kimi's report
     gives its KDA layers the whole of it; NoPE attention is not free of length."""
     assert modern.value("qwen3_next_80b_a3b", "linear_conv_kernel_dim") == 4
-    quoted = modern.schemes()["kimi_linear_48b_a3b"]["position_in_kda"]["quote"]
+    quoted = modern.published()["kimi_linear_48b_a3b"]["position_in_kda"]["quote"]
     assert "the entire responsibility for encoding positional information" in quoted
     said = [m.value for m in page(lang).markdown]
     partial = next(m for m in said if "Qwen3-Next" in m and "Gated DeltaNet" in m and "256" in m)

@@ -23,14 +23,14 @@ from collections.abc import Callable
 import torch
 
 from posviz import classifier
-from posviz.model import SCHEMES, attention_maps, load_checkpoint, next_token_probabilities
+from posviz.model import MODEL_SCHEMES, attention_maps, load_checkpoint, next_token_probabilities
 from posviz.train import MODELS
 from tests.helpers.controls import LONGEST
 
 
 def press(seed: int) -> None:
     """What one press of Train computes: the three classifiers of one seed."""
-    for scheme in classifier.SCHEMES:
+    for scheme in classifier.CLASSIFIER_SCHEMES:
         for _ in classifier.train_classifier(scheme, seed):
             pass
 
@@ -62,7 +62,7 @@ def main() -> None:
     print(f"{os.cpu_count()} cores, torch {torch.__version__}, "
           f"{torch.get_num_threads()} threads by default; median of {args.runs} runs")
     press(1)  # the corpus and vocabulary built once, as on a server that has trained before
-    models = [load_checkpoint(MODELS / f"{scheme}.pt") for scheme in SCHEMES]
+    models = [load_checkpoint(MODELS / f"{scheme}.pt") for scheme in MODEL_SCHEMES]
     ids = models[0][1].encode(LONGEST.split())
 
     def page() -> None:

@@ -12,7 +12,7 @@ from plotly.io.json import to_json_plotly as as_json
 
 from posviz.alibi import alibi_bias
 from posviz.attention import (
-    SCHEMES,
+    ATTENTION_SCHEMES,
     attention_mask,
     attention_stack,
     attention_weights,
@@ -82,7 +82,7 @@ def slow_stack(x, n_layers, n_heads, scheme, causal, seed=0, base=10_000.0):
     return all_weights, all_outputs
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", ATTENTION_SCHEMES)
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("n_heads", [1, 2, 4])
 def test_stack_matches_explicit_sums(scheme, causal, n_heads):
@@ -124,7 +124,7 @@ def sentences(draw, min_size=1, max_size=10):
 
 
 @settings(max_examples=40, deadline=None)
-@given(tokens=sentences(), scheme=st.sampled_from(SCHEMES), causal=st.booleans(),
+@given(tokens=sentences(), scheme=st.sampled_from(ATTENTION_SCHEMES), causal=st.booleans(),
        n_heads=st.sampled_from([1, 2, 4]), n_layers=st.integers(1, 3))
 def test_rows_sum_to_one_and_masked_weights_are_exactly_zero(tokens, scheme, causal, n_heads,
                                                              n_layers):

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from posviz.classifier import (
-    SCHEMES,
+    CLASSIFIER_SCHEMES,
     ExperimentSettings,
     OrderClassifier,
     by_length,
@@ -121,7 +121,7 @@ def test_unknown_scheme_is_refused():
 def test_position_lets_a_classifier_learn_order_and_none_stays_at_chance():
     settings = ExperimentSettings(steps=200, every=200)
     final = {scheme: list(train_classifier(scheme, seed=0, settings=settings))[-1]
-             for scheme in SCHEMES}
+             for scheme in CLASSIFIER_SCHEMES}
     assert abs(final["none"].history["accuracy"][-1] - 0.5) < 0.1
     assert final["sinusoidal"].history["accuracy"][-1] > 0.65
     assert final["rope"].history["accuracy"][-1] > 0.65

@@ -4,7 +4,7 @@ import numpy as np
 
 from posviz.figures.common import as_array as array
 from posviz.figures.models import SCHEME_COLORS, extrapolation, top_predictions, training_curves
-from posviz.model import SCHEMES
+from posviz.model import MODEL_SCHEMES
 from tests.helpers.figure_data import figure_json
 
 NAMES = {"none": "none", "learned": "learned", "alibi": "ALiBi"}
@@ -40,8 +40,8 @@ def test_extrapolation_lines_that_coincide_all_stay_visible():
     its own (dash, width) and colour, is drawn under the narrower solid lines only, and the
     legend lists the schemes in the order given."""
     same = [1.4, 1.0, 0.9, 1.2]
-    losses = {scheme: list(same) for scheme in SCHEMES}
-    names = {scheme: scheme for scheme in SCHEMES}
+    losses = {scheme: list(same) for scheme in MODEL_SCHEMES}
+    names = {scheme: scheme for scheme in MODEL_SCHEMES}
     fig = figure_json(extrapolation(losses, names, 4, title="t", x_title="position",
                                     y_title="loss", trained_name="trained on 4"))
     lines = {trace["name"]: trace["line"] for trace in fig["data"]}
@@ -52,7 +52,7 @@ def test_extrapolation_lines_that_coincide_all_stay_visible():
         for above in drawn[below + 1:]:  # a solid line drawn later is narrower than this one
             assert above.get("dash", "solid") != "solid" or above["width"] < line["width"]
     legend = sorted(fig["data"], key=lambda trace: trace["legendrank"])
-    assert [trace["name"] for trace in legend] == list(SCHEMES)
+    assert [trace["name"] for trace in legend] == list(MODEL_SCHEMES)
 
 
 def test_training_curves_draw_loss_and_accuracy_per_scheme_with_chance_marked():

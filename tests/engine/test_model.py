@@ -10,7 +10,7 @@ import torch
 from posviz.alibi import alibi_bias, alibi_slopes
 from posviz.corpus import vocabulary
 from posviz.model import (
-    SCHEMES,
+    MODEL_SCHEMES,
     LanguageModel,
     ModelConfig,
     SelfAttention,
@@ -87,7 +87,7 @@ def slow_attention(layer: SelfAttention, x: np.ndarray) -> tuple[np.ndarray, np.
 
 
 @pytest.mark.parametrize("causal", [True, False])
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", MODEL_SCHEMES)
 def test_attention_agrees_with_a_slow_loop(scheme, causal):
     torch.manual_seed(1)
     layer = SelfAttention(ModelConfig(VOCAB, scheme, d_model=16, n_heads=4, causal=causal))
@@ -98,7 +98,7 @@ def test_attention_agrees_with_a_slow_loop(scheme, causal):
     np.testing.assert_allclose(out[0].detach().numpy(), slow_out, atol=1e-5)
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", MODEL_SCHEMES)
 def test_causal_weights_are_zero_above_the_diagonal_and_rows_sum_to_one(scheme):
     maps = attention_maps(model(scheme), np.arange(10) % VOCAB)
     assert maps.shape == (2, 2, 10, 10)
@@ -106,7 +106,7 @@ def test_causal_weights_are_zero_above_the_diagonal_and_rows_sum_to_one(scheme):
     np.testing.assert_allclose(maps.sum(-1), 1.0, atol=1e-6)
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", MODEL_SCHEMES)
 def test_a_later_token_never_changes_an_earlier_prediction(scheme):
     m = model(scheme)
     ids = np.array([3, 5, 7, 9, 11])
@@ -162,7 +162,7 @@ def test_position_losses_are_the_cross_entropy_at_each_position():
     np.testing.assert_allclose(losses, -np.log(picked).mean(0), rtol=1e-5)
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", MODEL_SCHEMES)
 def test_checkpoints_round_trip_with_weights_only(scheme, tmp_path):
     m, vocab = model(scheme), vocabulary()
     size = save_checkpoint(m, vocab, tmp_path / "m.pt")

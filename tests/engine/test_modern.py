@@ -17,7 +17,7 @@ RNG = np.random.default_rng(7)
 
 
 def test_every_published_value_names_its_key_and_source():
-    for model, entries in modern.schemes().items():
+    for model, entries in modern.published().items():
         if model == "bibliography":
             continue
         for name, entry in entries.items():
@@ -292,7 +292,7 @@ def test_phi3s_longrope_factors_agree_with_what_names_the_model():
     assert longrope_attention_factor(factor, 4096) == pytest.approx(1.190238118171692,
                                                                     abs=1e-7)  # GGUF, float32
     for key in ("long_factor", "short_factor"):
-        source = modern.schemes()["phi3_mini_128k"][key]["source"]
+        source = modern.published()["phi3_mini_128k"][key]["source"]
         assert "does not name the model" in source and "not among the stored sources" in source
 
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from posviz.corpus import vocabulary
-from posviz.model import SCHEMES, load_checkpoint, next_token_probabilities
+from posviz.model import MODEL_SCHEMES, load_checkpoint, next_token_probabilities
 from posviz.train import (
     MODELS,
     TrainSettings,
@@ -33,7 +33,7 @@ def test_the_command_trains_every_scheme_in_a_reduced_setting(tmp_path):
                     "--batch", "4", "--eval-windows", "2", "--corpus-size", "300"],
                    cwd=ROOT, check=True, capture_output=True, timeout=120)
     report = json.loads((tmp_path / "report.json").read_text("utf-8"))
-    assert set(report["models"]) == set(SCHEMES)
+    assert set(report["models"]) == set(MODEL_SCHEMES)
     assert report["settings"]["steps"] == 4
     for scheme, result in report["models"].items():
         assert result["curve"]["step"][-1] == 4
@@ -53,7 +53,7 @@ def test_learning_rate_warms_up_then_decays_to_a_tenth():
 
 
 def test_committed_checkpoints_are_small_and_load_with_weights_only(committed):
-    for scheme in SCHEMES:
+    for scheme in MODEL_SCHEMES:
         path = MODELS / f"{scheme}.pt"
         assert path.stat().st_size <= MAX_BYTES
         saved = torch.load(path, weights_only=True)
@@ -66,7 +66,7 @@ def test_committed_models_were_trained_short_and_evaluated_long(committed):
     assert committed["settings"]["threads"] == 2
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", MODEL_SCHEMES)
 def test_checkpoints_reproduce_the_recorded_losses(scheme, committed):
     settings = TrainSettings(**committed["settings"])
     model, vocab = load_checkpoint(MODELS / f"{scheme}.pt")
@@ -81,7 +81,7 @@ def test_checkpoints_reproduce_the_recorded_losses(scheme, committed):
         np.mean(measured[: settings.train_len]), abs=1e-3)
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("scheme", MODEL_SCHEMES)
 def test_every_trained_model_puts_xiang_after_gang_and_not_after_le(scheme, committed):
     model, vocab = load_checkpoint(MODELS / f"{scheme}.pt")
     after_gang = next_token_probabilities(model, vocab.encode(list("刚想到了")))[0]

@@ -3,7 +3,7 @@
 import plotly.graph_objects as go
 import streamlit as st
 
-from posviz.attention import HEAD_DIM, SCHEMES, AttentionRun, attention_stack
+from posviz.attention import ATTENTION_SCHEMES, HEAD_DIM, AttentionRun, attention_stack
 from posviz.embedding import token_embeddings
 from posviz.figures.attention import map_grid, twin_maps
 from posviz.permutation import PermutationCheck, compare_runs, reordered
@@ -33,7 +33,7 @@ def check(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_head
 def scheme_gaps(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
                 causal: bool) -> list[float]:
     """The headline difference under each of the four schemes."""
-    return [check(tokens, order, n_layers, n_heads, name, causal).gap for name in SCHEMES]
+    return [check(tokens, order, n_layers, n_heads, name, causal).gap for name in ATTENTION_SCHEMES]
 
 
 def scheme_name(name: str, causal: bool, lang: str) -> str:
@@ -60,10 +60,10 @@ def head_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, scheme: st
 def scheme_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, causal: bool,
                   lang: str) -> go.Figure:
     """The head-mean map of the top layer under each of the four schemes."""
-    runs = [stack(tokens, n_layers, n_heads, name, causal) for name in SCHEMES]
+    runs = [stack(tokens, n_layers, n_heads, name, causal) for name in ATTENTION_SCHEMES]
     return map_grid([run.mean_weights(-1) for run in runs], runs[0].mask,
                     token_labels(list(tokens)),
-                    [scheme_name(name, causal, lang) for name in SCHEMES], n_cols=2,
+                    [scheme_name(name, causal, lang) for name in ATTENTION_SCHEMES], n_cols=2,
                     title=text("attention.grid_title", lang, layer=n_layers), **axis_titles(lang))
 
 

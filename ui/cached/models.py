@@ -13,7 +13,7 @@ from posviz.figures import models as figures
 from posviz.figures.attention import map_grid
 from posviz.figures.common import token_heatmap
 from posviz.model import (
-    SCHEMES,
+    MODEL_SCHEMES,
     attention_maps,
     learned_table,
     load_checkpoint,
@@ -64,11 +64,11 @@ def trainings() -> Line:
 
 def finished(seed: int) -> bool:
     """Whether every classifier of the live experiment has a finished run for seed."""
-    return all((name, seed) in experiments() for name in classifier.SCHEMES)
+    return all((name, seed) in experiments() for name in classifier.CLASSIFIER_SCHEMES)
 
 
 def names(lang: str) -> dict[str, str]:
-    return {name: text(f"models.schemes.{name}", lang) for name in SCHEMES}
+    return {name: text(f"models.schemes.{name}", lang) for name in MODEL_SCHEMES}
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

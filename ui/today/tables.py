@@ -3,7 +3,7 @@ sentence's tokens with how far back each stands from the last."""
 
 from __future__ import annotations
 
-from posviz.modern import schemes
+from posviz.modern import published
 from posviz.tokens import back_from_last
 from ui.doc import Doc
 from ui.shared import Settings
@@ -11,7 +11,7 @@ from ui.shared import Settings
 
 def sources_table(d: Doc, s: Settings, model: str) -> None:
     """A model's published values: each key, its value and where it was read."""
-    values = schemes()[model].values()
+    values = published()[model].values()
     d.text_table({s.t("today.src.key"): [e["key"] for e in values],
                   s.t("today.src.value"): [str(e["value"]) for e in values],
                   s.t("today.src.source"): [e["source"] for e in values]})
