@@ -61,11 +61,12 @@ class ExperimentSettings:
 
 
 @dataclass(frozen=True)
-class Progress:
-    """Where a run stands: the curves so far ({"step", "loss", "accuracy"}, one entry per
-    point), the classifier being trained (the same object at every point; trained once
-    step == steps) and the wall-clock seconds since the run began (what its caller did between
-    two points included: the time a reader waits)."""
+class TrainingPoint:
+    """A point of a classifier's training, as its curves are drawn live: its step of steps, the
+    curves so far ({"step", "loss", "accuracy"}, one entry per point), the classifier being
+    trained (the same object at every point; trained once step == steps) and the wall-clock
+    seconds since the training began (what its caller did between two points included: the
+    time a reader waits)."""
 
     step: int
     steps: int
@@ -113,8 +114,8 @@ def config_for(scheme: str, settings: ExperimentSettings, vocab_size: int) -> Mo
                        settings.d_ff, longest, causal=False)
 
 
-def train_classifier(scheme: str, seed: int = 0,
-                     settings: ExperimentSettings = ExperimentSettings()) -> Iterator[Progress]:
+def train_classifier(scheme: str, seed: int = 0, settings: ExperimentSettings = ExperimentSettings()
+                     ) -> Iterator[TrainingPoint]:
     """Train one classifier, yielding its training loss (mean since the previous point) and its
     accuracy on fixed held-out batches every settings.every steps, and once at the end."""
     if scheme not in CLASSIFIER_SCHEMES:
@@ -142,7 +143,8 @@ def train_classifier(scheme: str, seed: int = 0,
             history["loss"].append(float(np.mean(running)))
             history["accuracy"].append(accuracy(model, tests))
             running = []
-            yield Progress(step, settings.steps, history, model, time.perf_counter() - started)
+            yield TrainingPoint(step, settings.steps, history, model,
+                                time.perf_counter() - started)
 
 
 def seconds_left(finished: Sequence[float], done: float, to_come: int) -> float | None:
