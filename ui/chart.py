@@ -2,8 +2,9 @@
 
 st.plotly_chart loads a 4.7 MB script before its first chart; a page that draws one chart then
 takes twice as long to show as a page without. posviz serves a 1.2 MB plotly.js build with only
-the traces it draws (static/plotly-posviz.min.js, recipe in assets/plotly/) through a small
-component (static/chart.js) that loads it once per browser tab and updates charts in place.
+the traces it draws (static/plotly-posviz.min.js, built from assets/viewer/src/plotly/) through
+a small component (static/chart.js) that loads it once per browser tab and updates charts in
+place.
 
 Export happens in the browser, from the figure it already holds: each chart's toolbar saves PNG,
 SVG, CSV (every matrix, or every line) and .npy, and the sidebar's tools pack all of a page's

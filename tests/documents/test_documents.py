@@ -7,7 +7,7 @@ Each case runs a page in AppTest with its drawing recorded, and compares
 - the document with the elements Streamlit drew in the page's main area: the same titles,
   texts, captions, messages, metrics and formulas, in order, and the same figure specs.
 A page that draws something outside its document, or reads a control differently from its
-URL, fails here. Every Chinese chart title is made of words assets/viewer/chart/words.js lists,
+URL, fails here. Every Chinese chart title is made of words assets/viewer/src/chart/words.js lists,
 so that its lines break only between them.
 """
 
@@ -104,7 +104,7 @@ def agree(at: AppTest, page: str, lang: str, revealed: frozenset[str] = frozense
             for title in wrapped_titles(figure):
                 assert not unlisted(title), (
                     f"{unlisted(title)} in the title {title!r}: list its words in "
-                    "assets/viewer/chart/words.js")
+                    "assets/viewer/src/chart/words.js")
     return made
 
 

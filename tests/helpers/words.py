@@ -1,4 +1,4 @@
-"""The Chinese words a wrapped chart title never breaks inside (assets/viewer/chart/words.js):
+"""The Chinese words a wrapped chart title never breaks inside (assets/viewer/src/chart/words.js):
 the list the chart element reads, read here the same way, to check titles against it."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 @functools.cache
 def listed() -> frozenset[str]:
     """Every word words.js lists (its template strings, words apart by white space)."""
-    source = (ROOT / "assets" / "viewer" / "chart" / "words.js").read_text("utf-8")
+    source = (ROOT / "assets" / "viewer" / "src" / "chart" / "words.js").read_text("utf-8")
     return frozenset(word for block in re.findall(r"`([^`$]*)`", source)
                      for word in block.split())
 

@@ -7,7 +7,7 @@
 // questions; a student answers with large buttons and sees the reveal. In a downloaded file
 // (#posviz-file), it draws the file's documents once, with the answers behind buttons.
 
-import { drawChart, fitFormulas } from "./chart.js";
+import { drawChart, fitFormulas } from "../chart/chart.js";
 
 const LETTERS = "ABCDEF";
 const md = window.markdownit({ html: false, linkify: false });
