@@ -82,8 +82,8 @@ def test_every_block_of_every_lesson_scene_is_declared(scene):
 
 
 def test_the_viewer_draws_exactly_the_declared_kinds():
-    """static/viewer.js's drawBlock has one case per declared kind, and a default that says so."""
-    source = (ROOT / "static" / "viewer.js").read_text("utf-8")
+    """The viewer's drawBlock has one case per declared kind, and a default that says so."""
+    source = (ROOT / "assets" / "viewer" / "src" / "viewer" / "blocks.js").read_text("utf-8")
     body = source[source.index("function drawBlock"):source.index("function draw(")]
     assert set(re.findall(r'case "(\w+)":', body)) == set(KINDS)
     assert "default:" in body and "unknown_block" in body

@@ -1,0 +1,35 @@
+// What every part of the room's screen and of an offline file shares: where it draws, the room
+// it follows (null in a file) or the file's data, the reader's words, the room's questions'
+// states, and the few ways it makes elements.
+
+export const LETTERS = "ABCDEF";
+export const md = window.markdownit({ html: false, linkify: false });
+const fileData = document.getElementById("posviz-file");
+export const file = fileData ? JSON.parse(fileData.textContent) : null;
+export const room = window.posvizRoom;
+export const root = document.getElementById("posviz-viewer");
+export const screen = {
+  strings: file ? file.strings : room.strings[room.lang],  // the reader's words
+  polls: {},  // the room's questions' states, from its last answer
+  ended: () => {},  // what the room's screen shows once a question finds the room gone
+};
+
+export const say = (key, values = {}) => Object.entries(values)
+  .reduce((s, [name, value]) => s.replaceAll(`{${name}}`, value), screen.strings[key] || key);
+
+export function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export function inline(tag, className, text) {  // Markdown in one line, as Streamlit shows a caption
+  const node = el(tag, className);
+  node.innerHTML = md.renderInline(text);
+  return node;
+}
+
+// Each part braced, one unbreakable group as the app sets it (ui.doc.formula_markdown): a
+
+export const pause = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
