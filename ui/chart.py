@@ -33,30 +33,34 @@ def version(name: str) -> str:
     return hashlib.sha256((STATIC / name).read_bytes()).hexdigest()[:12]
 
 
-def module(name: str) -> str:
+def module(name: str, element: str = "default") -> str:
     """A component's JavaScript as a few bytes that import static/<name> once per browser tab
-    (served by Streamlit, its URL versioned by its content), rather than the whole module
-    inlined in every element: each chart would otherwise carry 20 kB of code over the
-    websocket, on every run, to every student of a room. What the module's function returns,
-    a function to call when the element goes, is called then."""
+    (served by Streamlit, its URL versioned by its content) and draw with its export named
+    element, rather than the whole module inlined in every element: each chart would otherwise
+    carry 20 kB of code over the websocket, on every run, to every student of a room. The
+    elements one module exports share what it keeps for the tab. What the element's function
+    returns, a function to call when the element goes, is called then."""
     url = json.dumps(f"app/static/{name}?v={version(name)}")
     return (f"const loaded = import(new URL({url}, document.baseURI).href);\n"
             "export default (component) => {\n"
-            "  const drawn = loaded.then((module) => module.default(component));\n"
+            f"  const drawn = loaded.then((module) => module[{json.dumps(element)}](component));\n"
             "  return () => drawn.then((done) => typeof done === \"function\" && done());\n"
             "};\n")
 
 
-_COMPONENT = st.components.v2.component(
-    "posviz_chart", js=module("chart.js"),
+_CHART = st.components.v2.component(
+    "posviz_chart", js=module("chart.js", "chart"),
+    css=""".posviz-scroll-cue {display: none}
+        .posviz-wide > .posviz-scroll-cue {display: block; position: sticky; left: 0;
+            font-size: .8rem; opacity: .75; padding-bottom: .2rem}""",
+    isolate_styles=False)
+_TOOLS = st.components.v2.component(
+    "posviz_tools", js=module("chart.js", "tools"),
     css=""".posviz-tools button {width: 100%; margin: 0 0 .4rem; padding: .3rem .75rem;
         font: inherit; color: inherit; background: transparent; cursor: pointer;
         border: 1px solid rgba(128, 128, 128, .4); border-radius: .5rem}
         .posviz-tools button:hover {border-color: currentColor}
-        .posviz-tools-note {font-size: .8rem; opacity: .7; overflow-wrap: anywhere}
-        .posviz-scroll-cue {display: none}
-        .posviz-wide > .posviz-scroll-cue {display: block; position: sticky; left: 0;
-            font-size: .8rem; opacity: .75; padding-bottom: .2rem}""",
+        .posviz-tools-note {font-size: .8rem; opacity: .7; overflow-wrap: anywhere}""",
     isolate_styles=False)
 
 
@@ -120,7 +124,7 @@ def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True,
     spec = figure_json(figure, presenting())
     said = figure_summary(figure, _lang()) if summary is None else summary
     with where if where is not None else contextlib.nullcontext():
-        _COMPONENT(data={"figure": spec, "name": name, "labels": chart_labels(_lang()),
+        _CHART(data={"figure": spec, "name": name, "labels": chart_labels(_lang()),
                          "lang": _lang(),
                          "modebar": toolbar, "summary": said, "bundle": BUNDLE_VERSION,
                          "fit": fit and presenting()},
@@ -131,5 +135,4 @@ def tools(page: str) -> None:
     """Sidebar buttons: copy a link to this exact view; export every chart of the page (zip)."""
     labels = {key: text(f"common.export.{key}", _lang())
               for key in ("link", "copied", "zip", "packing", "packed")}
-    _COMPONENT(data={"tools": True, "page": page, "labels": labels}, key="posviz_tools",
-               width="stretch")
+    _TOOLS(data={"page": page, "labels": labels}, key="posviz_tools", width="stretch")

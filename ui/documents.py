@@ -201,25 +201,20 @@ def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str, vote
     the room's: open, ended (to a member), unknown (a wrong code), or too_many (past a limit,
     for wait seconds); voter: the browser's voter id, "present", "code" (only the room's code
     shown) or "" (none: the screen asks for the projector's word when its reader answers)."""
-    config = {"code": code, "spaced": spaced(code) if code else "", "proof": proof,
-              "lang": lang, "chosen": chosen, "state": state, "voter": voter, "wait": wait,
-              "langs": LANGS, "strings": {each: viewer_strings(each) for each in LANGS}}
     def url(name: str) -> str:
         return f"_posviz/asset/{name}?v={version(name)}"
+    config = {"code": code, "spaced": spaced(code) if code else "", "proof": proof,
+              "lang": lang, "chosen": chosen, "state": state, "voter": voter, "wait": wait,
+              "langs": LANGS, "strings": {each: viewer_strings(each) for each in LANGS},
+              "plotly": url("plotly-posviz.min.js")}
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <base href="../../"><title>posviz</title>
 <link rel="stylesheet" href="{url("katex.min.css")}">
 <link rel="stylesheet" href="{url("viewer.css")}">
-<script>window.posvizRoom = {script_json(config)};
-window.posvizPlotly = new Promise((resolve, reject) => {{
-  const script = document.createElement("script");
-  script.src = "{url("plotly-posviz.min.js")}";
-  script.onload = () => resolve(window.Plotly);
-  script.onerror = reject;
-  document.head.appendChild(script);
-}});</script>
+<link rel="preload" as="script" href="{url("plotly-posviz.min.js")}">
+<script type="application/json" id="posviz-room">{script_json(config)}</script>
 <script defer src="{url("katex.min.js")}"></script>
 <script defer src="{url("markdown-it.min.js")}"></script>
 <script type="module" src="{url("viewer.js")}"></script>
@@ -243,7 +238,6 @@ def offline_html(title: str, documents: list[dict], lang: str, heading: str = ""
 <style>{_asset("katex.min.css")}</style>
 <style>{_asset("viewer.css")}</style>
 <script>{_script(_asset("plotly-posviz.min.js"))}</script>
-<script>window.posvizPlotly = Promise.resolve(window.Plotly);</script>
 <script>{_script(_asset("katex.min.js"))}</script>
 <script>{_script(_asset("markdown-it.min.js"))}</script>
 <script type="importmap">{script_json({"imports": {"./chart.js": chart}})}</script>

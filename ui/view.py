@@ -1,7 +1,7 @@
-"""Elements that act on the app's page in the browser and draw nothing: the view element
-(static/view.js: the page's language, opening a view at its top, the keys of a clicker, what a
-screen reader is told) and the one that closes Streamlit's "Page not found" dialog
-(static/not_found.js)."""
+"""Elements that act on the app's page in the browser and draw nothing: the elements of
+static/view.js (the page: its language and what it fits; the view: opening it at its top, the
+keys of a clicker; the announce: what a screen reader is told) and the one that closes
+Streamlit's "Page not found" dialog (static/not_found.js)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from ui.chart import module
 from ui.i18n import lang_tag
 from ui.room import keys
 
-_VIEW = st.components.v2.component("posviz_view", js=module("view.js"))
+_PAGE = st.components.v2.component("posviz_page", js=module("view.js", "page"))
+_VIEW = st.components.v2.component("posviz_view", js=module("view.js", "view"))
+_ANNOUNCE = st.components.v2.component("posviz_announce", js=module("view.js", "announce"))
+"""The page's elements of static/view.js: the page (its language, tables that scroll, formulas
+fitted, a join field's number pad, the header's shade), the view (a new view at its top, its
+keys) and the announce (said to a screen reader). Each draws nothing."""
 
 REVEAL = f"[class*=st-key-lesson_reveal_] input, [class*=st-key-{keys.REVEAL}scene-] button"
 """A lesson scene's reveal: its own switch, or in a room the lecturer's Reveal (ui.room.polls)."""
@@ -21,7 +26,7 @@ def page_lang(lang: str) -> None:
     """Give the page lang as its language (screen readers pick their voice by it). Draws
     nothing."""
     with st.sidebar:
-        _VIEW(data={"lang": lang_tag(lang)}, key="posviz_lang", width="stretch")
+        _PAGE(data={"lang": lang_tag(lang)}, key="posviz_page", width="stretch")
 
 
 def open_at_top(view: str, next_button: str = "", back_button: str = "",
@@ -43,7 +48,7 @@ def announce(said: str) -> None:
     """Say said to a screen reader, once (static/view.js: one live region per tab; a rerun
     that says the same again says nothing). Draws nothing."""
     with st.sidebar:
-        _VIEW(data={"announce": said}, key="posviz_announce", width="stretch")
+        _ANNOUNCE(data={"announce": said}, key="posviz_announce", width="stretch")
 
 
 _NOT_FOUND = st.components.v2.component("posviz_not_found", js=module("not_found.js"))

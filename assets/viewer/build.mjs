@@ -26,7 +26,7 @@ const OWN = [  // [its entry in src/, the file it becomes in static/]
   ['chart/chart.js', 'chart.js'],      // the chart element (the app) and the viewer's charts
   ['viewer/viewer.js', 'viewer.js'],   // the room's screen and the offline files
   ['room/room.js', 'room.js'],         // the room element: a tab kept in its room
-  ['view/view.js', 'view.js'],         // the view element: language, a new view at its top, ...
+  ['view/view.js', 'view.js'],         // the page, view and announce elements
   ['tick.js', 'tick.js'],              // a fragment's clock
   ['not_found.js', 'not_found.js'],    // Streamlit's "Page not found" closed
 ];

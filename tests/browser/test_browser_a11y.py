@@ -66,8 +66,8 @@ def room(server, browser) -> Room:
             "button", name=text("room.start", "en")).click()
     lecturer.wait_for_url("**room=*")
     code = lecturer.evaluate("new URLSearchParams(location.search).get('room')")
-    lecturer.wait_for_function("([code]) => window.posvizRoom?.granted === code",
-                              arg=[code])  # the server has set the key's cookie
+    lecturer.locator(f"[data-granted='{code}']").wait_for(
+        state="attached")  # the server has set the key's cookie (the room element says so)
     key = {c["name"]: c for c in context.cookies()}[key_cookie(code)]
     yield Room(code, key)
     context.close()

@@ -120,12 +120,13 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
                                f"{signing.ticket(secret, code, time.time() - n * window)}")
                for n in (0, 1))
     scanned = f"{server}/_posviz/follow/{code}?t={ticket(code)}"
-    lecturer.wait_for_function("([code]) => window.posvizRoom.granted === code", arg=[code])
+    lecturer.locator(f"[data-granted='{code}']").wait_for(state="attached")  # the room element's
     held = {c["name"]: c for c in lecturer.context.cookies()}[f"posviz_key_{code}"]
     assert held["httpOnly"] and held["sameSite"] == "Strict"  # set by the server, unreadable
-    # once the cookie is set, the page's script data holds the key no more (the next run)
-    lecturer.wait_for_function("([key]) => !JSON.stringify(window.posvizRoom.data).includes(key)",
-                               arg=[held["value"]])
+    # no script on the page reads the key: not in its cookies, not in the page (the element keeps
+    # its data to itself, and the next run sends none: tests/app/test_room_pages.py)
+    assert not lecturer.evaluate("([key]) => (document.cookie + document.documentElement"
+                                 ".outerHTML).includes(key)", [held["value"]])
 
     laptop.goto(link)  # the app, which sends a follower on to the room's screen
     phone.goto(scanned)
@@ -378,10 +379,8 @@ def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, 
         settle(page)
         expect(leading).to_be_visible()
         assert "scene=2" in page.url and token not in page.url
-        page.wait_for_function("() => window.posvizRoom && window.posvizRoom.data"  # handed
-                               " && !('grant' in window.posvizRoom.data)")  # over, once
-        script_sees = page.evaluate("() => document.cookie + JSON.stringify("
-                                    "window.posvizRoom && window.posvizRoom.data)")
+        page.locator("[data-granted]").wait_for(state="attached")  # handed over
+        script_sees = page.evaluate("() => document.cookie + document.documentElement.outerHTML")
         assert key not in script_sees and token not in script_sees
         other = page.context.new_page()  # a new tab of this browser, with no room in its link
         other.goto(f"{server}/")

@@ -48,7 +48,7 @@ SENTENCE_BOX = "[data-testid=stSidebar] .st-key-text input"
 DRAWN_RUN_JS = """() => !!document.querySelector('FINISHED')
   && !!document.querySelector('[data-testid=stMain] h1')
   && !document.querySelector('[data-testid=stSkeleton], [data-stale=true]')
-  && !(window.posvizView && window.posvizView.holding)""".replace("FINISHED", FINISHED)
+  && !document.querySelector('[data-posviz-held]')""".replace("FINISHED", FINISHED)
 
 
 def settle(page) -> None:

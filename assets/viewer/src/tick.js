@@ -13,12 +13,11 @@ const QUIET_MS = 600;  // after a click or a key, no tick for this long
 const APART_MS = 400;  // two fragments' ticks at least this far apart: one run at a time
 const ASKED_MS = 5000;  // a tick whose run never starts holds the next no longer than this
 
-const tab = window.posvizTick || (window.posvizTick = { input: 0, ticked: 0, asked: 0 });
-if (!tab.listening) {
-  for (const kind of ["pointerdown", "keydown"]) {
-    document.addEventListener(kind, () => { tab.input = Date.now(); }, true);
-  }
-  tab.listening = true;
+// What the tab's fragments share: the reader's last click or key, the last tick and when its
+// run was asked for (0 once it started), and the app whose runs are watched.
+const tab = { input: 0, ticked: 0, asked: 0, watched: null };
+for (const kind of ["pointerdown", "keydown"]) {
+  document.addEventListener(kind, () => { tab.input = Date.now(); }, true);
 }
 
 function watchRuns() {  // a run that starts (its state changes) answers the tick before it

@@ -1,18 +1,20 @@
 // Draws one posviz figure with the small plotly.js bundle served from static/, and exports it.
 // The bundle loads once per browser tab; later figures, page switches and reruns reuse it, and
 // a rerun updates the chart in place (Plotly.react) instead of drawing it anew.
-// The same module draws the sidebar's tools (data.tools): copy a link to this view, and export
-// every chart on the page as one zip of PNG, SVG, CSV and .npy files. Its parts are the modules
-// beside it; `npm run build` bundles them into static/chart.js.
+// The module is two elements of the app (ui.chart): a chart (`chart`), and the sidebar's tools
+// (`tools`: copy a link to this view, and export every chart on the page as one zip of PNG,
+// SVG, CSV and .npy files); the room's screen and the offline files draw with drawChart. Its
+// parts are the modules beside it; `npm run build` bundles them into static/chart.js.
 
 import { ICONS, render, whenNear } from "./draw.js";
 import { numbered, save } from "./files.js";
-import { plotly } from "./loader.js";
+import { BUNDLE, plotly } from "./loader.js";
 import { arrays, tables } from "./numbers.js";
-import { drawTools, watchPage } from "./page.js";
 import { describe, fillTable } from "./reader.js";
+import { drawTools } from "./tools.js";
 
 export { fitFormulas } from "./formulas.js";
+export { plotly } from "./loader.js";
 
 // A chart takes its colours from the page when it is drawn: when the reader's system turns dark
 // or light, every chart is drawn again (the room's screen and the offline files follow the
@@ -66,7 +68,8 @@ export function drawChart(data, parentElement) {
     });
     div.posvizResize.observe(parentElement);
   }
-  whenNear(div, () => plotly(data.bundle).then((Plotly) => {
+  const bundle = data.plotly || `${BUNDLE}?v=${data.bundle}`;  // the room's own, or the app's
+  whenNear(div, () => plotly(bundle).then((Plotly) => {
     const file = `posviz-${data.name}`;
     const button = (name, click) => ({ name, title: data.labels[name], icon: ICONS[name], click });
     div.posvizCsv = () => tables(div).forEach((csv, i, all) => save(
@@ -89,8 +92,10 @@ export function drawChart(data, parentElement) {
   if (div.offsetParent !== null) render(div);  // its place, at its drawn height
 }
 
-export default function (component) {
-  const { data, parentElement } = component;
-  watchPage();
-  (data.tools ? drawTools : drawChart)(data, parentElement);
+export function chart({ data, parentElement }) {
+  drawChart(data, parentElement);
+}
+
+export function tools({ data, parentElement }) {
+  drawTools(data, parentElement);
 }

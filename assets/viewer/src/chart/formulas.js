@@ -8,6 +8,7 @@
 // changes no width an observer sees).
 const SMALLEST = 0.6;
 const FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)";
+let fontsWatched = false;
 const fitter = new ResizeObserver((entries) => entries.forEach(({ target }) => {
   if (target.clientWidth !== target.posvizFitWidth) fit(target);
 }));
@@ -20,8 +21,8 @@ function fit(box) {
 }
 
 export function fitFormulas(scope, selector = FORMULAS) {
-  if (!window.posvizFontsWatched) {  // a formula set before its fonts came is measured again
-    window.posvizFontsWatched = true;
+  if (!fontsWatched) {  // a formula set before its fonts came is measured again
+    fontsWatched = true;
     document.fonts.addEventListener("loadingdone", () => document.querySelectorAll(selector)
       .forEach((box) => box.posvizFitted && fit(box)));
   }

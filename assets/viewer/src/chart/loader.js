@@ -1,19 +1,22 @@
 // The plotly.js bundle, loaded once per tab, and a layout in the page's own colours.
 
-const BUNDLE = "app/static/plotly-posviz.min.js";
+export const BUNDLE = "app/static/plotly-posviz.min.js";  // the app's (a room's screen: its own)
+let loading = null;
 
-// version: the bundle's content hash, so that a proxy may let browsers keep it for a year
-export function plotly(version) {
-  if (!window.posvizPlotly) {
-    window.posvizPlotly = new Promise((resolve, reject) => {
+// src: the bundle's address, named by its content hash (?v=...) so that a proxy may let browsers
+// keep it for a year. A page that holds it already (an offline file inlines it) is not asked
+// again; a room's screen asks for it early (a preload), and here for that same address.
+export function plotly(src) {
+  if (!loading) {
+    loading = window.Plotly ? Promise.resolve(window.Plotly) : new Promise((resolve, reject) => {
       const script = document.createElement("script");
-      script.src = new URL(`${BUNDLE}?v=${version}`, document.baseURI).href;
+      script.src = new URL(src, document.baseURI).href;
       script.onload = () => resolve(window.Plotly);
-      script.onerror = () => reject(new Error(`posviz could not load ${BUNDLE}`));
+      script.onerror = () => reject(new Error(`posviz could not load ${src.split("?")[0]}`));
       document.head.appendChild(script);
     });
   }
-  return window.posvizPlotly;
+  return loading;
 }
 
 // The page's own text colour and font, so a chart reads the same in light and dark themes.

@@ -1,30 +1,7 @@
-// The app's pages, once per tab: formulas fitted and a room's join field given the number pad;
-// and the sidebar's tools (a link to this view, every chart in one zip).
+// The sidebar's tools: a link to this view, and every chart of the page in one zip.
 
 import { drawPending } from "./draw.js";
 import { chartFiles, save, zip } from "./files.js";
-import { fitFormulas } from "./formulas.js";
-
-// What the app's pages need once per tab, for every element drawn later: formulas fitted to
-// their lines, and a phone's number pad in a room's join field (ui.room.join_box: the app
-// draws a text field, which Streamlit gives no inputmode). Started by the first of the page's
-// charts or the sidebar's tools to be drawn (a phone's sidebar may be drawn late).
-export function watchPage() {
-  if (window.posvizWatch) return;
-  let queued = false;
-  const touch = () => {
-    queued = false;
-    fitFormulas(document);
-    document.querySelectorAll('[class*="st-key-room_join"] input').forEach((input) => {
-      if (input.inputMode !== "numeric") input.inputMode = "numeric";
-    });
-  };
-  window.posvizWatch = new MutationObserver(() => {
-    if (!queued) queued = Boolean(requestAnimationFrame(touch));
-  });
-  window.posvizWatch.observe(document.body, { childList: true, subtree: true });
-  touch();
-}
 
 export function drawTools(data, parentElement) {
   let box = parentElement.querySelector(".posviz-tools");

@@ -26,7 +26,7 @@ const GONE_MS = 3000;   // a follower whose element is gone this long stops foll
 const MOST_MS = 5000;   // the longest back-off between two failed requests
 const RERUN_MS = 30000; // a follower told the store is down reruns its page at most this often
 
-const tab = window.posvizRoom || (window.posvizRoom = {});
+const tab = {};  // what the element keeps for the tab
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 // The app's root path ("/" when served at the top of a host), from the address and the page
@@ -131,6 +131,9 @@ async function watchRoom(code, token) {
   }
 }
 
+// The element's box in the page (the element draws in a shadow root of its own).
+const inPage = (element) => element.getRootNode().host || element;
+
 // Hand the room's key to the server once, which keeps it in an HttpOnly cookie: true once the
 // browser holds that cookie (the page is told, and the key forgotten), else the server's
 // refusal.
@@ -139,6 +142,7 @@ async function grant(data) {
   const reply = await post(`${route(data.code)}/lead`, { key: data.grant });
   if (!reply.ok) return reply;
   tab.granted = data.code;  // the next run sends no key (the trigger reruns the page)
+  inPage(tab.host).dataset.granted = data.code;  // the page says so (a test waits for it)
   tab.component.setTriggerValue("granted", data.code);
   return true;
 }
@@ -230,11 +234,13 @@ export default function (component) {
     stop();
     tab.data = null;
     tab.granted = null;
+    delete inPage(parentElement).dataset.granted;
     tab.root = tab.root || root(data.page);
     post(`${route(data.forget)}/forget`, {}).catch(() => {});
     return;
   }
   tab.root = tab.root || root(data.page);
+  if (tab.granted) inPage(parentElement).dataset.granted = tab.granted;
   if (data.down) {
     stop();
     tab.data = null;

@@ -1,4 +1,5 @@
-// Opens a new view of a page at its top (ui.open_at_top): the lesson's Next sits at the foot
+// The view element (ui.open_at_top), with the page and announce elements one module
+// (static/view.js). It opens a new view of a page at its top: the lesson's Next sits at the foot
 // of a scene, and without this the next scene opened as far down as the last one was read (on
 // a projector, with its title and figure out of sight). Next, Back, the scene picker, the
 // browser's own buttons and a followed move all change the view; a control moved on the same
@@ -8,7 +9,12 @@
 // the main column is held at its top on every frame until the run has finished (and the new
 // content is laid out), unless the reader scrolls meanwhile.
 
-const tab = window.posvizView || (window.posvizView = {});
+import { tab } from "./tab.js";
+import { namePager } from "./page.js";
+
+export { announce } from "./announce.js";
+export { page } from "./page.js";
+
 const QUIET_FRAMES = 6;  // frames with the run finished and the page's height still, before
                          // the page is left alone
 
@@ -22,10 +28,17 @@ function focusHeading(main) {
   heading.focus({ preventScroll: true });
 }
 
+// While it is held, the main column says so (data-posviz-held): a test waits for the hold to end
+// before it clicks, which could land on whatever the hold scrolled under the pointer.
 function holdAtTop(main) {
   const token = {};
   tab.holding = token;
-  const release = () => { if (tab.holding === token) tab.holding = null; };
+  main.dataset.posvizHeld = "";
+  const release = () => {
+    if (tab.holding !== token) return;
+    tab.holding = null;
+    delete main.dataset.posvizHeld;
+  };
   for (const kind of ["wheel", "touchstart", "keydown"]) {
     main.addEventListener(kind, release, { once: true, passive: true });
   }
@@ -61,6 +74,8 @@ const QUESTION = "[class*=st-key-question_]";  // a question's box (ui.doc.Strea
 const ANSWERED = "[data-testid=stAlertContentSuccess], .posviz-chart";  // its answer, shown
 const ANSWER_FRAMES = 600;  // frames to wait for the answer (about ten seconds)
 
+let listening = false;
+
 function onKey(event) {
   const step = STEPS[event.key];
   const target = event.target instanceof Element ? event.target : null;
@@ -69,6 +84,8 @@ function onKey(event) {
   const button = document.querySelector(tab.keys[step]);
   if (!button || button.disabled) return;
   event.preventDefault();
+  if (event.posvizPressed) return;  // pressed already, by this module of another version
+  event.posvizPressed = true;
   const box = button.closest(QUESTION);
   button.click();
   if (step === "reveal" && box) focusAnswer([...box.classList].find((c) => c.startsWith(
@@ -107,119 +124,19 @@ function bringUp(box, top) {
   step();
 }
 
-// A table wider than its column scrolls sideways inside Streamlit's box, which the keyboard
-// cannot reach unless the box takes the focus: each such box is made focusable as it appears
-// (looked for once a frame however many changes the page made in it: a chart draws in many).
-function scrollableTables() {
-  if (tab.tablesQueued) return;
-  tab.tablesQueued = true;
-  requestAnimationFrame(() => {
-    tab.tablesQueued = false;
-    focusableTables();
-  });
-}
-
-function focusableTables() {
-  document.querySelectorAll("[data-testid=stTable] div").forEach((box) => {
-    if (box.scrollWidth > box.clientWidth && /auto|scroll/.test(getComputedStyle(box).overflowX)) {
-      box.tabIndex = 0;
-    }
-  });
-}
-
-// One live region per tab, outside Streamlit's elements: a revealed answer is said to a screen
-// reader once; a rerun that says the same again says nothing, a new view forgets what was said.
-function announce(said) {
-  if (tab.announced === said) return;
-  tab.announced = said;
-  let region = document.getElementById("posviz-announce");
-  if (!region) {
-    region = document.createElement("p");
-    region.id = "posviz-announce";
-    region.setAttribute("aria-live", "polite");
-    region.style.cssText = "position:absolute;width:1px;height:1px;margin:-1px;overflow:hidden;"
-      + "clip-path:inset(50%);white-space:nowrap";
-    document.body.appendChild(region);
-  }
-  region.textContent = said;
-}
-
-// Streamlit's header is see-through at the page's top (the page starts under its empty bar);
-// once the page scrolls, it takes the page's colour, so that the sidebar's button never sits on
-// the text passing under it.
-function shadeHeader() {
-  const main = document.querySelector("[data-testid=stMain]");
-  if (!main || tab.shaded === main) return;
-  tab.shaded = main;
-  const shade = () => {
-    const header = document.querySelector("[data-testid=stHeader]");
-    const app = document.querySelector("[data-testid=stApp]");
-    if (header && app) {
-      header.style.background = main.scrollTop > 0 ? getComputedStyle(app).backgroundColor : "";
-    }
-  };
-  main.addEventListener("scroll", shade, { passive: true });
-  shade();
-}
-
-// What a screen reader hears for the page's st.pagination (ui.open_at_top's pager): the lesson's
-// scenes by number and title, where Streamlit says "Pagination" and "Page 4". Applied again
-// whenever the page changes (a new picker is new buttons).
-function namePager() {
-  const pager = tab.pager;
-  const nav = pager && document.querySelector("[data-testid=stPagination] [role=navigation]");
-  if (!nav) return;
-  const name = (element, label) => {
-    if (element && element.getAttribute("aria-label") !== label) {
-      element.setAttribute("aria-label", label);
-    }
-  };
-  name(nav, pager.nav);
-  name(nav.querySelector("[data-testid=stPaginationPrev]"), pager.previous);
-  name(nav.querySelector("[data-testid=stPaginationNext]"), pager.next);
-  for (const button of nav.querySelectorAll("button")) {
-    const page = /^Page (\d+)$/.exec(button.dataset.page || button.getAttribute("aria-label"));
-    if (page && pager.pages[page[1] - 1]) {
-      button.dataset.page = `Page ${page[1]}`;
-      name(button, pager.pages[page[1] - 1]);
-    }
-  }
-}
-
-// The page's language is the reader's (Streamlit's page says "en" whatever it shows): screen
-// readers pick their voice, and browsers their glyphs, by it. The sidebar draws this element
-// with data.lang on every page; it also watches the page for tables that scroll, and shades the
-// header once the page scrolls.
-export default function (component) {
-  if (component.data.announce) {
-    announce(component.data.announce);
-    return;
-  }
-  if (component.data.lang) {
-    document.documentElement.lang = component.data.lang;
-    if (!tab.watching) {
-      const main = document.querySelector("[data-testid=stMain]") || document.body;
-      new MutationObserver(() => { scrollableTables(); namePager(); })
-        .observe(main, { childList: true, subtree: true });
-      window.addEventListener("resize", scrollableTables);
-      tab.watching = true;
-    }
-    scrollableTables();
-    shadeHeader();
-    return;
-  }
-  const { view, keys, pager } = component.data;
+export function view({ data }) {
+  const { view: shown, keys, pager } = data;
   tab.keys = keys || null;
   tab.pager = pager || null;
   namePager();
-  if (!tab.listening) {
+  if (!listening) {
     document.addEventListener("keydown", onKey);
-    tab.listening = true;
+    listening = true;
   }
-  if (tab.view !== undefined && tab.view !== view) {
+  if (tab.view !== undefined && tab.view !== shown) {
     const main = document.querySelector("[data-testid=stMain]");
     if (main) holdAtTop(main);
     tab.announced = null;
   }
-  tab.view = view;
+  tab.view = shown;
 }

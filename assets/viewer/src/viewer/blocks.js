@@ -4,7 +4,7 @@
 
 import { drawChart, fitFormulas } from "../chart/chart.js";
 import { question } from "./question.js";
-import { el, inline, md, say, screen } from "./screen.js";
+import { el, inline, md, room, say, screen } from "./screen.js";
 
 
 // Each part braced, one unbreakable group as the app sets it (ui.doc.formula_markdown): a
@@ -130,6 +130,7 @@ export function drawCharts(scope) {
   scope.querySelectorAll(".posviz-chart-host").forEach((host) => {
     if (host.querySelector(".posviz-chart")) return;
     drawChart({ figure: host.dataset.figure, name: host.dataset.name, labels: screen.strings,
+                plotly: room && room.plotly,
                 summary: host.dataset.summary,
                 modebar: host.dataset.toolbar !== "false" }, host);
   });

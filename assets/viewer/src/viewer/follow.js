@@ -3,6 +3,7 @@
 // the state of the room's questions and the room's own question or concept check, drawn here;
 // the reader switches language, explores on their own, and is told the room's news.
 
+import { plotly } from "../chart/chart.js";
 import { draw, drawCharts } from "./blocks.js";
 import { openQuestion, placeJump, question } from "./question.js";
 import { el, pause, room, root, say, screen } from "./screen.js";
@@ -223,6 +224,7 @@ function refusedPage() {
 
 export function start() {
   screen.ended = ended;
+  plotly(room.plotly).catch(() => {});  // asked for early (a chart says if it never came)
   const address = new URL(location.href);
   if (address.searchParams.has("t") || address.searchParams.has("w")) {  // the ticket or the
     address.searchParams.delete("t");                                      // word did its work:

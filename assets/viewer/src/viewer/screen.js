@@ -4,9 +4,12 @@
 
 export const LETTERS = "ABCDEF";
 export const md = window.markdownit({ html: false, linkify: false });
-const fileData = document.getElementById("posviz-file");
-export const file = fileData ? JSON.parse(fileData.textContent) : null;
-export const room = window.posvizRoom;
+const read = (id) => {  // the page's data: a file's documents, or the room the page shows
+  const data = document.getElementById(id);
+  return data ? JSON.parse(data.textContent) : null;
+};
+export const file = read("posviz-file");
+export const room = read("posviz-room");
 export const root = document.getElementById("posviz-viewer");
 export const screen = {
   strings: file ? file.strings : room.strings[room.lang],  // the reader's words
