@@ -112,9 +112,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
             change = (s.t("rope.unchanged", diff=f"{abs(after - before):.0e}")
                       if rope.same_up_to_rounding(before, after) else
                       s.t("rope.changed", diff=f"{after - before:+.3g}"))
-            # the change is neither good nor bad: no arrow, no colour
-            col.metric(s.t(f"rope.{key}", o=o), f"{after:.4g}", change, delta_color="off",
-                       delta_arrow="off", help=s.t("rope.metric_help"))
+            col.metric(s.t(f"rope.{key}", o=o), f"{after:.4g}", change,
+                       help=s.t("rope.metric_help"))
         d.chart(cached.line_chart(
             offsets, {s.t("rope.curve_rope"): rotated, s.t("rope.curve_added"): added},
             title=s.t("rope.shift_title", query=labels[m], key_token=labels[n]),

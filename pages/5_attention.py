@@ -10,9 +10,6 @@ HEADS = (1, 2, 4, 8)
 BAG_NOISE = 1e-9  # a difference below this is float rounding: nothing moved
 
 
-QUIET = dict(delta_color="off", delta_arrow="off")  # a number beside another: no arrow, no colour
-
-
 def mask_off(s: ui.Settings, scheme: str, gap: float | None) -> str | None:
     """The line under a causal number: the same comparison with the mask off, where only
     position tells orders apart (ALiBi turns symmetric there, and says so)."""
@@ -81,7 +78,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                     else [None] * len(ATTENTION_SCHEMES))
             d.metric(s.t("attention.headline_masked" if causal else "attention.headline"),
                      readable(c.gap), mask_off(s, scheme, offs[ATTENTION_SCHEMES.index(scheme)]),
-                     help=s.t("attention.headline_help"), border=True, **QUIET)
+                     help=s.t("attention.headline_help"), border=True)
             if scheme == "alibi" and not causal and is_reversal(order):
                 d.info(s.t("attention.case.alibi_symmetric", gap=readable(c.gap)))
             elif scheme != "none":
@@ -105,7 +102,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                                                ATTENTION_SCHEMES, gaps, offs, strict=True):
                 col.metric(s.t("attention.scheme_gap_masked" if causal else "attention.scheme_gap",
                                scheme=cached.scheme_name(name, causal, s.lang)), readable(gap),
-                           mask_off(s, name, gap_off), **QUIET)
+                           mask_off(s, name, gap_off))
             d.caption(s.t("attention.scheme_gaps_caption_masked" if causal
                           else "attention.scheme_gaps_caption"))
             if causal and gaps[0] > BAG_NOISE:  # "no position" beside the schemes: the mask

@@ -13,6 +13,8 @@ from pathlib import Path
 class Screens:
     """document(page, query, lang, revealed) is the view drawn as a document: its blocks as JSON,
     and the polls it asks (revealed names the room's polls whose answers may be shown).
+    live(asking, lang) is the room's own question or concept check in front of the class (a
+    reply's "live") drawn as a document: its blocks as JSON, shown above the view's.
     viewer(code, proof, lang, chosen, state, voter) is the follower's page (chosen: lang was
     asked for; state: "open", "ended" for a member of a room gone, "unknown" for a wrong code,
     "too_many" past a limit, with its seconds in `wait`; voter: "present", "code" or "" for
@@ -22,6 +24,7 @@ class Screens:
     a lecturer link's token), never to the view a room shares."""
 
     document: Callable[[str, str, str, frozenset[str]], tuple[str, tuple[str, ...]]]
+    live: Callable[[dict, str], str]
     viewer: Callable[..., str]
     langs: Collection[str]
     static: Path

@@ -11,6 +11,7 @@ from tests.helpers import scheduling
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
 os.environ.setdefault("POSVIZ_SECRET", "the test run's own secret")  # servers inherit it
+os.environ.setdefault("POSVIZ_CHECK_DOCUMENTS", "1")  # every document checked before it is sent
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups

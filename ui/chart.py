@@ -14,6 +14,7 @@ charts into one zip. Nothing is computed on the server for it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -77,17 +78,21 @@ def _lang() -> str:
     return st.session_state.get("kept_lang", "en")
 
 
-def figure_json(figure: go.Figure, room: bool) -> str:
-    """The figure as JSON (enlarged for the room if asked), made once per figure object: a
-    cached figure that a whole class of followers is shown is serialized once, not once each."""
-    kept = "_posviz_room_json" if room else "_posviz_json"
-    spec = getattr(figure, kept, None)
+def figure_json(figure: go.Figure) -> str:
+    """The figure as JSON, made once per figure object: a cached figure that a whole class of
+    followers is shown is serialized once, not once each."""
+    spec = getattr(figure, "_posviz_json", None)
     if spec is None:
         spec = figure.to_json()
-        if room:
-            spec = json.dumps(for_the_room(json.loads(spec)))
-        setattr(figure, kept, spec)
+        figure._posviz_json = spec
     return spec
+
+
+@functools.lru_cache(maxsize=32)
+def room_json(spec: str) -> str:
+    """A figure's JSON enlarged for the room (for_the_room), made once per figure: a cached
+    figure's JSON is one string, found again at the cost of comparing it with itself."""
+    return json.dumps(for_the_room(json.loads(spec)))
 
 
 def figure_summary(figure: go.Figure, lang: str) -> str:
@@ -95,7 +100,7 @@ def figure_summary(figure: go.Figure, lang: str) -> str:
     kept = f"_posviz_summary_{lang}"
     said = getattr(figure, kept, None)
     if said is None:
-        said = summary(json.loads(figure_json(figure, False)), lang)
+        said = summary(json.loads(figure_json(figure)), lang)
         setattr(figure, kept, said)
     return said
 
@@ -121,14 +126,19 @@ def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True,
     small vote counts. summary: what it shows, said to a screen reader (figure_summary's,
     unless given).
     """
-    spec = figure_json(figure, presenting())
     said = figure_summary(figure, _lang()) if summary is None else summary
+    chart_json(figure_json(figure), name, where, toolbar, said, fit)
+
+
+def chart_json(spec: str, name: str, where=None, toolbar: bool = True, summary: str = "",
+               fit: bool = False) -> None:
+    """Draw a figure given as its JSON (a chart block's), as chart() draws a figure."""
+    shown = room_json(spec) if presenting() else spec
     with where if where is not None else contextlib.nullcontext():
-        _CHART(data={"figure": spec, "name": name, "labels": chart_labels(_lang()),
-                         "lang": _lang(),
-                         "modebar": toolbar, "summary": said, "bundle": BUNDLE_VERSION,
-                         "fit": fit and presenting()},
-                   key=f"chart_{name}", width="stretch")
+        _CHART(data={"figure": shown, "name": name, "labels": chart_labels(_lang()),
+                     "lang": _lang(), "modebar": toolbar, "summary": summary,
+                     "bundle": BUNDLE_VERSION, "fit": fit and presenting()},
+               key=f"chart_{name}", width="stretch")
 
 
 def tools(page: str) -> None:

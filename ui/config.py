@@ -37,3 +37,12 @@ def models_folder() -> Path | None:
     """The folder whose model folders the real-model page offers, if set."""
     raw = os.environ.get(MODELS, "")
     return Path(raw).expanduser() if raw else None
+
+
+CHECK_DOCUMENTS = "POSVIZ_CHECK_DOCUMENTS"  # 1: every document is checked before it is sent
+
+
+def check_documents() -> bool:
+    """Whether every document a follower is sent, a file holds or a report draws is checked
+    against ui/blocks.py's declarations first (a debug setting: the tests set it)."""
+    return setting(CHECK_DOCUMENTS) == "1"

@@ -1,12 +1,13 @@
 """A page written once, shown two ways: drawn with Streamlit, or recorded as a document.
 
 Every page writes its content through a `Doc` (markdown, formula, chart, metric, table, notes,
-token chips, columns, boxes, settings, the scene's question). `Doc` itself records what is
-written as blocks of plain JSON, which a room's followers (static/viewer.js) and the offline
-lesson file draw with the same chart module as the app; `StreamlitDoc` draws the same calls
-with Streamlit, as the interactive app does. A control (slider, radio, switch, ...) is a
-widget in Streamlit and, in a document, the value the view's URL gives it (every control of a
-page is bound to the URL), shown as a read-only setting.
+token chips, columns, boxes, settings, the scene's question). Each call makes one block of a
+kind ui/blocks.py declares, with everything either renderer needs decided here; `Doc` records
+the blocks, which a room's followers and the offline files draw (the viewer,
+assets/viewer/src/viewer/blocks.js), and `StreamlitDoc` draws each block as it is made, with the
+function of its kind (ui/blocks_streamlit.py), as the interactive app does. A control (slider,
+radio, switch, ...) is a widget in Streamlit and, in a document, the value the view's URL gives
+it (every control of a page is bound to the URL), shown as a read-only setting.
 
 Only public Streamlit calls are made, and nothing of Streamlit is replayed: a document is the
 page run again as plain Python, from the view's page and query string.
@@ -16,37 +17,40 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
 import re
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
-from ui.chart import chart, figure_json, figure_summary
-from ui.markup import cell_text, entities, text_table
+from ui.blocks import (
+    Asked,
+    Box,
+    Caption,
+    Chart,
+    Check,
+    Chips,
+    Columns,
+    Expander,
+    Formula,
+    Heading,
+    Link,
+    Markdown,
+    Metric,
+    Note,
+    Question,
+    Setting,
+    Slot,
+    Table,
+)
+from ui.blocks_streamlit import draw
+from ui.chart import figure_json, figure_summary
+from ui.markup import cell_text, entities
 from ui.state import coded_radio
 
 CHOICES = ("radio", "coded_radio", "select_slider")  # controls whose first argument is options
-FORMULA_CSS = """<style>
-[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) {overflow-x: auto}
-[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) .katex .base {margin: .3em 1em}
-</style>"""
-r"""A formula's parts (KaTeX's bases, one a part) keep 1em on each side: two side by side are a
-\qquad apart, and a part that a narrow line puts under another stays centred (a \qquad of
-TeX's would stay at the end of the line before). Stacked on a phone they keep a gap between
-them; one wider than its line is set smaller (static/chart.js), and at its smallest scrolls
-sideways in its line."""
-CHIPS_CSS = """<style>.posviz-chip {display:inline-block; margin:0 .3em .3em 0;
-    padding:.15em .5em; border:1px solid rgba(128,128,128,.5); border-radius:.4em;
-    font-size:1.4rem}
-    .posviz-chip sub {opacity:.75; font-size:.7em}</style>"""
-
-
-def formula_markdown(parts: list[str]) -> str:
-    """A formula's parts as the Markdown of one display formula, each part unbreakable and a
-    line allowed to break between two (FORMULA_CSS spaces them)."""
-    pieces = r"\allowbreak ".join(f"{{{part}}}" for part in parts)
-    return f"$\\displaystyle {pieces}$"
+NUMBER = re.compile(r"-?[\d.]+(e[-+]?\d+)?", re.IGNORECASE)  # a cell that reads as a number
 
 
 class Stop(Exception):
@@ -75,7 +79,19 @@ def chips_html(tokens: Sequence[str], labels: Sequence[str]) -> str:
         for label, tok in zip(labels, tokens, strict=True))
 
 
-def _number(kind: type, low: float, high: float) -> Callable[[str], Any]:
+def holds(column: Sequence[object]) -> str:
+    """What a table's column holds, for every renderer: "whole" numbers (ints), a "number" in
+    every cell (its text reads as one), or "text"."""
+    if column and all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
+                      for v in column):
+        return "whole"
+    if column and all(NUMBER.fullmatch(cell_text(v)) for v in column):
+        return "number"
+    return "text"
+
+
+def _in_range(kind: type, low: float, high: float) -> Callable[[str], Any]:
+    """A number from the URL, of the control's kind, between its ends."""
     def parse(raw: str) -> Any:
         value = float(raw)
         if not math.isfinite(value) or not low <= value <= high:
@@ -101,13 +117,6 @@ def _switch(raw: str) -> bool:
     return raw.lower() == "true"
 
 
-def _question(poll: str, lead: str, text: str, options: Sequence[str], answer: list,
-              hidden: bool) -> dict:
-    """A question's block: its answer's blocks go into answer; hidden: behind a button."""
-    return {"t": "question", "poll": poll, "lead": lead, "text": text, "options": list(options),
-            "answer": answer, "hidden": hidden}
-
-
 class Doc:
     """A page recorded as a document: each call appends a block; controls take the values of
     the view's query string (query: name -> its values) or their defaults. revealed names the
@@ -128,29 +137,30 @@ class Doc:
     def _nested(self, blocks: list, where: Any = None) -> Doc:
         return Doc(self.query, self.revealed, blocks, self.lang, self.room)
 
-    def _put(self, block: dict, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _put(self, block: dict) -> Any:
+        """Record a block (a renderer also draws it, and returns where its blocks go)."""
         self.blocks.append(block)
 
     # ---- content ------------------------------------------------------------------------
 
-    def markdown(self, body: str, **kwargs: Any) -> None:
-        self._put({"t": "markdown", "text": body}, "markdown", body, **kwargs)
+    def markdown(self, body: str) -> None:
+        self._put(Markdown(t="markdown", text=body))
 
     def caption(self, body: str) -> None:
-        self._put({"t": "caption", "text": body}, "caption", body)
+        self._put(Caption(t="caption", text=body))
 
     def title(self, body: str) -> None:
-        self._put({"t": "heading", "level": 1, "text": body}, "title", body)
+        self._put(Heading(t="heading", level=1, text=body))
 
     def header(self, body: str) -> None:
-        self._put({"t": "heading", "level": 2, "text": body}, "header", body, anchor=False)
+        self._put(Heading(t="heading", level=2, text=body))
 
     def subheader(self, body: str) -> None:
-        self._put({"t": "heading", "level": 3, "text": body}, "subheader", body)
+        self._put(Heading(t="heading", level=3, text=body))
 
     def note(self, kind: str, body: str) -> None:
         """A callout: kind is info, warning, error or success."""
-        self._put({"t": "note", "kind": kind, "text": body}, kind, body)
+        self._put(Note(t="note", kind=kind, text=body))
 
     def info(self, body: str) -> None:
         self.note("info", body)
@@ -167,82 +177,75 @@ class Doc:
     def formula(self, tex: str) -> None:
         """A display formula that fits a phone: its parts (formula_parts) are each unbreakable
         and stand side by side on a desk, one under the other on a phone."""
-        parts = formula_parts(tex)
-        self._put({"t": "formula", "parts": parts}, "markdown", formula_markdown(parts),
-                  text_alignment="center")
+        self._put(Formula(t="formula", parts=formula_parts(tex)))
 
     def chart(self, figure: Any, name: str, toolbar: bool = True, fit: bool = False) -> None:
         """A plotly figure, keyed by name on its page (see ui.chart; fit: in the window, in
         presentation mode)."""
-        said = figure_summary(figure, self.lang)
-        self._put({"t": "chart", "name": name, "figure": figure_json(figure, False),
-                   "toolbar": toolbar, "summary": said}, "chart", figure, name, toolbar, said,
-                  fit=fit)
+        self._put(Chart(t="chart", name=name, figure=figure_json(figure), toolbar=toolbar,
+                        summary=figure_summary(figure, self.lang), fit=fit))
 
-    def metric(self, label: str, value: str, delta: str | None = None, **kwargs: Any) -> None:
-        self._put({"t": "metric", "label": label, "value": value, "delta": delta}, "metric",
-                  label, value, delta, **kwargs)
+    def metric(self, label: str, value: str, delta: str | None = None, help: str | None = None,
+               border: bool = False) -> None:
+        """A number, large, under its label; a delta beside it is said plainly (posviz's
+        changes are neither good nor bad: no arrow, no colour)."""
+        self._put(Metric(t="metric", label=label, value=value, delta=delta, help=help,
+                         border=border))
 
     def table(self, columns: Mapping[str, Sequence[object]]) -> None:
-        """A small table, a column per header (cells as text)."""
-        cells = {head: list(map(cell_text, column)) for head, column in columns.items()}
-        self._put(self._table(cells), "table", cells, hide_index=True, hide_header=False)
+        """A small table, a column per header (cells as text, read as Markdown in the app)."""
+        self._put(self._table(columns, "table"))
 
     def text_table(self, columns: Mapping[str, Sequence[object]]) -> None:
-        """A table whose cells are shown exactly as typed (ui.markup.text_table)."""
-        self._put(self._table(columns), "html", text_table(dict(columns)))
+        """A table whose cells are shown exactly as typed (no Markdown, LaTeX or HTML)."""
+        self._put(self._table(columns, "text"))
 
     def dataframe(self, rows: list[dict[str, object]], labels: Mapping[str, str]) -> None:
-        """Rows of a data grid, showing the columns labels names, under those labels."""
-        rows = [{key: cell_text(v) if isinstance(v, float) else v for key, v in row.items()}
-                for row in rows]  # numbers as every table writes them
-        columns = {label: [row[key] for row in rows] for key, label in labels.items()}
-        config = {key: labels.get(key) for key in (rows[0] if rows else labels)}
-        self._put(self._table(columns), "dataframe", rows, hide_index=True, width="stretch",
-                  column_config=config)
+        """Rows of a data grid the reader can sort, showing the columns labels names, under
+        those labels."""
+        self._put(self._table({label: [row[key] for row in rows]
+                               for key, label in labels.items()}, "grid"))
 
     @staticmethod
-    def _table(columns: Mapping[str, Sequence[object]]) -> dict:
-        return {"t": "table", "head": list(columns),
-                "rows": [[cell_text(v) for v in row]
-                         for row in zip(*columns.values(), strict=True)]}
+    def _table(columns: Mapping[str, Sequence[object]], form: str) -> Table:
+        rows = [[cell_text(v) for v in row] for row in zip(*columns.values(), strict=True)]
+        return Table(t="table", head=list(columns), rows=rows,
+                     holds=[holds(list(column)) for column in columns.values()], form=form)
 
     def chips(self, tokens: Sequence[str], labels: Sequence[str] | None = None) -> None:
         """The tokens as chips, exactly as typed, each with a small label (default: position)."""
         labels = [str(t) for t in range(len(tokens))] if labels is None else list(labels)
-        self._put({"t": "chips", "tokens": list(tokens), "labels": labels}, "html",
-                  f"{CHIPS_CSS}<div>{chips_html(tokens, labels)}</div>")
+        self._put(Chips(t="chips", tokens=list(tokens), labels=labels,
+                        html=chips_html(tokens, labels)))
 
     def link(self, label: str, page: str, query: Mapping[str, str]) -> None:
         """A link to another page of the app (page: its script, e.g. pages/3_rope.py)."""
-        self._put({"t": "link", "text": label}, "page_link", page, label=label,
-                  query_params=dict(query))
+        self._put(Link(t="link", text=label, page=page, query=dict(query)))
 
     # ---- layout -------------------------------------------------------------------------
 
-    def columns(self, spec: int | Sequence[float], **kwargs: Any) -> list[Doc]:
-        n = spec if isinstance(spec, int) else len(spec)
-        lists: list[list] = [[] for _ in range(n)]
-        wheres = self._put({"t": "columns", "columns": lists}, "columns", spec, **kwargs)
+    def columns(self, spec: int | Sequence[float], border: bool = False) -> list[Doc]:
+        """Columns side by side: spec is their number, or their relative widths."""
+        widths = [1] * spec if isinstance(spec, int) else list(spec)
+        lists: list[list] = [[] for _ in widths]
+        wheres = self._put(Columns(t="columns", widths=widths, border=border, columns=lists))
         return [self._nested(blocks, where) for blocks, where in
-                zip(lists, wheres or [None] * n, strict=True)]
+                zip(lists, wheres or [None] * len(lists), strict=True)]
 
-    def container(self, border: bool = False, **kwargs: Any) -> Doc:
+    def container(self, border: bool = False, key: str | None = None) -> Doc:
         blocks: list = []
-        where = self._put({"t": "box", "border": border, "blocks": blocks}, "container",
-                          border=border, **kwargs)
+        where = self._put(Box(t="box", border=border, key=key, blocks=blocks))
         return self._nested(blocks, where)
 
     def expander(self, label: str) -> Doc:
         blocks: list = []
-        return self._nested(blocks, self._put({"t": "expander", "label": label,
-                                               "blocks": blocks}, "expander", label))
+        return self._nested(blocks, self._put(Expander(t="expander", label=label,
+                                                       blocks=blocks)))
 
     def empty(self) -> Doc:
         """A place that shows only what was last written in it."""
         slot: list = []
-        where = self._put({"t": "box", "border": False, "blocks": slot}, "empty")
-        return self._slot(slot, where)
+        return self._slot(slot, self._put(Slot(t="slot", blocks=slot)))
 
     def _slot(self, blocks: list, where: Any) -> Doc:
         return _Slot(self.query, self.revealed, blocks, self.lang)
@@ -271,19 +274,19 @@ class Doc:
         if raw:
             with contextlib.suppress(ValueError, TypeError):
                 value = parse(raw if method == "multiselect" else raw[-1])
-        self.blocks.append({"t": "setting", "label": label, "value": shown(value)})
+        self.blocks.append(Setting(t="setting", label=label, value=shown(value)))
         return value
 
     def slider(self, label: str, min_value: float, max_value: float, value: float,
                step: float | None = None, *, key: str, **kwargs: Any) -> Any:
         return self._control("slider", label, key, value,
-                             _number(type(value), min_value, max_value), str,
+                             _in_range(type(value), min_value, max_value), str,
                              min_value, max_value, value, step, **kwargs)
 
     def number_input(self, label: str, min_value: float, max_value: float, value: float,
                      step: float | None = None, *, key: str, **kwargs: Any) -> Any:
         return self._control("number_input", label, key, value,
-                             _number(type(value), min_value, max_value), str,
+                             _in_range(type(value), min_value, max_value), str,
                              min_value, max_value, value, step, **kwargs)
 
     def select_slider(self, label: str, options: Sequence, value: Any, *, key: str,
@@ -323,7 +326,7 @@ class Doc:
         """A button; in a document, never pressed (and not shown)."""
         return False
 
-    # ---- the question ----------------------------------------------------------------------
+    # ---- questions ----------------------------------------------------------------------
 
     def question(self, poll: str, lead: str, text: str, options: Sequence[str],
                  ask: Callable[[Any, list[str]], bool | None]) -> Doc | None:
@@ -332,23 +335,43 @@ class Doc:
         app (ui.room.ask); a document holds the answer when the room has revealed it, or, in
         a file (revealed None), behind a button."""
         answer: list = []
-        self.blocks.append(_question(poll, lead, text, options, answer, self.revealed is None))
-        if self.revealed is None or poll in self.revealed:
-            return self._nested(answer)
-        return None
+        box = self._put(Question(t="question", poll=poll, lead=lead, text=text,
+                                 options=list(options), answer=answer,
+                                 hidden=self._hides_answers()))
+        return self._nested(answer, box) if self._shows_answer(poll, box, options, ask) else None
+
+    def _hides_answers(self) -> bool:
+        return self.revealed is None
+
+    def _shows_answer(self, poll: str, box: Any, options: Sequence[str],
+                      ask: Callable[[Any, list[str]], bool | None]) -> bool:
+        return self.revealed is None or poll in self.revealed
+
+    def asked(self, poll: str, lead: str, text: str, options: Sequence[str]) -> None:
+        """A question the lecturer asks the room (its poll `poll`), its text and options shown
+        exactly as typed, under lead."""
+        self._put(Asked(t="asked", poll=poll, lead=lead, text=text, options=list(options)))
+
+    def check(self, head: str, body: str) -> Doc:
+        """The concept check, every question at once: its questions are asked in the Doc
+        returned."""
+        questions: list = []
+        return self._nested(questions, self._put(Check(t="check", head=head, body=body,
+                                                       questions=questions)))
 
 
 class _Slot(Doc):
     """Doc.empty: each block written replaces the last."""
 
-    def _put(self, block: dict, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _put(self, block: dict) -> Any:
         self.blocks.clear()
         self.blocks.append(block)
 
 
 class StreamlitDoc(Doc):
-    """A page drawn with Streamlit into where (st, a column, a container, ...); with record,
-    also recorded as Doc records it (the tests compare the two)."""
+    """A page drawn with Streamlit into where (st, a column, a container, ...), each block as
+    it is made, by its kind's function (ui.blocks_streamlit); with record, also recorded as Doc
+    records it (the tests compare the two)."""
 
     live = True
 
@@ -361,14 +384,10 @@ class StreamlitDoc(Doc):
     def _nested(self, blocks: list, where: Any = None) -> Doc:
         return StreamlitDoc(where, self.record, blocks, self.lang)
 
-    def _put(self, block: dict, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _put(self, block: dict) -> Any:
         if self.record:
             self.blocks.append(block)
-        if method == "chart":
-            figure, name, toolbar, said = args
-            return chart(figure, name, where=None if self.where is st else self.where,
-                         toolbar=toolbar, summary=said, **kwargs)
-        return getattr(self.where, method)(*args, **kwargs)
+        return draw(self.where, block)
 
     def _slot(self, blocks: list, where: Any) -> Doc:
         return _StreamlitSlot(where, self.record, blocks, self.lang)
@@ -384,29 +403,28 @@ class StreamlitDoc(Doc):
 
     def _control(self, method: str, label: str, key: str, default: Any, parse: Callable,
                  shown: Callable[[Any], str], *args: Any, **kwargs: Any) -> Any:
+        """The control itself, a widget bound to the URL (what a document shows as a
+        setting)."""
         if method == "coded_radio":
             value = coded_radio(self.where, label, *args, key=key, **kwargs)
         else:
             value = getattr(self.where, method)(label, *args, key=key, bind="query-params",
                                                 persist_state="session", **kwargs)
         if self.record:
-            self.blocks.append({"t": "setting", "label": label, "value": shown(value)})
+            self.blocks.append(Setting(t="setting", label=label, value=shown(value)))
             if method in CHOICES:
                 st.session_state.posviz_choices[key] = list(args[0])
         return value
 
-    def question(self, poll: str, lead: str, text: str, options: Sequence[str],
-                 ask: Callable[[Any, list[str]], bool | None]) -> Doc | None:
-        box = self.where.container(border=True, key=f"question_{poll}")
-        box.markdown(f"**{lead}** {text}")
-        answer: list = []
-        if self.record:
-            self.blocks.append(_question(poll, lead, text, options, answer, False))
-        asked = ask(box, list(options))
-        return StreamlitDoc(box, self.record, answer, self.lang) if asked else None
+    def _hides_answers(self) -> bool:
+        return False
+
+    def _shows_answer(self, poll: str, box: Any, options: Sequence[str],
+                      ask: Callable[[Any, list[str]], bool | None]) -> bool:
+        return bool(ask(box, list(options)))
 
 
 class _StreamlitSlot(StreamlitDoc):
-    def _put(self, block: dict, method: str, *args: Any, **kwargs: Any) -> Any:
+    def _put(self, block: dict) -> Any:
         self.blocks.clear()
-        return super()._put(block, method, *args, **kwargs)
+        return super()._put(block)

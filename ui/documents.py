@@ -25,9 +25,9 @@ from urllib.parse import parse_qs, quote, urlencode
 from rooms import spaced
 from rooms.kept import Kept
 from rooms.screens import Screens
-from ui import shared
+from ui import config, shared
 from ui.answer_key import check_questions
-from ui.blocks import walk
+from ui.blocks import check_document, fields, walk
 from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
 from ui.i18n import LANGS, lang_tag, text
@@ -55,10 +55,10 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
                "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
                "poll_closed", "not_open", "no_room", "now_showing", "asked", "need_word",
                "bad_voter", "word_label", "word_submit", "word_join", "word_wrong", "too_many",
-               "room_full", "set_aside", "busy", "unknown_block", "how_sure", "sure",
-               "guessing", "round_two", "first_answer", "round_1", "round_2", "changed",
-               "closed", "closed_mine", "check_head", "check_body", "check_lead", "voted_check",
-               "check_over", "jump_open", "jump_answered", "jump_round_two", "question_open")
+               "room_full", "set_aside", "busy", "unknown_block", "unknown_field", "how_sure",
+               "sure", "guessing", "round_two", "first_answer", "round_1", "round_2", "changed",
+               "closed", "closed_mine", "check_head", "voted_check", "check_over", "jump_open",
+               "jump_answered", "jump_round_two", "question_open")
 
 
 def pages() -> dict[str, str]:
@@ -110,6 +110,14 @@ def drawn(page: str, params: Mapping[str, Sequence[str]], lang: str,
     return d.blocks
 
 
+def checked(blocks: list[dict]) -> list[dict]:
+    """The document, checked against ui/blocks.py's declarations (raising ValueError) when the
+    server runs with POSVIZ_CHECK_DOCUMENTS=1 (ui.config)."""
+    if config.check_documents():
+        check_document(blocks)
+    return blocks
+
+
 def document(page: str, query: str, lang: str,
              revealed: frozenset[str]) -> tuple[str, tuple[str, ...]]:
     """A room's view (its page's URL path and query string) as a document in lang: the blocks
@@ -121,7 +129,7 @@ def document(page: str, query: str, lang: str,
     if (kept := _DOCUMENTS.get(key)) is not None:
         return kept
     try:
-        made = blocks(page_name(page), query, lang, revealed, room=True)
+        made = checked(blocks(page_name(page), query, lang, revealed, room=True))
         drawn = json.dumps(made, ensure_ascii=False, separators=(",", ":")), tuple(asked(made))
     except Exception:
         log.exception("the view %r ? %r could not be drawn as a document", page, query)
@@ -135,6 +143,28 @@ DOCUMENT_BYTES = 64 << 20
 _DOCUMENTS: Kept[tuple, tuple[str, tuple[str, ...]]] = Kept(
     DOCUMENT_BYTES, lambda drawn: sys.getsizeof(drawn[0]))
 """The documents of the views lately shown, at most DOCUMENT_BYTES of them."""
+
+
+def live(asking: Mapping, lang: str) -> str:
+    """The room's own question in front of the class (the rooms' `live`: {"id", "question",
+    "options"}), or its concept check ({"id", "check": [{"id", "question", "options"}, ...]}),
+    as a document in lang (JSON). A question of the check is in the reader's language when the
+    catalog has it (the room keeps the lecturer's words, the CSV's)."""
+    d = Doc(lang=lang)
+    if "check" in asking:
+        sitting = d.check(text("viewer.check_head", lang), text("viewer.check_body", lang))
+        catalog = check_questions(lang)
+        for n, question in enumerate(asking["check"], start=1):
+            number = int(question["id"].rsplit("-", 1)[-1])
+            words, options, _ = (catalog[number - 1] if 1 <= number <= len(catalog)
+                                 and len(catalog[number - 1][1]) == len(question["options"])
+                                 else (question["question"], question["options"], None))
+            sitting.asked(question["id"], text("viewer.check_lead", lang, n=n,
+                                               total=len(asking["check"])), words, options)
+    else:
+        d.asked(asking["id"], text("room.question_head", lang), asking["question"],
+                asking["options"])
+    return json.dumps(checked(d.blocks), ensure_ascii=False, separators=(",", ":"))
 
 
 def asked(made: list[dict]) -> list[str]:
@@ -177,20 +207,7 @@ def script_json(value: object) -> str:
 def viewer_strings(lang: str) -> dict[str, str]:
     """The viewer's own words in lang (static/viewer.js), and its charts' export buttons."""
     return ({key: text(f"viewer.{key}", lang) for key in VIEWER_KEYS}
-            | chart_labels(lang)
-            | {"question": text("room.question_head", lang), "down": text("room.down", lang)}
-            | check_strings(lang))
-
-
-def check_strings(lang: str) -> dict[str, str]:
-    """The concept check's questions and options in lang, for a room's screen to show each
-    reader in their own language (the room keeps them in the lecturer's): check_1, check_1_0,
-    ..."""
-    out = {}
-    for number, (question, options, _) in enumerate(check_questions(lang), start=1):
-        out[f"check_{number}"] = question
-        out |= {f"check_{number}_{i}": option for i, option in enumerate(options)}
-    return out
+            | chart_labels(lang) | {"down": text("room.down", lang)})
 
 
 def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str, voter: str = "",
@@ -205,8 +222,9 @@ def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str, vote
         return f"_posviz/asset/{name}?v={version(name)}"
     config = {"code": code, "spaced": spaced(code) if code else "", "proof": proof,
               "lang": lang, "chosen": chosen, "state": state, "voter": voter, "wait": wait,
-              "langs": LANGS, "strings": {each: viewer_strings(each) for each in LANGS},
-              "plotly": url("plotly-posviz.min.js")}
+              "langs": LANGS, "tags": {each: lang_tag(each) for each in LANGS},
+              "strings": {each: viewer_strings(each) for each in LANGS},
+              "kinds": fields(), "plotly": url("plotly-posviz.min.js")}
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -228,8 +246,10 @@ def offline_html(title: str, documents: list[dict], lang: str, heading: str = ""
     one, a list of contents by their titles goes first, under heading if given), drawn in the
     browser by the viewer with plotly, KaTeX and markdown-it inlined, opening from disk with no
     network at all."""
+    for each in documents:
+        checked(each["blocks"])
     data = {"lang": lang, "strings": viewer_strings(lang), "documents": documents,
-            "heading": heading}
+            "heading": heading, "kinds": fields()}
     chart = "data:text/javascript;charset=utf-8," + quote(_asset("chart.js"), safe="")
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">
@@ -270,6 +290,6 @@ def page_file(page: str, query: str, lang: str) -> bytes:
                         lang).encode("utf-8")
 
 
-SCREENS = Screens(document=document, viewer=viewer_page, langs=tuple(LANGS), static=STATIC,
-                  personal=PERSONAL)
+SCREENS = Screens(document=document, live=live, viewer=viewer_page, langs=tuple(LANGS),
+                  static=STATIC, personal=PERSONAL)
 """How the rooms' routes show a room to its followers (serve.py)."""

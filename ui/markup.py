@@ -5,6 +5,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from posviz.permutation import readable
+from rooms import LETTERS
 
 TABLE_CSS = """<style>.posviz-table {border-collapse: collapse; font-size: .9rem; width: 100%}
 .posviz-table th, .posviz-table td {padding: .3rem .6rem; text-align: left;
@@ -40,16 +41,25 @@ def cell_text(value: object) -> str:
     return readable(value) if isinstance(value, float) else str(value)
 
 
-def text_table(columns: dict[str, Sequence[object]]) -> str:
-    """A table for st.html, a column per header, every cell shown exactly as typed (floats
-    as cell_text writes them, right-aligned). Unlike st.table it renders no Markdown in a cell,
-    and unlike st.dataframe it loads no data-grid script before the page shows."""
-    def cell(value: object) -> str:
-        if isinstance(value, float):
-            return f'<td class="number">{cell_text(value)}</td>'
-        return f"<td>{entities(str(value))}</td>"
+def options_html(labels: Sequence[str]) -> str:
+    """A question's options for st.html, lettered A, B, ..., each shown exactly as typed."""
+    items = "".join(f"<li><b>{letter}</b>&ensp;{entities(label)}</li>"
+                    for letter, label in zip(LETTERS[:len(labels)], labels, strict=True))
+    return (f'<ol class="posviz-options">{items}</ol><style>.posviz-options {{'
+            "list-style: none; padding: 0; margin: .2rem 0 .6rem; font-size: 1.1rem}"
+            ".posviz-options li {margin: .25rem 0}</style>")
 
-    head = "".join(f"<th>{entities(name)}</th>" for name in columns)
-    body = "".join(f"<tr>{''.join(map(cell, row))}</tr>" for row in zip(*columns.values(),
-                                                                          strict=True))
-    return f'{TABLE_CSS}<table class="posviz-table"><tr>{head}</tr>{body}</table>'
+
+def text_table(head: Sequence[str], rows: Sequence[Sequence[str]], numbers: Sequence[bool]
+               ) -> str:
+    """A table for st.html, every cell shown exactly as typed, the columns of numbers
+    right-aligned. Unlike st.table it renders no Markdown in a cell, and unlike st.dataframe it
+    loads no data-grid script before the page shows."""
+    def cells(row: Sequence[str]) -> str:
+        return "".join(f'<td class="number">{entities(cell)}</td>' if number
+                       else f"<td>{entities(cell)}</td>"
+                       for cell, number in zip(row, numbers, strict=True))
+
+    names = "".join(f"<th>{entities(name)}</th>" for name in head)
+    body = "".join(f"<tr>{cells(row)}</tr>" for row in rows)
+    return f'{TABLE_CSS}<table class="posviz-table"><tr>{names}</tr>{body}</table>'

@@ -12,8 +12,9 @@ import streamlit as st
 
 from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
 from ui import documents, pace
+from ui.blocks_streamlit import FORMULA_CSS
 from ui.chart import tools
-from ui.doc import FORMULA_CSS, Doc, StreamlitDoc
+from ui.doc import Doc, StreamlitDoc
 from ui.i18n import LANGS, text
 from ui.navigation import links
 from ui.room import check, join_panel, membership, question, sidebar

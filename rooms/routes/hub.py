@@ -116,6 +116,9 @@ class Hub:
                 head["live"] = {"id": room.live, "check": [
                     {"id": poll_id, "question": polls[poll_id].question,
                      "options": list(polls[poll_id].options)} for poll_id in sitting]}
+            if head["live"] is not None:  # above the view, in one document
+                asking = self.screens().live(head["live"], lang)
+                doc = asking if doc == "[]" else f"{asking[:-1]},{doc[1:]}"
         plain = (json.dumps(head, ensure_ascii=False)[:-1] + f',"doc":{doc}}}').encode()
         return Reply(room.version, plain, gzip.compress(plain, 6))
 

@@ -28,7 +28,7 @@ from tests.helpers.hostile import CATEGORIES
 from tests.helpers.words import unlisted, wrapped_titles
 from ui import documents
 from ui.blocks import walk
-from ui.doc import formula_markdown
+from ui.blocks_streamlit import formula_markdown
 from ui.i18n import text
 
 KINDS = ("title", "header", "subheader", "caption", "markdown", "info", "warning", "error",

@@ -78,7 +78,7 @@ def close(code: str) -> None:
 def join_box(where, lang: str, home: bool = False) -> None:
     """Where a student types the code the lecturer shows (the home page's, with its button
     beside the field, or the sidebar's): a field for six digits (a phone shows its number pad:
-    static/chart.js) and its button."""
+    assets/viewer/src/room/join.js) and its button."""
     field = keys.JOIN_HOME if home else keys.JOIN_SIDE
     form = where.form(keys.join_form(field), border=False, enter_to_submit=True)
     field_at, button_at = form.columns([3, 1]) if home else (form, form)

@@ -42,7 +42,7 @@ KEPT_CHECK_SHOW = kept(CHECK_SHOW)
 # ---- fields whose values the room reads -----------------------------------------------------
 
 JOIN_SIDE = "room_join_side"  # the sidebar's Join field: the code as typed; a field whose key
-JOIN_HOME = "room_join_home"  # starts `room_join` gets a phone's number pad (static/chart.js)
+JOIN_HOME = "room_join_home"  # starts `room_join` gets a phone's number pad (src/room/join.js)
 PASSPHRASE = "room_passphrase"  # + a place's suffix: the passphrase typed to Start a room
 ASK_QUESTION = "room_ask_question"  # the lecturer's own question: its text as typed,
 ASK_OPTIONS = "room_ask_options"  # its options, one a line,

@@ -12,7 +12,7 @@ from rooms.records import SECOND, next_step
 from rooms.signing import Voter
 from ui.chart import chart
 from ui.i18n import text
-from ui.markup import entities
+from ui.markup import options_html
 from ui.room import keys
 from ui.room.links import screen_link
 from ui.room.membership import Member, client_network, note, refusing
@@ -24,12 +24,7 @@ TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
 
 def options_list(where, labels: list[str]) -> None:
     """The options of a question, lettered A, B, ..., shown exactly as typed."""
-    letters = LETTERS[:len(labels)]
-    items = "".join(f"<li><b>{letter}</b>&ensp;{entities(label)}</li>"
-                    for letter, label in zip(letters, labels, strict=True))
-    where.html(f'<ol class="posviz-options">{items}</ol><style>.posviz-options {{'
-               "list-style: none; padding: 0; margin: .2rem 0 .6rem; font-size: 1.1rem}"
-               ".posviz-options li {margin: .25rem 0}</style>")
+    where.html(options_html(labels))
 
 
 @refusing

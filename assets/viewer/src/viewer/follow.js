@@ -5,12 +5,12 @@
 
 import { plotly } from "../chart/chart.js";
 import { draw, drawCharts } from "./blocks.js";
-import { openQuestion, placeJump, question } from "./question.js";
+import { openQuestion, placeJump } from "./question.js";
 import { el, pause, room, root, say, screen } from "./screen.js";
 
 const MAX_WAIT = 5000;
 const SHORT = { en: "EN", zh: "中文" };  // the language buttons' labels (their names: aria)
-let shown = { version: -1, view: null, doc: null, live: null, revealed: [], open: null };
+let shown = { version: -1, view: null, live: null, revealed: [], open: null };
 let asking = null;  // the request waiting on the room, aborted on a language switch
 
 function bar(payload) {
@@ -23,7 +23,7 @@ function bar(payload) {
   Object.entries(room.langs).forEach(([code, name]) => {
     const button = el("button", "posviz-lang", SHORT[code] || name);
     button.type = "button";
-    button.lang = code === "zh" ? "zh-Hans" : "en";
+    button.lang = room.tags[code];
     button.setAttribute("aria-label", `${SHORT[code] || name} · ${name}`);  // what it shows first
     button.setAttribute("aria-pressed", String(code === room.lang));
     button.onclick = () => switchLang(code);
@@ -101,34 +101,13 @@ function showRoom(payload) {
   const view = `${payload.page}?${payload.query}`;
   const moved = view !== shown.view;
   const main = el("div", "posviz-document");
-  main.lang = room.lang === "zh" ? "zh-Hans" : "en";
-  if (payload.live && payload.live.check) {  // the concept check: every question at once
-    const sitting = el("section", "posviz-check");
-    sitting.append(el("h2", "", say("check_head")), el("p", "", say("check_body")));
-    payload.live.check.forEach((asked, i) => {
-      // the reader's language: the room keeps the lecturer's words (the CSV's)
-      const n = asked.id.split("-").pop();
-      const own = (key, kept) => (screen.strings[key] !== undefined ? screen.strings[key] : kept);
-      sitting.appendChild(question({
-        poll: asked.id, text: own(`check_${n}`, asked.question),
-        options: asked.options.map((kept, k) => own(`check_${n}_${k}`, kept)),
-        lead: say("check_lead", { n: i + 1, total: payload.live.check.length }),
-        hidden: false, typed: true, check: true }, screen.polls[asked.id] || null, []));
-    });
-    main.appendChild(sitting);
-  } else if (payload.live) {
-    const live = question({ poll: payload.live.id, lead: say("question"),
-                            text: payload.live.question, options: payload.live.options,
-                            hidden: false, typed: true }, screen.polls[payload.live.id] || null, []);
-    live.classList.add("posviz-live");
-    main.appendChild(live);
-  }
+  main.lang = room.tags[room.lang];
   if (!payload.live && shown.live && shown.live.startsWith("check-")) {  // it just ended
     const over = el("div", "posviz-note success posviz-check-over");
     over.appendChild(el("p", "", say("check_over")));
     main.appendChild(over);
   }
-  draw(payload.doc, main);
+  draw(payload.doc, main);  // the room's own question or concept check first, then the view
   placeJump(main);
   root.replaceChildren(bar(payload), main);
   document.documentElement.lang = main.lang;
@@ -138,8 +117,8 @@ function showRoom(payload) {
   const told = news(payload, main, moved);
   if (told) announce(told);
   const open = openQuestion(main);
-  shown = { version: payload.version, view, doc: payload.doc,
-            live: payload.live ? payload.live.id : null, revealed: revealedPolls(payload),
+  shown = { version: payload.version, view, live: payload.live ? payload.live.id : null,
+            revealed: revealedPolls(payload),
             open: open ? `${open.dataset.poll}/${screen.polls[open.dataset.poll].round || 1}` : null };
 }
 

@@ -129,14 +129,17 @@ async function vote(poll, round, option, note, box, redraw, sure = null) {
 
 // A question: its text, its options as large buttons (each with its text), and, once the
 // room reveals it, the right answer, whether this reader's was right, and the class's answers.
-// state: the room's {revealed, correct, counts} for it (null in a file or before it opens).
-export function question(block, state, answerBlocks) {
+// block: a question, or a question the lecturer asked (typed: its text shown exactly as typed;
+// check: one of the concept check's); state: the room's {revealed, correct, counts} for it
+// (null in a file or before it opens).
+export function questionBox(block, state, answerBlocks,
+                            { typed = false, check = false } = {}) {
   const box = el("section", "posviz-question");
   box.dataset.poll = block.poll;
   box.id = `posviz-question-${block.poll}`;
   box.tabIndex = -1;  // the jump at the top of a room's screen moves the focus here
   const head = el("p", "posviz-question-text");
-  if (block.typed) {  // the lecturer's own: shown exactly as typed, under its heading
+  if (typed) {  // the lecturer's own: shown exactly as typed, under its heading
     box.appendChild(el("p", "posviz-question-lead", block.lead));
     head.textContent = block.text;
   } else {  // a lesson's: the catalog's Markdown, after its lead
@@ -170,7 +173,7 @@ export function question(block, state, answerBlocks) {
     if (revealed) button.disabled = true;
     if (revealed && i === state.correct) button.classList.add("right");
     const redraw = () => {
-      const fresh = question(block, state, answerBlocks);
+      const fresh = questionBox(block, state, answerBlocks, { typed, check });
       box.replaceWith(fresh);
       placeJump(fresh.closest(".posviz-document"));
       const chosenNow = fresh.querySelector(".posviz-option.chosen");
@@ -195,7 +198,7 @@ export function question(block, state, answerBlocks) {
       button.setAttribute("aria-pressed", String(said === String(value)));
       button.onclick = async () => {
         const redraw = () => {
-          const fresh = question(block, state, answerBlocks);
+          const fresh = questionBox(block, state, answerBlocks, { typed, check });
           box.replaceWith(fresh);
           placeJump(fresh.closest(".posviz-document"));
           const pressed = fresh.querySelector('.posviz-sure-option[aria-pressed="true"]');
@@ -216,7 +219,7 @@ export function question(block, state, answerBlocks) {
       : say(last === state.correct ? "right" : "wrong", { right, mine: LETTERS[last] });
     if (last !== null) note.classList.add(last === state.correct ? "right" : "wrong");
   } else if (room && chosen !== null && !revealed) {
-    note.textContent = say(block.check ? "voted_check" : "voted", { mine: LETTERS[chosen] });
+    note.textContent = say(check ? "voted_check" : "voted", { mine: LETTERS[chosen] });
   }
   box.appendChild(note);
   if (revealed && state.counts) box.appendChild(allResults(block.options, state));

@@ -13,6 +13,7 @@ export const room = read("posviz-room");
 export const root = document.getElementById("posviz-viewer");
 export const screen = {
   strings: file ? file.strings : room.strings[room.lang],  // the reader's words
+  kinds: (file || room).kinds,  // the fields of every kind of block (ui/blocks.py's)
   polls: {},  // the room's questions' states, from its last answer
   ended: () => {},  // what the room's screen shows once a question finds the room gone
 };
