@@ -1,5 +1,6 @@
 """Typed text shown exactly as typed: no Markdown, LaTeX or HTML in it survives."""
 
+import re
 import string
 import unicodedata
 from collections.abc import Sequence
@@ -12,6 +13,9 @@ TABLE_CSS = """<style>.posviz-table {border-collapse: collapse; font-size: .9rem
   border-bottom: 1px solid rgba(128, 128, 128, .3)}
 .posviz-table th {font-weight: 600} .posviz-table td.number {text-align: right;
   font-variant-numeric: tabular-nums}</style>"""
+
+
+FIGURES = re.compile(r"[-+.\deE]*")  # the characters a number's text is written with
 
 
 def entities(typed: str) -> str:
@@ -41,6 +45,12 @@ def cell_text(value: object) -> str:
     return readable(value) if isinstance(value, float) else str(value)
 
 
+def figures(cell: str) -> str:
+    """A number's text for st.html: as it is when it holds only a number's characters, else
+    every character an entity."""
+    return cell if FIGURES.fullmatch(cell) else entities(cell)
+
+
 def options_html(labels: Sequence[str]) -> str:
     """A question's options for st.html, lettered A, B, ..., each shown exactly as typed."""
     items = "".join(f"<li><b>{letter}</b>&ensp;{entities(label)}</li>"
@@ -56,7 +66,7 @@ def text_table(head: Sequence[str], rows: Sequence[Sequence[str]], numbers: Sequ
     right-aligned. Unlike st.table it renders no Markdown in a cell, and unlike st.dataframe it
     loads no data-grid script before the page shows."""
     def cells(row: Sequence[str]) -> str:
-        return "".join(f'<td class="number">{entities(cell)}</td>' if number
+        return "".join(f'<td class="number">{figures(cell)}</td>' if number
                        else f"<td>{entities(cell)}</td>"
                        for cell, number in zip(row, numbers, strict=True))
 

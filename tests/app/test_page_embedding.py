@@ -9,6 +9,7 @@ from posviz.embedding import token_embeddings
 from posviz.figures.common import as_array as array
 from posviz.sinusoidal import sinusoidal
 from tests.helpers.figure_data import chart_specs
+from ui.i18n import text
 
 
 def sum_panels(at):
@@ -31,7 +32,7 @@ def test_inputs_are_embedding_plus_sinusoid_and_equal_embedding_without_position
     assert not p.any()
     np.testing.assert_array_equal(x, e)
     np.testing.assert_array_equal(x[0], x[4])
-    assert at.dataframe[0].value["input_distance"].tolist() == ["0"]
+    assert at.dataframe[0].value[text("embedding.col.input_distance", "en")].tolist() == ["0"]
 
 
 def test_d_model_slider_sets_the_width():

@@ -142,14 +142,15 @@ def test_one_token_explains_why_the_order_scenes_need_more():
 def test_embedding_answers_report_the_copy_distances():
     at = lesson("1")
     reveal(at, 1)
-    table = at.dataframe[0].value
-    assert table["embedding_distance"].tolist() == ["0"]
+    table = at.dataframe[0].value  # its columns named as the reader sees them
+    assert table[text("embedding.col.embedding_distance", "en")].tolist() == ["0"]
     at = lesson("3")
     reveal(at, 3)
-    assert float(at.dataframe[0].value["input_distance"].iloc[0]) > 0.1
+    inputs = text("embedding.col.input_distance", "en")
+    assert float(at.dataframe[0].value[inputs].iloc[0]) > 0.1
     at = lesson("3", position=False)
     assert reveal(at, 3) == ("A", text("lesson.sum.answer_off", "en"))
-    assert at.dataframe[0].value["input_distance"].tolist() == ["0"]
+    assert at.dataframe[0].value[inputs].tolist() == ["0"]
 
 
 def test_order_answers_quote_the_stack_run_on_both_orders():
