@@ -35,7 +35,7 @@ def cache_bars(labels: list[tuple[str, str]], values: list[int], *, title: str,
     beside 40,960 looks as small as it is)."""
     names = [f"{plain(model)}<br>{plain(kept)}" for model, kept in labels]
     return figure([dict(
-        type="bar", orientation="h", y=names,
+        type="bar", orientation="h", y=names, name=plain(x_title),  # its data table's rows
         x=np.asarray(values, dtype=np.float32), marker_color=TURNED,
         text=[f"{v:,}" for v in values], textposition="outside", cliponaxis=False)],
         layout(title, 120 + 50 * len(labels), margin=dict(l=10, r=70, t=50, b=10),

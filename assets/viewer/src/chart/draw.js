@@ -1,7 +1,7 @@
 // Drawing a chart once it comes near the view, at its column's width, the titles of charts side
 // by side given the same room.
 
-import { SLIGHT, barStrip, fitted, titleLines } from "./fitting.js";
+import { SLIGHT, barStrip, fitted, legendNames, titleLines } from "./fitting.js";
 import { spread } from "./labels.js";
 import { themed } from "./loader.js";
 import { hideDrawing } from "./reader.js";
@@ -88,7 +88,8 @@ function sized(div) {
   div.posvizTitle = title.extra + barStrip(div.posvizWidth, div.posvizView, toolbar, title);
   const mates = rowMates(div);
   div.posvizTitleRoom = Math.max(title.extra, ...mates.map((other) => other.posvizTitle));
-  const fit = (shape) => fitted(figure.data, shape, div.posvizWidth, div.posvizView, toolbar,
+  div.posvizData = legendNames(figure.data, layout, div.posvizWidth);
+  const fit = (shape) => fitted(div.posvizData, shape, div.posvizWidth, div.posvizView, toolbar,
                                 title, div.posvizTitleRoom);
   let drawn = fit(layout);
   const room = windowRoom(div);
@@ -146,8 +147,7 @@ function windowRoom(div) {
 export function render(div, asMate = false) {
   const { drawn, mates } = sized(div);
   const drawable = div.posvizConfig && !div.posvizPending;  // drawn before, or being drawn
-  const done = drawable ? window.Plotly.react(div, div.posvizSource.figure.data, drawn,
-                                              div.posvizConfig)
+  const done = drawable ? window.Plotly.react(div, div.posvizData, drawn, div.posvizConfig)
     .then(() => spread(div)).then(() => hideDrawing(div))
     : Promise.resolve();
   if (!asMate) {

@@ -77,22 +77,48 @@ function wrapped(text, font, room) {
   });
 }
 
+const BREAK = /<br\s*\/?>/i;
+const inLegend = (t) => (t.showlegend === undefined ? t.type !== "heatmap" : t.showlegend)
+  && t.name;
+const legendFont = (layout) => `${(layout.legend.font && layout.legend.font.size)
+  || layout.font.size}px ${layout.font.family}`;
+
+// The traces as drawn width pixels wide: under the chart (layout.legend: a horizontal band on
+// the figure's frame), a legend entry too long for the band (its 40 px key, the chart's side
+// margins and a few pixels to spare aside) breaks into lines as a title does, rather than run
+// past the chart's edge.
+export function legendNames(data, layout, width) {
+  if (!layout.legend || layout.legend.yref !== "container") return data;
+  const font = legendFont(layout);
+  const room = width - 70;
+  ruler.font = font;
+  return data.map((t) => (inLegend(t) && String(t.name).split(BREAK)
+    .some((line) => ruler.measureText(plain(line)).width > room)
+    ? { ...t, name: wrapped(t.name, font, room).join("<br>") } : t));
+}
+
 // How many pixels a legend under the chart takes (layout.legend: a horizontal band on the
 // figure's frame), its entries laid out as plotly does: one row if all fit in the plot's
 // width, else columns as wide as the widest entry (a 40 px key and a 5 px gap beside each
-// name); rows of 1.3 lines plus 3 px, and 10 px of padding.
+// name); rows of 1.3 lines a line of their tallest entry plus 3 px, and 10 px of padding.
 function legendHeight(data, layout, width) {
-  const entries = data.filter((t) => (t.showlegend === undefined ? t.type !== "heatmap"
-                                                                 : t.showlegend) && t.name);
+  const entries = data.filter(inLegend);
   if (layout.showlegend === false || entries.length < (layout.showlegend ? 1 : 2)) return 0;
   const size = (layout.legend.font && layout.legend.font.size) || layout.font.size;
-  ruler.font = `${size}px ${layout.font.family}`;
+  ruler.font = legendFont(layout);
   const margin = layout.margin || {};
   const room = width - (margin.l || 0) - (margin.r || 0) - 60;  // less the axes' labels
-  const widths = entries.map((t) => 45 + ruler.measureText(plain(t.name)).width);
+  const lines = entries.map((t) => String(t.name).split(BREAK));
+  const widths = lines.map((name) => 45 + Math.max(
+    ...name.map((line) => ruler.measureText(plain(line)).width)));
   const perRow = widths.reduce((a, b) => a + b, 0) < room ? entries.length
     : Math.max(1, Math.floor(room / Math.max(...widths)));
-  return Math.ceil(Math.ceil(entries.length / perRow) * (size * LINE_HEIGHT + 3) + 10);
+  let height = 10;
+  for (let first = 0; first < entries.length; first += perRow) {
+    const tallest = Math.max(...lines.slice(first, first + perRow).map((name) => name.length));
+    height += tallest * size * LINE_HEIGHT + 3;
+  }
+  return Math.ceil(height);
 }
 
 // Axis titles wrapped to the length of their axis (roughly: the plot is smaller than the

@@ -29,8 +29,12 @@ function matrix(trace) {
   return Array.from(z, (row) => Array.from(row, (v) => (v === null ? NaN : Number(v))));
 }
 
-// A line's points as numbers (NaN where it has none: a legend's entry alone has one null).
-const values = (trace) => flat(trace.y).map((v) => (v === null ? NaN : Number(v)));
+// A line's points (or bars) as numbers along the axis named (NaN where it has none: a legend's
+// entry alone has one null); a bar laid on a base ends at the base and its length.
+function values(trace, axis) {
+  const base = flat(trace.base);
+  return flat(trace[axis]).map((v, j) => (v === null ? NaN : Number(v) + Number(base[j] ?? 0)));
+}
 
 // The title of a subplot's panel: the annotation above its plot, as ui/summary.py reads it.
 function panelTitle(gd, trace) {
@@ -59,7 +63,7 @@ export function grids(gd) {
       const z = matrix(t);
       const cols = t.x ? flat(t.x).map(plain) : z[0].map((_, c) => c);
       const rows = t.y ? flat(t.y).map(plain) : z.map((_, r) => r);
-      return { name: panelTitle(gd, t) || plain(t.name ?? ""), head: ["", ...cols],
+      return { name: panelTitle(gd, t) || heard(t.name ?? ""), head: ["", ...cols],
                rows: z.map((row, r) => [rows[r], ...row]) };
     });
   }
@@ -70,16 +74,20 @@ export function grids(gd) {
     return (title && heard(title.text ?? title)) || fallback;
   };
   const first = lines[0] || {};
+  // where each point stands, and its value: x and y, or y and x for bars laid across
+  const [at, value] = first.type === "bar" && first.orientation === "h" ? ["y", "x"] : ["x", "y"];
+  const title = (axis, fallback) => axisTitle(
+    `${axis}axis${(first[`${axis}axis`] || axis).slice(1)}`, fallback);
+  // an axis of named bars needs no title: their names say what they are
   const head = [(gd.posvizLabels || {}).series || "series",  // the reader's word for a line
-                axisTitle(`xaxis${(first.xaxis || "x").slice(1)}`, "x"),
-                axisTitle(`yaxis${(first.yaxis || "y").slice(1)}`, "y")];
+                title(at, at === "y" ? "" : "x"), title(value, value)];
   const rows = [];
   lines.forEach((t, i) => {
-    const xs = flat(t.x);
-    values(t).forEach((y, j) => {
-      const x = xs[j] ?? j;  // a number stays one: the data table rounds it as it does y
-      if (!Number.isNaN(y)) rows.push([plain(t.name ?? `trace ${i}`), typeof x === "number" ? x
-        : plain(x), y]);
+    const places = flat(t[at]);
+    values(t, value).forEach((v, j) => {
+      const place = places[j] ?? j;  // a number stays one: the data table rounds it as v
+      if (!Number.isNaN(v)) rows.push([heard(t.name ?? `trace ${i}`), typeof place === "number"
+        ? place : plain(place), v]);
     });
   });
   return [{ name: "", head, rows }];
