@@ -37,17 +37,20 @@ LEADER_STANDOFF = 9
 """Pixels a label's leader line stops short of the tip: the arrow head stays whole."""
 LABEL_ROOM = 0.25
 """Room kept round the arrows for their labels, as a share of the longest arrow."""
-DIAL_SPACING = 2.4
-"""Distance between the centres of neighbouring dials, in dial radii."""
 ARC_POINTS = 64
 MARK_MARGIN = 170
 """Right margin in pixels for the labels of marked horizontal lines, clear of every curve."""
 DIAL_WIDTH = 170
 """The narrowest a dial of the clock-hand ladder is drawn (its title's room), in pixels."""
+DIAL_HEIGHT, DIAL_TITLE_LINE, DIAL_GAP = 200, 22, 0.06
+"""A row of dials: the pixels of its dials and of a line of their titles, and the gap between
+two dials (a fraction of the width)."""
+NARROW_DIALS = 2
+"""Dials to a row in a column too narrow for all of them side by side (a phone's)."""
 
 
 def _arrows(tips: np.ndarray, labels: list[str], *, name: str, color: str,
-            tails: np.ndarray, dash: str = "solid") -> dict:
+            tails: np.ndarray, dash: str = "solid", **trace: object) -> dict:
     """A scatter trace of arrows from tails to tips, both (K, 2), in one colour: segments
     tail -> tip separated by gaps, an arrow head on every tip, hover naming each."""
     k = len(tips)
@@ -59,7 +62,7 @@ def _arrows(tips: np.ndarray, labels: list[str], *, name: str, color: str,
         customdata=np.repeat(np.array([plain(label) for label in labels], dtype=object), 3),
         marker=dict(symbol="arrow", angleref="previous", color=color,
                     size=np.tile(np.array([0, 13, 0], dtype=np.float32), k)),
-        hovertemplate="%{customdata}<extra></extra>")
+        hovertemplate="%{customdata}<extra></extra>", **trace)
 
 
 def _legend_key(name: str, **line: object) -> dict:
@@ -197,37 +200,81 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
 
 def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, hand_name: str,
                  trail_name: str, start_name: str) -> go.Figure:
-    """One token's vector turning in several pairs' planes, side by side (fast to slow).
+    """One token's vector turning in several pairs' planes, a dial each, fast to slow: side by
+    side, or NARROW_DIALS to a row in a column too narrow for them (meta.narrow: a phone's),
+    where a newline in a dial's title starts a second line (side by side it is left out: put
+    it after a space, or after a full-width colon).
 
     trails (N, K, 2): pair n's point at positions 0 .. K-1. Each dial shows the point at every
-    position as a dot, the hand at position 0 (dotted) and at K-1 (the chosen position). Only
-    directions matter here, so every dial is drawn at the same size (each pair's points divided
-    by their common length) on one pair of equal axes, DIAL_SPACING apart.
+    position as a dot, the hand at position 0 (dotted) and at K-1 (the chosen position), on
+    equal axes of its own. Only directions matter here, so every dial is drawn at the same size
+    (each pair's points divided by their common length).
+
+    Traces: a legend key for the dots, the first hand and the chosen hand (each key shows or
+    hides its kind on every dial), then for each dial its dots, its first hand and its chosen
+    hand, named by the dial's title.
     """
     n, k = trails.shape[:2]
     lengths = np.hypot(trails[:, :1, 0], trails[:, :1, 1])[..., None]     # (N, 1, 1)
-    centres = np.zeros((n, 1, 2))
-    centres[:, 0, 0] = DIAL_SPACING * np.arange(n)
-    placed = (trails / np.where(lengths > 0, lengths, 1.0) + centres).astype(np.float32)
-    data = [
-        dict(type="scatter", x=placed[..., 0].ravel(), y=placed[..., 1].ravel(), mode="markers",
-             name=plain(trail_name), marker=dict(size=6, color=TRAIL_COLOR),
-             customdata=np.tile(np.arange(k), n), hovertemplate="%{customdata}<extra></extra>"),
-        _arrows(placed[:, 0], ["0"] * n, tails=centres[:, 0], name=start_name, color=PLAIN_COLOR,
-                dash="dot"),
-        _arrows(placed[:, -1], [str(k - 1)] * n, tails=centres[:, 0], name=hand_name,
-                color=ROTATED_COLOR),
-    ]
-    dials = [dict(type="circle", xref="x", yref="y", x0=cx - 1, x1=cx + 1, y0=-1, y1=1,
-                  line=dict(color="lightgray", width=1)) for cx in centres[:, 0, 0]]
-    names = [dict(text=plain(t), x=cx, y=1.1, xref="x", yref="y", yanchor="bottom",
-                  showarrow=False, font=dict(size=13))
-             for t, cx in zip(panel_titles, centres[:, 0, 0], strict=True)]
-    hidden = dict(visible=False)
-    return figure(data, layout(
-        title, 380, min_width=DIAL_WIDTH * n, shapes=dials, annotations=names,
-        xaxis=dict(hidden, range=[-1.15, centres[-1, 0, 0] + 1.15]),
-        yaxis=dict(hidden, range=[-1.15, 1.4], scaleanchor="x")))
+    unit = (trails / np.where(lengths > 0, lengths, 1.0)).astype(np.float32)  # (N, K, 2)
+    origin = np.zeros((1, 2), dtype=np.float32)
+    kinds = {"trail": dict(mode="markers", marker=dict(size=6, color=TRAIL_COLOR)),
+             "start": dict(mode="lines", line=dict(color=PLAIN_COLOR, width=2, dash="dot")),
+             "hand": dict(mode="lines", line=dict(color=ROTATED_COLOR, width=2))}
+    names = {"trail": trail_name, "start": start_name, "hand": hand_name}
+    data = [dict(type="scatter", x=[None], y=[None], name=plain(names[kind]), legendgroup=kind,
+                 **style) for kind, style in kinds.items()]  # the legend's keys
+    for i, panel in enumerate(panel_titles):
+        dial = plain(panel.replace("\n", ""))
+        place = dict(xaxis=f"x{_suffix(i)}", yaxis=f"y{_suffix(i)}", showlegend=False)
+        data += [
+            dict(type="scatter", x=unit[i, :, 0], y=unit[i, :, 1],
+                 name=f"{dial} · {plain(trail_name)}", legendgroup="trail",
+                 customdata=np.arange(k), hovertemplate="%{customdata}<extra></extra>",
+                 **kinds["trail"], **place),
+            _arrows(unit[i, :1], ["0"], tails=origin, name=f"{dial} · {plain(start_name)}",
+                    color=PLAIN_COLOR, dash="dot", legendgroup="start", **place),
+            _arrows(unit[i, -1:], [str(k - 1)], tails=origin,
+                    name=f"{dial} · {plain(hand_name)}", color=ROTATED_COLOR,
+                    legendgroup="hand", **place)]
+
+    def dials(per_row: int, wrap: bool) -> dict:
+        """The dials per_row to a row, their titles on as many lines as they have if wrap."""
+        per_row = min(per_row, n)
+        rows = -(-n // per_row)
+        lines = max(p.count("\n") + 1 for p in panel_titles) if wrap else 1
+        row_height = DIAL_HEIGHT + DIAL_TITLE_LINE * lines
+        plot = rows * row_height
+        width = (1 - DIAL_GAP * (per_row - 1)) / per_row
+        axes, circles, titles = {}, [], []
+        for i, panel in enumerate(panel_titles):
+            row, col = divmod(i, per_row)
+            left, top = col * (width + DIAL_GAP), 1 - row / rows
+            x_domain, y_domain = (left, left + width), (top - 1 / rows,
+                                                        top - DIAL_TITLE_LINE * lines / plot)
+            hidden = dict(visible=False, range=[-1.15, 1.15])
+            axes[f"xaxis{_suffix(i)}"] = dict(hidden, domain=x_domain, anchor=f"y{_suffix(i)}")
+            axes[f"yaxis{_suffix(i)}"] = dict(hidden, domain=y_domain, anchor=f"x{_suffix(i)}",
+                                             scaleanchor=f"x{_suffix(i)}")
+            circles.append(dict(type="circle", xref=f"x{_suffix(i)}", yref=f"y{_suffix(i)}",
+                                x0=-1, x1=1, y0=-1, y1=1, line=dict(color="lightgray", width=1)))
+            text = ("<br>".join(plain(line.strip()) for line in panel.split("\n")) if wrap
+                    else plain(panel.replace("\n", "")))
+            titles.append(dict(text=text, x=sum(x_domain) / 2, y=y_domain[1], xref="paper",
+                               yref="paper", xanchor="center", yanchor="bottom",
+                               showarrow=False, font=dict(size=13)))
+        return layout(title, 60 + plot, min_width=DIAL_WIDTH * per_row, shapes=circles,
+                      annotations=titles, **axes)
+
+    drawn = dials(n, wrap=False)
+    if n > NARROW_DIALS:
+        drawn["meta"]["narrow"] = dials(NARROW_DIALS, wrap=True)
+    return figure(data, drawn)
+
+
+def _suffix(i: int) -> str:
+    """The i-th subplot's axis suffix: "", "2", "3", ..."""
+    return "" if i == 0 else str(i + 1)
 
 
 def line_chart(x: np.ndarray, curves: dict[str, np.ndarray], *, title: str, x_title: str,

@@ -596,14 +596,29 @@ def test_plane_view_stands_its_legend_beside_the_plot_in_a_short_window():
 def test_clock_ladder_hands_point_at_the_first_and_last_position_on_equal_dials():
     trails = pair_trajectory(np.arange(1.0, 9.0), np.arange(6), np.array([0, 2, 3]))
     directions = trails / np.linalg.norm(trails, axis=-1, keepdims=True)
-    fig = figure_json(clock_ladder(trails, ["fast", "mid", "slow"], title="t", hand_name="h",
-                                   trail_name="trail", start_name="s"))
-    dots, start, hand = fig["data"]
-    assert len(array(dots["x"])) == 3 * 6
-    for trace, k in [(start, 0), (hand, -1)]:
-        xy = np.stack([array(trace["x"]), array(trace["y"])], axis=-1).reshape(3, 3, 2)
-        np.testing.assert_allclose(xy[:, 1] - xy[:, 0], directions[:, k], atol=1e-6)
-    assert [note["text"] for note in fig["layout"]["annotations"]] == ["fast", "mid", "slow"]
+    fig = figure_json(clock_ladder(trails, ["fast: \nf", "mid: \nm", "slow: \ns"], title="t",
+                                   hand_name="h", trail_name="trail", start_name="s"))
+    keys, dials = fig["data"][:3], fig["data"][3:]
+    assert [key["name"] for key in keys] == ["trail", "s", "h"]
+    assert all(array(key["y"]).tolist() == [None] for key in keys)  # the legend's, no data
+    assert len(dials) == 3 * 3
+    for n, (dots, start, hand) in enumerate(zip(*[iter(dials)] * 3, strict=True)):
+        axes = {trace["xaxis"] for trace in (dots, start, hand)}
+        assert axes == {"x" if n == 0 else f"x{n + 1}"}  # one dial, one pair of axes
+        np.testing.assert_allclose(np.stack([array(dots["x"]), array(dots["y"])], axis=-1),
+                                   directions[n], atol=1e-6)
+        for trace, k in [(start, 0), (hand, -1)]:
+            xy = np.stack([array(trace["x"]), array(trace["y"])], axis=-1)
+            np.testing.assert_allclose(xy[:2], [[0, 0], directions[n, k]], atol=1e-6)
+        assert dots["name"].startswith(["fast: f", "mid: m", "slow: s"][n])
+    layout = fig["layout"]
+    assert [note["text"] for note in layout["annotations"]] == ["fast: f", "mid: m", "slow: s"]
+    assert layout["yaxis2"]["scaleanchor"] == "x2"  # every dial a circle
+    narrow = layout["meta"]["narrow"]  # two to a row on a phone, each title on two lines
+    assert [note["text"] for note in narrow["annotations"]] == [
+        "fast:<br>f", "mid:<br>m", "slow:<br>s"]
+    assert narrow["xaxis3"]["domain"] == narrow["xaxis"]["domain"]  # under the first dial
+    assert narrow["meta"]["min_width"] < layout["meta"]["min_width"]
 
 
 def test_line_chart_draws_each_curve_in_order_with_its_marks():
