@@ -140,26 +140,3 @@ def test_a_whole_lesson_by_keyboard_alone(server, browser):
             with rerun(page):
                 page.keyboard.press("Enter")
     page.close()
-
-
-def test_a_charts_data_table_holds_its_numbers_with_their_labels(server, browser):
-    """Scene 2's map of positions: its table names each row and column by its position (plotly
-    sends numeric labels as typed arrays); scene 6's arrows: their points, not a legend's empty
-    entries, x and y rounded alike; both under the chart's own name."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/lesson?scene=2")
-    shows_scene(page, 2, "en")
-    page.locator(".posviz-data summary").first.click()
-    table = page.locator(".posviz-data table").first
-    expect(table.locator("tbody th").nth(10)).to_have_text("10")
-    assert table.locator("thead th").all_inner_texts()[1:4] == ["0", "1", "2"]
-    page.goto(f"{server}/lesson?scene=6")
-    shows_scene(page, 6, "en")
-    page.locator(".posviz-data summary").first.click()
-    rows = page.locator(".posviz-data table").first.locator("tbody tr")
-    expect(rows.first).to_be_visible()
-    cells = [row.locator("td").all_inner_texts() for row in rows.all()]
-    assert len(cells) >= 4 and any(float(y) != 0 for _, y in cells), cells
-    digits = [v.lstrip("-").replace(".", "").lstrip("0") for row in cells for v in row]
-    assert all(len(d) <= 4 for d in digits), cells  # x rounded as y is: 4 significant digits
-    page.close()

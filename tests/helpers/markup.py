@@ -7,8 +7,6 @@ import contextlib
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.helpers.load_fixtures import CHARTS_JS, charts
-
 MARKER = "markerzeta"
 MARKUP = (f'{MARKER} <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script> '
           "**bold** `code` # head $\\frac{1}{2}$ [a](javascript:alert(1))")
@@ -16,12 +14,18 @@ MARKUP = (f'{MARKER} <img src=x onerror="window.__pwned=1"><script>window.__pwne
 WORDS = ("<", "img", "onerror", "script", "pwned", "*", "`", "#", "$", "frac", "javascript",
          "alert")
 
-# True once at most `most` of `words` are missing from the page's text and its charts' text.
-MOST_WORDS_JS = """([words, most]) => {
-  const shown = document.querySelector('[data-testid=stMain]').innerText + ' '
-    + (CHARTS)().join(' ');
+# root's text and its drawn charts' text.
+TEXT_JS = """(root) => {
+  const scope = document.querySelector(root);
+  return scope.innerText + ' ' + [...scope.querySelectorAll('.js-plotly-plot')]
+    .map((chart) => chart.textContent).join(' ');
+}"""
+
+# True once at most `most` of `words` are missing from root's text and its charts' text.
+MOST_WORDS_JS = """([root, words, most]) => {
+  const shown = (TEXT)(root);
   return words.filter((word) => !shown.includes(word)).length <= most;
-}""".replace("CHARTS", CHARTS_JS)
+}""".replace("TEXT", TEXT_JS)
 
 # What would exist only if the typed text had been run or rendered, not shown as text.
 RENDERED_JS = """() => ({
@@ -39,17 +43,23 @@ INERT = {"pwned": None, "images": 0, "scripts": 0, "bold": 0, "code": 0, "links"
          "headings": 0}
 
 
-def shown_as_text(page, where: str) -> None:
-    """No script of MARKUP ran and no element came from it; where the page shows the sentence,
-    the markup's words are there as text (a chart may thin its tick labels on a long sentence:
-    most words, not every one, and a chart redrawn at its final width a moment later may show
-    more of them)."""
+def inert(page, where: str) -> None:
+    """No script of MARKUP ran and no element came from it."""
     assert page.evaluate(RENDERED_JS) == INERT, where
-    shown = page.locator("[data-testid=stMain]").inner_text() + " ".join(charts(page))
-    if MARKER not in shown:
+
+
+def shown_as_text(page, where: str, root: str = "[data-testid=stMain]") -> None:
+    """MARKUP is inert (`inert`); where root shows the sentence, in its text or its drawn
+    charts, the markup's words are there as text (a chart may thin its tick labels on a long
+    sentence: most words, not every one, and a chart redrawn at its final width a moment later
+    may show more of them)."""
+    inert(page, where)
+    if MARKER not in page.evaluate(TEXT_JS, root):
         return
     with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function(MOST_WORDS_JS, arg=[WORDS, len(WORDS) // 4], timeout=15_000)
-    shown = page.locator("[data-testid=stMain]").inner_text() + " ".join(charts(page))
+        page.wait_for_function(MOST_WORDS_JS, arg=[root, WORDS, len(WORDS) // 4],
+                               timeout=15_000)
+    shown = page.evaluate(TEXT_JS, root)
     missing = [word for word in WORDS if word not in shown]
     assert len(missing) <= len(WORDS) // 4, f"{where} shows no {missing} as text"
+

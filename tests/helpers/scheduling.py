@@ -9,7 +9,8 @@ Four kinds of test:
   only once every other worker has finished (`wait_for_the_others`);
 - **a module of its own**: a module marked `server` starts servers of its own and mostly waits
   on them (a follower's held request, a report interval), and so do the browser modules in
-  `OWN_MODULES` (the screen sweep, the accessibility audit, a Redis stopped under a server):
+  `OWN_MODULES` (the screen sweep, the accessibility audit, a Redis stopped under a server;
+  the viewer's check, which needs no server):
   its tests are one unit, run in order on whichever worker is free, beside the servers' worker
   (the servers' unit alone took as long as the rest of the suite); a test parametrized by
   screen (the sweep's) goes in a unit of its module and screen (a projector's takes
@@ -36,8 +37,10 @@ SERVERS = "servers"
 ALONE = "alone"
 ALONE_MODULES = ("test_deploy.py",)
 """Modules whose tests run with the machine to themselves."""
-OWN_MODULES = ("test_browser_screens.py", "test_rooms_down.py", "test_browser_a11y.py")
-"""Browser modules that start their own servers: a unit of their own, not the servers'."""
+OWN_MODULES = ("test_browser_screens.py", "test_rooms_down.py", "test_browser_a11y.py",
+               "test_viewer_screens.py", "test_viewer_charts.py")
+"""Browser modules that start their own servers (or need none): a unit of their own, not the
+servers'."""
 
 OTHERS_WAIT = 600  # seconds an alone test waits for the other workers at most
 

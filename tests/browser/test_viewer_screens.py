@@ -1,0 +1,112 @@
+"""Every chart of every page and of every scene of the guided lesson, checked where the viewer draws
+it (static/viewer.js with static/chart.js: a room's screens, the offline files, the lecture's
+report), on the three screens a room uses, in English with a long sentence and in Chinese with
+刚想到了, in the light and the dark theme.
+
+Every page's document and every scene (its answer shown) go into one offline file per language,
+made by the code that makes the app's downloads (ui.documents.offline_html); the projector's
+figures are the ones presentation mode sends it, enlarged for the room. The file is opened from
+disk, with no network, in headless Chromium at the screen's size, its main column and its
+columns as wide as Streamlit's on that screen (tests/helpers/screens.py: a rule the screen sweep
+holds Streamlit to), every chart drawn, then in the other theme drawn again. In each theme no
+chart may have a label overlapping another, text cut off or smaller than the screen's minimum,
+or plots side by side out of line (tests/helpers/drawn.py); no formula may be unreadable or cut
+off, no chart may scroll sideways without saying so, no title may break inside an equation or a
+bracket, and no tool bar button may speak another language (tests/helpers/chart_text.py); every
+chart's text must be in the page's colours. Every chart is named, described and has a data
+table that opens with its numbers headed in the reader's words, its drawing hidden from screen
+readers; the file asks nothing of any host and logs no script error.
+
+Under CI a screenshot is kept of each part of the file with a finding only; elsewhere of every
+part, in test-artifacts/viewer/.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.helpers.axe import DESCRIBED_JS
+from tests.helpers.chart_text import VIEWER_FORMULA, chart_text
+from tests.helpers.drawn import problems
+from tests.helpers.screens import SCREENS, WIDTHS_JS, Screen
+from tests.helpers.viewer import DOCUMENT, drawn_whole, every_view, opened, tabled, views
+from ui.i18n import lang_tag
+
+pytestmark = pytest.mark.browser
+
+LONG = ("the quick brown fox jumps over the lazy dog while the old cat watches it from a warm "
+        "sunny window seat")
+SENTENCES = {"en": LONG, "zh": "刚想到了"}  # the screen sweep's (test_browser_screens.py)
+SHOTS = ROOT / "test-artifacts" / "viewer"
+CI = os.environ.get("CI") == "true"
+VIEWS = [name for name, *_ in views()]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Each language's file, as it is drawn on a desk or a phone and on a projector."""
+    folder = tmp_path_factory.mktemp("viewer")
+    made = {}
+    for lang, sentence in SENTENCES.items():
+        for room in (False, True):
+            html, where = every_view({"text": sentence}, lang, room)
+            path = folder / f"{lang}{'-room' if room else ''}.html"
+            path.write_text(html, encoding="utf-8")
+            made[lang, room] = path, where
+    return made
+
+
+def checked(page, screen: Screen, lang: str, where: dict[str, str]) -> dict[str, list[str]]:
+    """What is wrong with the drawn file, by chart (or by view, for its formulas)."""
+    found: dict[str, list[str]] = {}
+    for line in problems(page, screen.min_font):
+        found.setdefault(line.split(":")[0].split(" and ")[0], []).append(line)
+    for name, drawn, rule in page.evaluate(WIDTHS_JS, [DOCUMENT, screen.rule()]):
+        found.setdefault(name, []).append(
+            f"{name}: drawn {drawn:.1f} px wide, where the app gives it {rule:.1f}")
+    for n, view in enumerate(VIEWS, start=1):
+        if said := chart_text(page, f"#scene-{n}", lang, VIEWER_FORMULA):
+            found.setdefault(view, []).extend(said)
+    return found
+
+
+def shot(page, name: str, path: Path) -> None:
+    """A picture of a chart (or as much of it as the window holds), or of a view's top."""
+    where = (page.locator(f".posviz-chart[data-name='{name}']") if name not in VIEWS
+             else page.locator(f"#scene-{VIEWS.index(name) + 1}"))
+    where.scroll_into_view_if_needed()
+    box = where.bounding_box()
+    size = page.viewport_size
+    top, bottom = max(box["y"], 0), min(box["y"] + box["height"], size["height"])
+    page.screenshot(path=path, clip={"x": 0, "y": top, "width": size["width"],
+                                     "height": max(bottom - top, 1)})
+
+
+@pytest.mark.parametrize("lang", list(SENTENCES))
+@pytest.mark.parametrize("screen", SCREENS, ids=[s.name for s in SCREENS])
+def test_every_chart_of_every_view_is_legible_where_the_viewer_draws_it(browser, files, screen,
+                                                                        lang):
+    """Every page and scene of one language on one screen, in the light theme, then the dark."""
+    path, where = files[lang, screen.room]
+    said: list[str] = []
+    context, page = opened(browser, screen, path, said)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for theme in ("light", "dark"):
+        page.emulate_media(color_scheme=theme)
+        drawn_whole(page)
+        found = checked(page, screen, lang, where)
+        for name in found if CI else [*found, *(where if theme == "light" else [])]:
+            shot(page, name, SHOTS / f"{screen.name}-{lang}-{theme}-{name}.png")
+        said += [f"{screen.name}, {lang}, {theme}, {where.get(name, name)}: {line}"
+                 for name, lines in found.items() for line in lines]
+    said += [f"{screen.name}, {lang}: {finding['help']}: "
+             f"{[node['target'] for node in finding['nodes']]}"
+             for finding in page.evaluate(DESCRIBED_JS, [lang_tag(lang)])]
+    said += [f"{screen.name}, {lang}, {where[line.split(':')[0]]}: {line}"
+             for line in tabled(page, lang)]
+    context.close()
+    assert not said, "\n".join(said)
