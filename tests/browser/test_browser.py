@@ -1,4 +1,6 @@
-"""The running app in headless Chromium, driven the way a lecturer uses it."""
+"""The running app in headless Chromium, driven the way a lecturer uses it. (The walk through
+every page by the sidebar's links, with markup typed as the sentence, is the screen sweep's
+desk walk: tests/browser/test_browser_screens.py.)"""
 
 import os
 import re
@@ -8,7 +10,6 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from posviz.tokens import tokenize
 from tests.conftest import PAGES, ROOT
 from tests.helpers.load_fixtures import (
     CHART_BOXES,
@@ -18,80 +19,12 @@ from tests.helpers.load_fixtures import (
     nav_click,
     rerun,
     settle,
+    shows,
 )
-from tests.helpers.markup import MARKUP, shown_as_text
 from ui import page_name
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
-
-FIRST = "the cat saw the dog"
-TYPED = f"刚 {MARKUP}"  # 64 tokens: not cut
-
-
-def shows(page, typed: str, position: bool, where: str) -> None:
-    """The sidebar shows this sentence and switch (waiting a little for a redraw)."""
-    box = page.locator(SENTENCE_BOX)
-    switch = page.locator("[data-testid=stSidebar] input[type=checkbox]").first
-    expect(box, f"sentence on {where}").to_have_value(typed, timeout=10_000)
-    (expect(switch, f"switch on {where}").to_be_checked if position else
-     expect(switch, f"switch on {where}").not_to_be_checked)(timeout=10_000)
-
-
-def test_sentence_and_language_survive_every_route(server, browser):
-    """Deep link, typing, every nav link, a reload and the language switch keep the state; the
-    typed sentence is markup, shown as text on every page, never run or rendered."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    lesson = page_name(ROOT / PAGES[0])
-
-    page.goto(f"{server}/{lesson}?text={quote(FIRST)}")
-    settle(page)
-    assert_healthy(page, "deep link")
-    shows(page, FIRST, True, "deep link")
-    assert page.get_by_text(text(f"{lesson}.title", "en")).count() >= 1
-
-    box = page.locator(SENTENCE_BOX)
-    box.fill(TYPED)
-    with rerun(page):
-        box.press("Enter")
-    shows(page, TYPED, True, "typing")
-    tokens = tokenize(TYPED)
-    expect(page.locator("[data-testid=stSidebar] [data-testid=stCaptionContainer]").first
-           ).to_have_text(text("common.n_tokens", "en", n=len(tokens)))
-    shown_as_text(page, "typing")
-    with rerun(page):
-        page.locator("[data-testid=stSidebar] [data-testid=stCheckbox]").first.click()
-    shows(page, TYPED, False, "the switch")
-
-    for name in ["home", *(page_name(ROOT / p) for p in PAGES)]:
-        nav_click(page, text(f"{name}.nav", "en"))
-        charts_drawn(page)
-        assert_healthy(page, name)
-        shows(page, TYPED, False, name)
-        shown_as_text(page, name)
-        if name == "home":
-            chips = page.locator(".posviz-chip").all_inner_texts()[:len(tokens)]
-            assert [chip.split("\u00a0", 1)[1] for chip in chips] == tokens
-
-    page.reload()
-    settle(page)
-    assert_healthy(page, "reload")
-    shows(page, TYPED, False, "reload")
-
-    with rerun(page):
-        page.locator("[data-testid=stSidebar] label", has_text="简体中文").click()
-    assert page.get_by_text(text("common.sentence", "zh"), exact=True).count() >= 1
-    nav_click(page, text("home.nav", "zh"))
-    assert_healthy(page, "home in Chinese")
-    shows(page, TYPED, False, "home in Chinese")
-    assert page.get_by_text(text("home.lessons", "zh"), exact=True).count() >= 1
-    for name in (page_name(ROOT / p) for p in PAGES):
-        nav_click(page, text(f"{name}.nav", "zh"))
-        charts_drawn(page)
-        assert_healthy(page, f"{name} in Chinese")
-        shows(page, TYPED, False, f"{name} in Chinese")
-        shown_as_text(page, f"{name} in Chinese")
-    page.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -1,4 +1,6 @@
-"""The guided lesson in headless Chromium: a lecturer clicks through every scene and back."""
+"""The guided lesson in headless Chromium: a link to a scene, the clicker and the keyboard. (Next
+through every scene and Previous back, in both languages, are the screen sweep's desk walk:
+tests/browser/test_browser_screens.py.)"""
 
 import re
 
@@ -29,29 +31,6 @@ def shows_scene(page, n: int, lang: str) -> None:
     settle(page)
     assert charts_drawn(page) >= 1, f"scene {n} drew no chart"
     assert_healthy(page, f"scene {n} in {lang}")
-
-
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_next_and_previous_step_through_every_scene(server, browser, lang):
-    """From a link to scene 1, the next button reaches every scene in order (each in the URL)
-    and the previous button comes back; a revealed answer is hidden again on return."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/lesson?scene=1&lang={lang}")
-    shows_scene(page, 1, lang)
-    page.locator("[data-testid=stMain] [data-testid=stCheckbox]").first.click()
-    expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
-    for n in range(2, len(SCENES) + 1):
-        page.locator(".st-key-lesson_next button").click()  # scrolled down to, at the foot
-        shows_scene(page, n, lang)
-        assert f"scene={n}" in page.url
-        page.wait_for_function(AT_TOP)  # the new scene opens at its top
-    assert page.locator(".st-key-lesson_next").count() == 0
-    for n in range(len(SCENES) - 1, 0, -1):
-        page.locator(".st-key-lesson_prev button").click()
-        shows_scene(page, n, lang)
-        page.wait_for_function(AT_TOP)
-    expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
-    page.close()
 
 
 def test_a_link_to_a_scene_opens_it_and_its_full_lesson_link_keeps_the_sentence(server, browser):

@@ -1,21 +1,34 @@
-"""Every page on the three screens a room uses, in headless Chromium: a desk, a projector in
-presentation mode and a phone, in English with a long sentence and in Chinese with 刚想到了
-(the desk and the phone in the dark theme for Chinese), every scene of the guided lesson included,
-and the RoPE scene's labelled arrows again for four English tokens and eight Chinese ones.
+"""Every page and every scene of the guided lesson on the three screens a room uses, in headless
+Chromium, for what only Streamlit can break: a desk, a projector in presentation mode and a
+phone, each in English and in Chinese (the desk and the phone in the dark theme for Chinese).
+The charts themselves are checked where they are drawn, by the same chart module, on every
+screen, language and theme: tests/browser/test_viewer_screens.py.
 
-Every chart is scrolled into view and checked from its drawn SVG (tests/helpers/drawn.py): no label
-overlaps another, none is cut off, none is smaller than the screen's minimum, and no title breaks
-inside an equation, a few bracketed characters or a Chinese word. No page may show
-an exception or make the whole page scroll sideways, the browser may log no script error, and
-the server nothing at WARNING or above. The charts are drawn by posviz's own plotly.js build, and
-no page asks anything of any host but the posviz server (a lecture hall may be offline).
-Screenshots of every page stay in test-artifacts/screens/.
+No page may show an exception, make the whole page scroll sideways or be in the wrong theme;
+every chart must be as wide as its place in the page (tests/helpers/screens.py: the rule the
+viewer's check lays its charts out by); no formula may be unreadable or cut off; the browser may
+log no script error, ask no host but the posviz server (a lecture hall may be offline), and the
+server may log nothing at WARNING or above.
 
-On the desk and the phone each view is also audited for accessibility as it is drawn
-(tests/helpers/axe.py): no WCAG 2.1 A or AA violation that axe-core finds, of any impact, the
-page's lang the reader's, and every chart named, described and with a data table. The English
-walk is in the light theme and the Chinese walk in the dark one, so every view is checked whole
-in both themes. Each audit's findings and timings are left in test-artifacts/a11y/.
+Charts are left undrawn (each keeps its place at the height it would be drawn at), but for
+the projector's lesson: every scene opens at its top with its first figure whole in the window,
+and the charts drawn there (a scene's figure fitted to the window, which only presentation mode
+does) are checked from their drawn SVG (tests/helpers/drawn.py), drawn by posviz's own plotly.js
+build, their tool bars in the page's language. On the desk and the phone each view is audited
+for accessibility (tests/helpers/axe.py: no WCAG 2.1 A or AA violation that axe-core finds, of
+any impact, the page's lang the reader's, every chart named, described and with a data table),
+the English walk in the light theme and the Chinese walk in the dark one. On the phone the
+sidebar opens as a student opens it, without scrolling sideways.
+
+The desk walks the app as a lecturer does: from a link to the lesson it types markup as the
+sentence (nothing of it run or rendered on any page; its words in every chart's labels are
+tests/browser/test_viewer_charts.py's), switches position off, follows every link
+of the sidebar (the sentence and the switch kept on every page), steps through every scene with
+Next and back with Previous (a revealed answer hidden again), reloads, switches to Chinese in
+the sidebar and follows every link again. The phone and the projector open each page from a
+link with a long English sentence, or 刚想到了. Screenshots of every view stay in
+test-artifacts/screens/ (under CI, of a view with a finding only); each audit's findings and
+timings in test-artifacts/a11y/.
 """
 
 from __future__ import annotations
@@ -27,22 +40,29 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
+from posviz.tokens import tokenize
 from tests.conftest import PAGES, ROOT
 from tests.helpers.axe import Audits, audit, report
+from tests.helpers.chart_text import STREAMLIT_FORMULA, chart_text
 from tests.helpers.drawn import problems
 from tests.helpers.load_fixtures import (
     CHART_BOXES,
     FINISHED,
+    SENTENCE_BOX,
     TITLED_JS,
+    nav_click,
     page_url,
     rerun,
     route_name,
     serving,
+    settle,
+    shows,
     still,
 )
-from tests.helpers.screens import DARK_JS, SCREENS, Screen
-from tests.helpers.words import broken_words
+from tests.helpers.markup import MARKUP, inert
+from tests.helpers.screens import DARK_JS, SCREENS, WIDTHS_JS, Screen
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -50,9 +70,8 @@ pytestmark = pytest.mark.browser
 LONG = ("the quick brown fox jumps over the lazy dog while the old cat watches it from a warm "
         "sunny window seat")
 SENTENCES = {"en": LONG, "zh": "刚想到了"}
-# Scene 6's arrows carry their tokens' labels up to eight tokens (the long sentence leaves them
-# to hover): drawn again with the other length in each language, four tokens and eight.
-LABELLED = {"en": "the cat sat down", "zh": "刚想到了一个办法"}
+FIRST = "the cat saw the dog"  # the desk's link to the lesson
+TYPED = f"刚 {MARKUP}"  # what the desk types: 64 tokens, not cut
 LESSON = "pages/0_lesson.py"
 SCENES = 11
 SHOTS = ROOT / "test-artifacts" / "screens"
@@ -61,7 +80,19 @@ AUDITS = ROOT / "test-artifacts" / "a11y"
 PLOTLY_JS = "4.1.1"  # the version of posviz's own plotly.js build (static/plotly-posviz.min.js)
 DARK = {("desk", "zh"), ("phone", "zh")}  # walked in the dark theme (the audit's other half)
 AUDITED = ("desk", "phone")  # the screens whose views are audited for accessibility
+DRAWN = ("projector",)  # screens whose lesson scenes' charts are drawn (fitted to the window
+# there only: presentation mode); elsewhere the viewer's check draws them
 CI = os.environ.get("CI") == "true"
+MAIN = "[data-testid=stMainBlockContainer]"
+
+# The page's charts left undrawn: the chart element (static/chart.js) is given, instead of
+# posviz's plotly.js, one that draws nothing, so that each chart still takes its place at the
+# size it would be drawn at and follows its column as a drawn chart does.
+UNDRAWN_JS = """window.Plotly = { version: 'undrawn', react: (div) => {
+  div.classList.add('js-plotly-plot');
+  return Promise.resolve(div);
+} };
+window.posvizPlotly = Promise.resolve(window.Plotly);"""
 
 # A deep link such as /attention makes Streamlit's frontend look for its server one folder up
 # first: it asks /attention/_stcore/health and /attention/_stcore/host-config, gets 404s (the
@@ -74,67 +105,20 @@ CI = os.environ.get("CI") == "true"
 BASE_URL_PROBE = re.compile(r"^https?://[^/]+/[^/]+/_stcore/(health|host-config)$")
 
 # True once the script has finished, every element is in place (no loading skeleton, nothing
-# left over from the run before), and every chart on the page is drawn at the width it has now
-# (a chart draws when it comes near the window, and redraws when its width changes): scrolls
-# to the first chart that is not.
+# left over from the run before), every chart is placed at the width it has now, and the
+# charts in the window are drawn (or left undrawn: UNDRAWN_JS).
 SETTLED_JS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
   if (!document.querySelector('FINISHED') || !main
       || main.querySelector('[data-testid=stSkeleton], [data-stale=true]')
       || [...document.querySelectorAll('CHART_BOXES')].some((b) => !b.querySelector(
         '.posviz-chart'))) return false;
-  const waiting = [...main.querySelectorAll('.posviz-chart')]
-    .filter((c) => c.offsetParent !== null && (c.posvizPending || !c.posvizConfig
-                   || !c.classList.contains('js-plotly-plot') || c.posvizWidth !== c.clientWidth));
-  if (waiting.length) waiting[0].scrollIntoView({ block: 'center' });
-  return !waiting.length;
+  return [...main.querySelectorAll('.posviz-chart')].filter((c) => c.offsetParent !== null)
+    .every((c) => c.posvizWidth === c.clientWidth && (c.getBoundingClientRect().top > innerHeight
+      || (!c.posvizPending && !!c.posvizConfig && c.classList.contains('js-plotly-plot'))));
 }""".replace("FINISHED", FINISHED).replace("CHART_BOXES", CHART_BOXES)
 
 PLOTS = "[data-testid=stMain] .js-plotly-plot .draglayer"  # every chart's plot areas
-
-# The page's formulas that KaTeX could not read, and those wider than their line (a phone
-# would hide their end: a formula is set smaller until it fits).
-FORMULAS_JS = """() => {
-  const formulas = [...document.querySelectorAll('[data-testid=stMain] .katex')];
-  const broken = document.querySelectorAll('[data-testid=stMain] .katex-error').length;
-  const cut = formulas.map((f) => f.closest('[data-testid=stMarkdownContainer]'))
-    .filter((box) => box && box.scrollWidth > box.clientWidth + 1).length;
-  return [broken, cut];
-}"""
-
-# Charts wider than their column by more than a few pixels (they scroll sideways: static/chart.js's
-# SLIGHT) that do not say so, chart and axis titles with a line broken inside an equation
-# ("d =" at a line's end, "= 16" at the next one's start) or inside a few bracketed characters
-# ("查询（位" above "置）"), and the lines of every title drawn on more than one (read for a
-# Chinese word broken in two: tests/helpers/words.py).
-CHART_TEXT_JS = r"""() => {
-  const charts = [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
-    .filter((c) => c.offsetParent !== null && c.clientWidth > c.parentElement.clientWidth + 24);
-  const silent = charts.filter((c) => {
-    const cue = c.parentElement.querySelector('.posviz-scroll-cue');
-    return !cue || !cue.offsetHeight || !cue.textContent.trim();
-  }).length;
-  const group = /[(\[（［【〈《「『〔]([^()\[\]（）［］【】〈〉《》「」『』〔〕]*)$/;
-  const rest = /^([^()\[\]（）［］【】〈〉《》「」『』〔〕]*)[)\]）］】〉》」』〕]/;
-  const titles = [...document.querySelectorAll(
-    '[data-testid=stMain] .gtitle, [data-testid=stMain] text[class$=title]')]
-    .map((t) => [...t.querySelectorAll('tspan.line')].map((l) => l.textContent.trim()))
-    .filter((lines) => lines.length > 1);
-  const broken = titles.flatMap((lines) => lines.flatMap((line, i) => {
-    const next = lines[i + 1] || '', opened = line.match(group), closed = next.match(rest);
-    const split = opened && closed && [...opened[1] + closed[1]].length <= 6;
-    return /\s=$|^=\s/.test(line) || split ? [split ? `${line} / ${next}` : line] : [];
-  }));
-  return [silent, broken, titles];
-}"""
-
-# The titles of the charts' tool bar buttons not in the page's language: English ones on a
-# Chinese page (plotly.js's own words, "Zoom", "Pan", ...), Chinese ones on an English page.
-TOOLBAR_WORDS_JS = """([lang]) => {
-  const chinese = /[\u4e00-\u9fff]/;
-  return [...document.querySelectorAll('[data-testid=stMain] .modebar-btn[data-title]')]
-    .map((b) => b.dataset.title).filter((t) => chinese.test(t) !== (lang === 'zh'));
-}"""
 
 # A page just opened (a lesson's new scene): the window at the top of the page, and with an
 # edge the page's first chart drawn with that edge inside the window ("top": it shows; on a
@@ -160,7 +144,7 @@ FITTED_JS = """() => {
 }"""
 
 # Each drawn chart's width, its column's and its least, for a failure's message.
-WIDTHS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
+DRAWN_WIDTHS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] .posviz-chart')]
   .filter((c) => c.offsetParent !== null).map((c) => [c.dataset.name,
     c.querySelector('.main-svg')?.getBoundingClientRect().width, c.parentElement.clientWidth,
     c.style.minWidth, !!c.posvizPending])"""
@@ -194,14 +178,18 @@ def loud(lines: list[str]) -> list[str]:
 
 
 class Sweep:
-    """One browser tab on one screen in one language, and everything wrong it has seen."""
+    """One browser tab on one screen, and everything wrong it has seen."""
 
-    def __init__(self, page, base: str, screen: Screen, lang: str, dark: bool,
-                 folder: Path) -> None:
-        self.page, self.base, self.screen, self.lang = page, base, screen, lang
-        self.dark, self.folder = dark, folder
+    def __init__(self, browser, base: str, screen: Screen, folder: Path) -> None:
+        self.base, self.screen, self.folder = base, screen, folder
+        self.context = screen.context(browser, dark=False)
+        self.page = page = self.context.new_page()
+        self.drawn = screen.name in DRAWN
+        page.add_init_script(f"if (!location.pathname.endsWith('/lesson')) {{ {UNDRAWN_JS} }}"
+                             if self.drawn else UNDRAWN_JS)
+        self.lang, self.dark = "en", False
         self.found: list[str] = []
-        self.audits = Audits(page, screen, dark) if screen.name in AUDITED else None
+        self.audits = Audits(page, screen) if screen.name in AUDITED else None
         page.on("pageerror", lambda err: self.found.append(f"script error: {err}"))
         page.on("console", self._console)
         page.on("request", self._request)
@@ -216,6 +204,13 @@ class Sweep:
         if message.type == "error" and not ("404" in message.text and BASE_URL_PROBE.search(url)):
             self.found.append(f"console error: {message.text} ({url})")
 
+    def speak(self, lang: str) -> None:
+        """Walk on in lang, in its theme on this screen (DARK)."""
+        self.lang, self.dark = lang, (self.screen.name, lang) in DARK
+        self.page.emulate_media(color_scheme="dark" if self.dark else "light")
+        if self.audits:
+            self.audits.dark = self.dark
+
     def open(self, route: str | None, **query: str) -> None:
         name = route_name(route)
         self.page.goto(page_url(self.base, route, {"text": SENTENCES[self.lang],
@@ -224,48 +219,34 @@ class Sweep:
         self.page.wait_for_function(TITLED_JS, arg=[text(f"{name}.title", self.lang)],
                                     timeout=60_000)
 
-    def scene_shown(self, where: str) -> None:
-        """Wait until a lesson scene just opened is at its top, its first chart whole in the
-        window on a projector (else say so)."""
-        projector = self.screen.name == "projector"
-        try:
-            self.page.wait_for_function(SCENE_SHOWN_JS, arg=["bottom" if projector else None],
-                                        timeout=20_000, polling=100)
-        except PlaywrightTimeout:
-            self.found.append(f"{self.screen.name}, {self.lang}, {where}: not at the top"
-                              + " with its first chart whole in the window" * projector)
-
     def check(self, where: str) -> None:
-        """Draw every chart in view of the reader, check them all, keep a screenshot (under CI,
-        of a view with a finding only: the whole-page pictures are a tenth of the sweep's
-        browser time), audit the view (on an audited screen), and bring the window back to the
-        screen's size."""
+        """Check the view as the reader sees it (on a screen whose charts are drawn, the charts
+        in the window drawn), keep a screenshot (under CI, of a view with a finding only: the
+        whole-page pictures are a tenth of the sweep's browser time), audit the view (on an
+        audited screen), and bring the window back to the screen's size."""
         page, before = self.page, len(self.found)
         page.wait_for_function(SETTLED_JS, timeout=60_000, polling=100)
-        still(page, PLOTS)  # the last chart's own redraws (margins that grow)
+        drawn = self.drawn and where.startswith("lesson-")
+        if drawn:
+            still(page, PLOTS)  # the charts' own redraws (margins that grow)
         said = f"{self.screen.name}, {self.lang}, {where}"
         if page.locator("[data-testid=stException]").count():
             self.found.append(f"{said}: the page shows an exception")
-        if where != "home":
+        if drawn:
             if not page.locator("[data-testid=stMain] .js-plotly-plot").count():
                 self.found.append(f"{said}: no chart drawn")
             if (plotly := page.evaluate("window.Plotly && window.Plotly.version")) != PLOTLY_JS:
                 self.found.append(f"{said}: plotly.js {plotly}, not posviz's own {PLOTLY_JS}")
         if page.evaluate(DARK_JS) != self.dark:
             self.found.append(f"{said}: not in the {'dark' if self.dark else 'light'} theme")
-        self.found += [f"{said}: {problem}" for problem in problems(page, self.screen.min_font)]
-        broken, cut = page.evaluate(FORMULAS_JS)
-        if broken or cut:
-            self.found.append(f"{said}: {broken} formulas KaTeX cannot read, {cut} cut off")
-        silent, split, titles = page.evaluate(CHART_TEXT_JS)
-        if silent or split:
-            self.found.append(f"{said}: {silent} charts scroll sideways without a cue, titles "
-                              f"broken inside an equation or a bracket: {split}")
-        if inside := [broken for lines in titles for broken in broken_words(lines)]:
-            self.found.append(f"{said}: titles broken inside a Chinese word: {inside}")
-        if foreign := page.evaluate(TOOLBAR_WORDS_JS, [self.lang]):
-            self.found.append(f"{said}: tool bar buttons not in the page's language: "
-                              f"{sorted(set(foreign))}")
+        self.found += [f"{said}: {name}: {drawn:.1f} px wide, the rule says {rule:.1f}"
+                       for name, drawn, rule in page.evaluate(WIDTHS_JS,
+                                                              [MAIN, self.screen.rule()])]
+        if drawn:
+            self.found += [f"{said}: {problem}"
+                           for problem in problems(page, self.screen.min_font)]
+        self.found += [f"{said}: {found}" for found in chart_text(
+            page, "[data-testid=stMain]", self.lang, STREAMLIT_FORMULA)]
         if (wider := page.evaluate(SIDEWAYS_JS)) > 1:
             self.found.append(f"{said}: the page scrolls sideways by {wider} px")
         if not CI or len(self.found) > before:
@@ -274,11 +255,48 @@ class Sweep:
             audit([self.audits], where, self.lang, both=False)
         page.set_viewport_size({"width": self.screen.width, "height": self.screen.height})
 
+    def lesson(self, back: bool = False) -> None:
+        """The guided lesson from scene 1, each scene checked as Next reaches it (in its
+        address, at its top; on the projector, its first figure whole in the window); with
+        back, scene 1's answer revealed first, and Previous back to scene 1, where the answer
+        is hidden again."""
+        page, projector = self.page, self.screen.name == "projector"
+        expect(page.locator("[data-testid=stMain] h2").first).to_have_text(
+            re.compile(r"^1\. "), timeout=30_000)
+        for scene in range(1, SCENES + 1):
+            if scene > 1:
+                self.turn(".st-key-lesson_next", scene)
+            try:
+                page.wait_for_function(SCENE_SHOWN_JS, arg=["bottom" if projector else None],
+                                       timeout=20_000, polling=100)
+            except PlaywrightTimeout:
+                self.found.append(f"{self.screen.name}, {self.lang}, scene {scene}: not at the "
+                                  "top" + " with its first chart whole in the window" * projector)
+            if back and scene == 1:  # its answer, hidden again when Previous comes back
+                with rerun(page):
+                    page.locator("[data-testid=stMain] [data-testid=stCheckbox]").first.click()
+                expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
+            self.check(f"lesson-{scene}")
+        assert page.locator(".st-key-lesson_next").count() == 0, "a Next after the last scene"
+        if back:
+            for scene in range(SCENES - 1, 0, -1):
+                self.turn(".st-key-lesson_prev", scene)
+                page.wait_for_function(SCENE_SHOWN_JS, arg=[None], timeout=20_000)
+                assert page.locator("[data-testid=stException]").count() == 0, f"scene {scene}"
+            expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
+
+    def turn(self, button: str, scene: int) -> None:
+        """Press Next or Previous (scrolled down to, at the page's foot) and wait for scene."""
+        with rerun(self.page):
+            self.page.locator(f"{button} button").click()
+        self.page.locator("[data-testid=stMain] h2", has_text=f"{scene}. ").first.wait_for()
+        assert f"scene={scene}" in self.page.url, self.page.url
+
     def audited(self) -> None:
         """What the audits found, in the sweep's findings and in test-artifacts/a11y/."""
         if not self.audits:
             return
-        found, name = self.audits.found, f"{self.screen.name}-{self.lang}"
+        found, name = self.audits.found, self.screen.name
         AUDITS.mkdir(parents=True, exist_ok=True)
         (AUDITS / f"{name}.json").write_text(json.dumps(
             {"audits": self.audits.timings, "violations": found}, ensure_ascii=False, indent=1),
@@ -299,42 +317,85 @@ class Sweep:
         page.screenshot(path=self.folder / f"{screen.name}-{self.lang}-{where}.jpg", quality=70)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+def walk_as_a_lecturer(sweep: Sweep) -> None:
+    """The desk's walk (the module's docstring)."""
+    page = sweep.page
+    page.goto(page_url(sweep.base, LESSON, {"scene": "1", "text": FIRST}))
+    settle(page)
+    shows(page, FIRST, True, "a link")
+    box = page.locator(SENTENCE_BOX)
+    box.fill(TYPED)
+    with rerun(page):
+        box.press("Enter")
+    shows(page, TYPED, True, "typing")
+    tokens = tokenize(TYPED)
+    expect(page.locator("[data-testid=stSidebar] [data-testid=stCaptionContainer]").first
+           ).to_have_text(text("common.n_tokens", "en", n=len(tokens)))
+    with rerun(page):
+        page.locator("[data-testid=stSidebar] [data-testid=stCheckbox]").first.click()
+    shows(page, TYPED, False, "the switch")
+    for lang in ("en", "zh"):
+        if lang == "zh":
+            page.reload()
+            settle(page)
+            shows(page, TYPED, False, "reload")
+            with rerun(page):
+                page.locator("[data-testid=stSidebar] label", has_text="简体中文").click()
+            sweep.speak("zh")
+        for route in [None, *PAGES]:
+            name = route_name(route)
+            nav_click(page, text(f"{name}.nav", lang))
+            if route == LESSON:
+                sweep.lesson(back=True)
+            else:
+                sweep.check(name)
+            shows(page, TYPED, False, f"{name} in {lang}")
+            inert(page, f"{name} in {lang}")
+            if name == "home" and lang == "en":
+                chips = page.locator(".posviz-chip").all_inner_texts()[:len(tokens)]
+                assert [chip.split("\u00a0", 1)[1] for chip in chips] == tokens
+            if name == "home" and lang == "zh":
+                expect(page.get_by_text(text("home.lessons", "zh"), exact=True).first
+                       ).to_be_visible()
+
+
+def walk_from_links(sweep: Sweep) -> None:
+    """The phone's and the projector's walk: each page opened from a link, in each language;
+    on the phone, then the sidebar opened as a student opens it."""
+    for lang in SENTENCES:
+        sweep.speak(lang)
+        for route in [None, *PAGES]:
+            if route == LESSON:
+                sweep.open(route, scene="1")
+                sweep.lesson()
+            else:
+                sweep.open(route)
+                sweep.check(route_name(route))
+        if sweep.screen.phone:
+            page = sweep.page
+            page.locator("[data-testid=stExpandSidebarButton]").click()
+            page.locator("[data-testid=stSidebar]").wait_for()
+            still(page, "[data-testid=stSidebar]")  # slid all the way in
+            sidebar = page.locator("[data-testid=stSidebarContent]")
+            if sidebar.evaluate("(bar) => bar.scrollWidth - bar.clientWidth") > 1:
+                sweep.found.append(f"phone, {lang}: the sidebar scrolls sideways")
+            sweep.screenshot("sidebar")
+            page.locator("[data-testid=stSidebarCollapseButton] button").click()
+            page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(
+                state="attached")
+
+
 @pytest.mark.parametrize("screen", SCREENS, ids=[s.name for s in SCREENS])
-def test_every_chart_on_every_page_is_legible_on_the_screen(logged, browser, screen, lang):
-    """Each page (each scene of the lesson) with every chart drawn: nothing overlaps, nothing is
-    cut off, no text too small, no exception, no script error, and a quiet server; on a desk
-    and a phone, no accessibility violation in either theme."""
+def test_every_page_and_scene_on_the_screen(logged, browser, screen):
+    """Each page (each scene of the lesson) in both languages: no exception, no page scrolling
+    sideways, the theme, every chart as wide as its place, no script error, a quiet server; on
+    the projector, each scene's figure whole in the window and the drawn charts legible; on a
+    desk and a phone, no accessibility violation in either theme."""
     base, log = logged
     logged_before = log.read_text("utf-8", errors="replace").count("\n")
-    dark = (screen.name, lang) in DARK
-    context = screen.context(browser, dark)
-    sweep = Sweep(context.new_page(), base, screen, lang, dark, SHOTS)
-    for route in [None, *PAGES]:
-        if route == LESSON:
-            sweep.open(route, scene="1")
-            for scene in range(1, SCENES + 1):
-                if scene > 1:
-                    sweep.page.locator(".st-key-lesson_next button").click()
-                    heading = f"{scene}. "
-                    sweep.page.locator("[data-testid=stMain] h2", has_text=heading).first.wait_for()
-                sweep.scene_shown(f"lesson-{scene}")
-                sweep.check(f"lesson-{scene}")
-            sweep.open(route, scene="6", text=LABELLED[lang])
-            sweep.scene_shown("lesson-6-labelled")
-            sweep.check("lesson-6-labelled")
-        else:
-            sweep.open(route)
-            sweep.check(route_name(route))
-    if screen.phone:  # the sidebar, opened as a student does
-        sweep.page.locator("[data-testid=stExpandSidebarButton]").click()
-        sweep.page.locator("[data-testid=stSidebar]").wait_for()
-        still(sweep.page, "[data-testid=stSidebar]")  # slid all the way in
-        sidebar = sweep.page.locator("[data-testid=stSidebarContent]")
-        if sidebar.evaluate("(bar) => bar.scrollWidth - bar.clientWidth") > 1:
-            sweep.found.append(f"phone, {lang}: the sidebar scrolls sideways")
-        sweep.screenshot("sidebar")
-    context.close()
+    sweep = Sweep(browser, base, screen, SHOTS)
+    (walk_as_a_lecturer if screen.name == "desk" else walk_from_links)(sweep)
+    sweep.context.close()
     sweep.audited()
     said = loud(log.read_text("utf-8", errors="replace").splitlines()[logged_before:])
     assert not sweep.found and not said, "\n".join(sweep.found + [f"server: {s}" for s in said])
@@ -382,7 +443,7 @@ def test_charts_follow_their_column_when_it_changes(logged, browser):
         try:
             page.wait_for_function(FITTED_JS, timeout=30_000, polling=100)
         except PlaywrightTimeout:
-            widths = page.evaluate(WIDTHS_JS)
+            widths = page.evaluate(DRAWN_WIDTHS_JS)
             raise AssertionError(f"after {after}, charts not at their columns' widths: "
                                  f"{widths}") from None
 

@@ -21,6 +21,7 @@ from typing import TypeVar
 from urllib.parse import urlencode
 
 import websockets
+from playwright.sync_api import expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -499,6 +500,15 @@ def charts_drawn(page) -> int:
         return !waiting.length;
     }""".replace("CHART_BOXES", CHART_BOXES), timeout=ARRIVES_MS, polling=100)
     return page.locator(".posviz-chart").count()
+
+
+def shows(page, typed: str, position: bool, where: str) -> None:
+    """The sidebar shows this sentence and switch (waiting a little for a redraw)."""
+    box = page.locator(SENTENCE_BOX)
+    switch = page.locator("[data-testid=stSidebar] input[type=checkbox]").first
+    expect(box, f"sentence on {where}").to_have_value(typed, timeout=10_000)
+    (expect(switch, f"switch on {where}").to_be_checked if position else
+     expect(switch, f"switch on {where}").not_to_be_checked)(timeout=10_000)
 
 
 def assert_healthy(page, where: str) -> None:
