@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import scheduling
+from tests.helpers import apptest, scheduling
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py"))
@@ -34,6 +34,8 @@ def pytest_testnodedown(node, error) -> None:
 
 def pytest_configure(config) -> None:
     scheduling.share_a_folder(config)
+    apptest.scan_components_once()
+    apptest.compile_each_script_once()
 
 
 def pytest_unconfigure(config) -> None:
