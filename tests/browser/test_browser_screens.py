@@ -217,7 +217,7 @@ class Sweep:
                                                    "lang": self.lang, **self.screen.query,
                                                    **query}))
         self.page.wait_for_function(TITLED_JS, arg=[text(f"{name}.title", self.lang)],
-                                    timeout=60_000)
+                                    timeout=60_000, polling=100)
 
     def check(self, where: str) -> None:
         """Check the view as the reader sees it (on a screen whose charts are drawn, the charts
@@ -281,7 +281,7 @@ class Sweep:
         if back:
             for scene in range(SCENES - 1, 0, -1):
                 self.turn(".st-key-lesson_prev", scene)
-                page.wait_for_function(SCENE_SHOWN_JS, arg=[None], timeout=20_000)
+                page.wait_for_function(SCENE_SHOWN_JS, arg=[None], timeout=20_000, polling=100)
                 assert page.locator("[data-testid=stException]").count() == 0, f"scene {scene}"
             expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
 
