@@ -14,6 +14,7 @@ from tests.conftest import PAGES, ROOT
 from tests.helpers.load_fixtures import (
     CHART_BOXES,
     SENTENCE_BOX,
+    UNDRAWN_JS,
     assert_healthy,
     charts_drawn,
     nav_click,
@@ -62,6 +63,7 @@ def test_a_prepared_link_restores_the_view_and_keeps_it_on_the_next_page(server,
     first click in the sidebar (a fresh session) keeps it."""
     names = [page_name(ROOT / p) for p in PAGES]
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.add_init_script(UNDRAWN_JS)  # the view's settings, not its charts
     for name, following in zip(names, [*names[1:], "home"], strict=True):
         page.goto(f"{server}/{name}?text={quote('了到想刚')}&lang=zh&pos=false")
         settle(page)

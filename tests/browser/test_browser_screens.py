@@ -52,6 +52,7 @@ from tests.helpers.load_fixtures import (
     FINISHED,
     SENTENCE_BOX,
     TITLED_JS,
+    UNDRAWN_JS,
     nav_click,
     page_url,
     rerun,
@@ -84,15 +85,6 @@ DRAWN = ("projector",)  # screens whose lesson scenes' charts are drawn (fitted 
 # there only: presentation mode); elsewhere the viewer's check draws them
 CI = os.environ.get("CI") == "true"
 MAIN = "[data-testid=stMainBlockContainer]"
-
-# The page's charts left undrawn: the chart element (static/chart.js) is given, instead of
-# posviz's plotly.js, one that draws nothing, so that each chart still takes its place at the
-# size it would be drawn at and follows its column as a drawn chart does.
-UNDRAWN_JS = """window.Plotly = { version: 'undrawn', react: (div) => {
-  div.classList.add('js-plotly-plot');
-  return Promise.resolve(div);
-} };
-window.posvizPlotly = Promise.resolve(window.Plotly);"""
 
 # A deep link such as /attention makes Streamlit's frontend look for its server one folder up
 # first: it asks /attention/_stcore/health and /attention/_stcore/host-config, gets 404s (the

@@ -42,6 +42,16 @@ CHART_BOXES = "[data-testid=stMain] .stBidiComponent:not(:has(.posviz-tick))"
 # The sidebar's sentence box, by its key (the sidebar holds other text boxes: a room's join box).
 SENTENCE_BOX = "[data-testid=stSidebar] .st-key-text input"
 
+# A page's charts left undrawn (add_init_script, for a test that looks at no chart): the chart
+# element (static/chart.js) is given, instead of posviz's plotly.js, one that draws nothing, so
+# that each chart still takes its place at the size it would be drawn at and follows its column
+# as a drawn chart does.
+UNDRAWN_JS = """window.Plotly = { version: 'undrawn', react: (div) => {
+  div.classList.add('js-plotly-plot');
+  return Promise.resolve(div);
+} };
+window.posvizPlotly = Promise.resolve(window.Plotly);"""
+
 # True once the script is not running, the page has its title, no element is still loading or
 # left over from the run before, and a new view is no longer held at its top (static/view.js
 # scrolls it there on every frame until its layout is still: a click meanwhile, on a button
