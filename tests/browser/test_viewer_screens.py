@@ -1,7 +1,8 @@
 """Every chart of every page and of every scene of the guided lesson, checked where the viewer draws
 it (static/viewer.js with static/chart.js: a room's screens, the offline files, the lecture's
 report), on the three screens a room uses, in English with a long sentence and in Chinese with
-刚想到了, in the light and the dark theme.
+刚想到了 (and the RoPE scene's labelled arrows again, with four English tokens and eight Chinese
+ones), in the light and the dark theme.
 
 Every page's document and every scene (its answer shown) go into one offline file per language,
 made by the code that makes the app's downloads (ui.documents.offline_html); the projector's
@@ -11,12 +12,12 @@ columns as wide as Streamlit's on that screen (tests/helpers/screens.py: a rule 
 holds Streamlit to), every chart drawn, then in the other theme drawn again. In each theme no
 chart may have a label overlapping another, text cut off or smaller than the screen's minimum,
 or plots side by side out of line (tests/helpers/drawn.py); no formula may be unreadable or cut
-off, no chart may scroll sideways without saying so, no title may break inside an equation or a
-bracket, and no tool bar button may speak another language (tests/helpers/chart_text.py); every
-chart's text must be in the page's colours. Every chart is named and described, its drawing
-hidden from screen readers; on the phone (a chart's table is the same on every screen) every
-data table opens with its numbers, headed in the reader's words. The file asks nothing of any
-host and logs no script error.
+off, no chart may scroll sideways without saying so, no title may break inside an equation, a
+bracket or a Chinese word, and no tool bar button may speak another language
+(tests/helpers/chart_text.py); every chart's text must be in the page's colours. Every chart is
+named and described, its drawing hidden from screen readers; on the phone (a chart's table is
+the same on every screen) every data table opens with its numbers, headed in the reader's
+words. The file asks nothing of any host and logs no script error.
 
 A picture of each chart with a finding is kept in test-artifacts/viewer/ (elsewhere than under
 CI, of every chart, in the light theme).
@@ -34,7 +35,15 @@ from tests.helpers.axe import DESCRIBED_JS
 from tests.helpers.chart_text import VIEWER_FORMULA, chart_text
 from tests.helpers.drawn import problems
 from tests.helpers.screens import SCREENS, WIDTHS_JS, Screen
-from tests.helpers.viewer import DOCUMENT, drawn_whole, every_view, opened, tabled, views
+from tests.helpers.viewer import (
+    DOCUMENT,
+    LABELLED,
+    drawn_whole,
+    every_view,
+    opened,
+    tabled,
+    views,
+)
 from ui.i18n import lang_tag
 
 pytestmark = pytest.mark.browser
@@ -44,7 +53,7 @@ LONG = ("the quick brown fox jumps over the lazy dog while the old cat watches i
 SENTENCES = {"en": LONG, "zh": "刚想到了"}  # the screen sweep's phone and projector walks
 SHOTS = ROOT / "test-artifacts" / "viewer"
 CI = os.environ.get("CI") == "true"
-VIEWS = [name for name, *_ in views()]
+VIEWS = [name for name, *_ in views(LABELLED["en"])]
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +63,7 @@ def files(tmp_path_factory):
     made = {}
     for lang, sentence in SENTENCES.items():
         for room in (False, True):
-            html, where = every_view({"text": sentence}, lang, room)
+            html, where = every_view({"text": sentence}, lang, room, labelled=True)
             path = folder / f"{lang}{'-room' if room else ''}.html"
             path.write_text(html, encoding="utf-8")
             made[lang, room] = path, where

@@ -26,29 +26,39 @@ DOCUMENT = "#posviz-viewer"  # the viewer's document; part n of a file is #scene
 STREAMLIT_MEDIA = Path(streamlit.__file__).parent / "static" / "static" / "media"
 
 
-def views() -> list[tuple[str, str, dict[str, str]]]:
-    """Every view a page or a scene shows: its name, its page and its settings."""
+LABELLED = {"en": "the cat sat down", "zh": "刚想到了一个办法"}
+"""Scene 6's arrows carry their tokens' labels up to eight tokens (a long sentence leaves them
+to hover): drawn again with the other length in each language, four tokens and eight."""
+
+
+def views(labelled: str | None = None) -> list[tuple[str, str, dict[str, str]]]:
+    """Every view a page or a scene shows: its name, its page and its own settings; with
+    labelled (a sentence of LABELLED), scene 6 again with that sentence."""
     out = []
     for page in documents.pages():
         if page == documents.LESSON:
             out += [(f"lesson-{n}", page, {"scene": str(n)})
                     for n in range(1, len(documents.scenes()) + 1)]
+            if labelled:
+                out.append(("lesson-6-labelled", page, {"scene": "6", "text": labelled}))
         else:
             out.append((page, page, {}))
     return out
 
 
-def every_view(settings: Mapping[str, str], lang: str,
-               room: bool = False) -> tuple[str, dict[str, str]]:
+def every_view(settings: Mapping[str, str], lang: str, room: bool = False,
+               labelled: bool = False) -> tuple[str, dict[str, str]]:
     """One offline file of every view (views()) with these shared settings (the sentence, the
     switch) in lang, each view a part of its own (#scene-1, ...); room: its figures enlarged
     for the room, as presentation mode sends them. Returns the file and the view each chart is
     in, by the chart's name."""
     made, where = [], {}
-    for name, page, own in views():
+    for name, page, own in views(LABELLED[lang] if labelled else None):
         blocks = documents.blocks(page, urlencode(dict(settings) | own), lang)
         for block in walk(blocks):
             if block["t"] == "chart":
+                if block["name"] in where:  # a view shown twice: its charts named apart
+                    block["name"] = f"{block['name']}-{name}"
                 where[block["name"]] = name
                 if room:
                     block["figure"] = json.dumps(for_the_room(json.loads(block["figure"])))
