@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from posviz import ports
 from tests.conftest import ROOT
 from tests.helpers.controls import ROUTES, at_extreme, numeric_controls, opened
 from tests.helpers.figure_data import chart_specs
@@ -108,6 +109,16 @@ def agree(at: AppTest, page: str, lang: str, revealed: frozenset[str] = frozense
     return made
 
 
+@pytest.mark.parametrize("bug", [bug.key for bug in ports.bugs()])
+def test_every_bug_of_the_clinic_is_titled_in_listed_words(bug):
+    """Each bug the clinic offers titles its maps in words words.js lists, on a Chinese page."""
+    blocks = documents.blocks("today", urlencode({"bug": bug, "text": "刚想到了"}), "zh")
+    titles = [title for block in walk(blocks) if block["t"] == "chart"
+              for title in wrapped_titles(json.loads(block["figure"]))]
+    assert any(text(f"schemes.bug.{bug}.name", "zh") in title for title in titles)
+    assert not [title for title in titles if unlisted(title)], [unlisted(t) for t in titles]
+
+
 def recording(at: AppTest) -> AppTest:
     at.session_state["posviz_record"] = True
     return at.run()
@@ -136,6 +147,7 @@ MOVED = {  # a link with every control of a page away from its default, as a lec
                   "attention_layers": 3, "attention_order": "shuffle", "attention_seed": 5,
                   "attention_keep_last": True},
     "models": {"models_scheme": "rope", "models_seed": 2},
+    "today": {"bug": "v4_yarn_on_sliding"},
 }
 
 
