@@ -28,6 +28,9 @@ With that switch off, the first attention layer must read the tokens before the 
 bag; a model whose first layer still tells their order apart is refused ("unread"): posviz
 would otherwise call position off something that is not.
 
+A run has a third state beside position on and off: the model run as a buggy port of it runs
+it (`read(..., port=...)`, the ports of posviz.ported).
+
 This module keeps nothing between calls: a program that reads often keeps its loaded models
 and runs itself (the app: ui.cached.real).
 """
@@ -40,15 +43,19 @@ import math
 import re
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from posviz.alibi import alibi_slopes
 from posviz.permutation import check_order
+
+if TYPE_CHECKING:
+    from posviz.ported import Port
 
 FLOAT_BYTES = 4  # float32 on the CPU
 OVERHEAD = 1.25  # memory beside the weights: activations, the tokenizer, Python
@@ -904,19 +911,23 @@ def _position(loaded: Loaded, on: bool, ids) -> Iterator[dict]:
         delattr(base, name)
 
 
-def read(loaded: Loaded, text: str, position: bool = True, k: int = 5) -> Reading:
+def read(loaded: Loaded, text: str, position: bool = True, k: int = 5,
+         port: Port | None = None) -> Reading:
     """The model's attention, its layers' outputs and its k likeliest next tokens on the
-    sentence, in one run."""
+    sentence, in one run (as a buggy port of it runs it, if port is given: posviz.ported)."""
     ids, pieces, total = encode(loaded, text)
-    return Reading(pieces, total, *run(loaded, ids, position, k))
+    return Reading(pieces, total, *run(loaded, ids, position, k, port))
 
 
-def run(loaded: Loaded, ids: list[int], position: bool, k: int = 5
+def run(loaded: Loaded, ids: list[int], position: bool, k: int = 5, port: Port | None = None
         ) -> tuple[np.ndarray, np.ndarray, list[list[Guess]]]:
     """One run on token ids: attention (attention layers, heads, T, T), outputs (layers, T, D)
-    and the top k next tokens at each position."""
+    and the top k next tokens at each position; with port (one of posviz.ported.ports(loaded)),
+    the model changed for the run as the port runs it, and put back after."""
     import torch
 
+    if port is not None and loaded.no_position is not None:
+        raise ValueError("posviz's own models run no port")
     if not ids:
         scheme = loaded.scheme
         heads = (loaded.model.config.n_heads if loaded.no_position is not None
@@ -928,7 +939,8 @@ def run(loaded: Loaded, ids: list[int], position: bool, k: int = 5
     tensor = torch.tensor([ids])
     args = {"input_ids": tensor, "attention_mask": torch.ones_like(tensor),
             "output_attentions": True, "output_hidden_states": True}
-    with loaded.lock, torch.inference_mode(), _position(loaded, position, ids) as extra:
+    with loaded.lock, torch.inference_mode(), _position(loaded, position, ids) as extra, \
+            (port.applied() if port is not None else nullcontext()):
         out = loaded.model(**args, **extra)
     given = list(out.attentions)
     maps = [given[i] for i in (loaded.drawn if loaded.drawn is not None else range(len(given)))]
