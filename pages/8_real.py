@@ -1,11 +1,12 @@
 """A real model: a language model from this computer reads the typed sentence with its own
-tokenizer; its attention and next-token guesses with position on and off. The lecturer picks
-the model (ui.lecturer); a student reads one the lecturer has opened."""
+tokenizer; its attention and next-token guesses with position on and off, and beside a buggy
+port's run where a bug of the port-bug clinic applies (posviz.ported). The lecturer picks the
+model (ui.lecturer); a student reads one the lecturer has opened."""
 
 import numpy as np
 
 import ui
-from posviz import pretrained
+from posviz import ported, ports, pretrained
 from posviz.figures.attention import map_grid, twin_maps
 from posviz.tokens import token_labels
 from ui import orders
@@ -13,6 +14,7 @@ from ui.cached import real
 from ui.lecturer import is_lecturer
 from ui.markup import literal
 from ui.summary import number
+from ui.today.tables import report_link
 
 COMMAND = "hf download HuggingFaceTB/SmolLM2-135M"  # a small model into the cache (~270 MB)
 SLOPES_SHOWN = 8
@@ -140,6 +142,69 @@ def other_order(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained
              s.t("real.without"): list(map(share, off.gaps)),
              s.t("real.without_last"): list(map(share, off.last_gaps))})
     d.caption(s.t("real.gaps_caption"))
+
+
+def port_numbers(port: ported.Port, s: ui.Settings) -> dict[str, object]:
+    """What a port's description names: its layers and its numbers on this model."""
+    n = port.numbers
+    said = {"layers": layer_list(port.layers, s)}
+    if port.bug == "halves_as_pairs":
+        return said | {"widths": s.t("real.scheme.list_sep").join(map(str, n["widths"]))}
+    if port.bug == "one_base":
+        return said | {"base": f"{n['base']:,.0f}", "bases": s.t("real.scheme.and").join(
+            f"{literal(kind)} {base:,.0f}" for kind, base in n["own"].items())}
+    return said | {"kind": literal(n["kind"] or ""), "turned": n["turned"],
+                   "half": n["half"], "width": n["width"], "lanes": 2 * n["turned"],
+                   "still": n["half"] - n["turned"], "base": f"{n['base']:,.0f}"}
+
+
+def port_clinic(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded,
+                on: pretrained.Reading, labels: list[str], numbers: list[int], layer: int,
+                head: int) -> None:
+    """The model's own run beside a buggy port's, for each bug of the clinic that applies to
+    the model transformers built; the bug's public reports. Nothing if none applies."""
+    try:
+        found = {p.key: p for p in held.ports(loaded)}
+    except pretrained.Refused as refused:  # the run that finds them, watched by hooks
+        d.error(s.t("real.port_fails", detail=literal(refused.detail)))
+        return
+    if not found:
+        return
+    d.subheader(s.t("real.port_head"))
+    d.markdown(s.t("real.port_intro"))
+    key = d.coded_radio(s.t("real.port_label"), list(found), key="real_port",
+                        format_func=lambda k: s.t(f"real.port.{found[k].bug}.name",
+                                                  base=f"{found[k].numbers.get('base', 0):,.0f}"))
+    port = found[key]
+    d.markdown(s.t(f"real.port.{port.bug}.what", **port_numbers(port, s)))
+    try:
+        wrong = held.read(loaded, s.text, port=port)
+    except pretrained.Refused as refused:  # the model's own code, run with the port's change
+        d.error(s.t("real.port_fails", detail=literal(refused.detail)))
+        return
+    n = len(on.pieces)
+    maps = np.stack([on.weights[layer - 1, head - 1], wrong.weights[layer - 1, head - 1]])
+    d.chart(map_grid(maps, np.tril(np.ones((n, n), dtype=bool)), labels,
+                     [s.t("real.port_own"), s.t("real.port_wrong")],
+                     title=s.t("real.port_title", layer=numbers[layer - 1], head=head),
+                     x_title=s.t("real.key"), y_title=s.t("real.query"),
+                     value_name=s.t("real.weight"), n_cols=2), "real_port_maps")
+    if numbers[layer - 1] - 1 not in port.layers:
+        d.caption(s.t("real.port_same_layer", layer=numbers[layer - 1]))
+    change = np.abs(wrong.weights - on.weights)
+    d.metric(s.t("real.port_largest"), number(float(change.max())))
+    if change.max() > 0:
+        where = np.unravel_index(np.argmax(change), change.shape)
+        d.caption(s.t("real.port_at", layer=numbers[where[0]], head=where[1] + 1, q=where[2],
+                      k=where[3], own=f"{on.weights[where]:.3f}",
+                      wrong=f"{wrong.weights[where]:.3f}"))
+    reported = d.container(border=True)
+    reported.markdown(s.t(f"real.port.{port.bug}.found_in"))
+    for report in (r for table in port.reports for r in ports.reports(table)):
+        reported.markdown(s.t(f"schemes.role.{report['role']}", link=report_link(report["url"]))
+                          + (" " + s.t("schemes.figure", figure=report["figure"])
+                             if "figure" in report else ""))
+        reported.caption(literal(report["quote"]))
 
 
 def share(x: float) -> str:
@@ -273,6 +338,7 @@ def draw(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded
                       q=where[2], k=where[3]))
     d.caption(s.t("real.maps_caption"))
     other_order(d, s, held, loaded, on.pieces, labels, layer, numbers[layer - 1], head)
+    port_clinic(d, s, held, loaded, on, labels, numbers, layer, head)
 
     d.subheader(s.t("real.next_head"))
     d.text_table({s.t("real.position_col"): labels,

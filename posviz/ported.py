@@ -287,7 +287,8 @@ def _buffers(model, kind: str | None) -> list[tuple[object, str, object]]:
 def ports(loaded: pretrained.Loaded) -> tuple[Port, ...]:
     """The clinic's bugs that apply to a loaded transformers model, in REPORTS' order
     (one_base once per base), each ready to run (`pretrained.read(..., port=...)`); () for a
-    model without RoPE and for posviz's own models. Runs the model once."""
+    model without RoPE and for posviz's own models. Runs the model once (Refused, "fails", if
+    that run fails)."""
     import torch
 
     scheme = loaded.scheme
@@ -296,8 +297,12 @@ def ports(loaded: pretrained.Loaded) -> tuple[Port, ...]:
     model = loaded.model
     config = model.config.get_text_config()
     vocab = int(getattr(config, "vocab_size", 0) or model.get_input_embeddings().num_embeddings)
-    with loaded.lock, torch.inference_mode():
-        given, calls, probe, namespaces = _given(model, [i % vocab for i in pretrained.PROBE])
+    try:
+        with loaded.lock, torch.inference_mode():
+            given, calls, probe, namespaces = _given(model,
+                                                     [i % vocab for i in pretrained.PROBE])
+    except Exception as err:  # transformers' own run, watched by hooks
+        raise pretrained.Refused("fails", pretrained._first_line(err)) from err
     if len(probe.modules) != len(probe.layers):
         return ()
     by_layer = dict(zip(probe.layers, probe.modules, strict=True))

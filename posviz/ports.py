@@ -163,6 +163,12 @@ def quoted(key: str) -> dict[str, float]:
     return dict(lanes=b.width, base=value(b.model, "rope_theta"))
 
 
+def named(url: str) -> str:
+    """A report as people name it: owner/repo #number (a GitHub issue or pull request)."""
+    owner, repo, _, number = url.removeprefix("https://github.com/").split("/")[:4]
+    return f"{owner}/{repo} #{number}"
+
+
 # ---- the sentence a bug is run on ------------------------------------------------------------
 
 def sequence(tokens: list[str], image: bool) -> tuple[list[str], np.ndarray]:

@@ -12,13 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from transformers import BloomConfig, GPT2Config, LlamaConfig
 
-from posviz import pretrained
+from posviz import ported, ports, pretrained
 from posviz.figures.common import as_array as array
 from posviz.tokens import token_labels
 from tests.helpers.controls import opened
 from tests.helpers.figure_data import chart_specs, value_traces
 from tests.helpers.hf_models import into_cache, saved, tokenizer
 from tests.helpers.hostile import HOSTILE, check, from_document
+from tests.helpers.words import unlisted, wrapped_titles
 from ui import documents
 from ui.blocks import walk
 from ui.cached import real
@@ -291,17 +292,20 @@ def test_a_start_of_text_token_stays_in_place_and_a_typed_order_is_checked(on_th
     assert at.text_input(key="real_typed").value == "0 0 1"  # what was typed stays
     at.text_input(key="real_typed").set_value(" ".join(map(str, range(n)))).run()
     assert text("attention.nothing_moved", "en") in [i.value for i in at.info]
-    assert len(chart_specs(at)) == 1  # nothing to compare: no second chart
+    charts = [b["name"] for b in walk(at.session_state["posviz_doc"]) if b["t"] == "chart"]
+    assert "real_twin" not in charts  # nothing to compare: no map of another order
 
 
-def test_every_hostile_input_through_a_byte_level_tokenizer(on_this_machine):
-    """The whole hostile corpus read by a transformers model and its byte-level tokenizer
-    (with a start-of-text token) through the page's document: calm, every piece's text is the
-    sentence's own characters, and nothing typed reaches Markdown."""
+@pytest.mark.parametrize("half", [0, 1])
+def test_every_hostile_input_through_a_byte_level_tokenizer(on_this_machine, half):
+    """The whole hostile corpus (in two halves: each document runs the model five times) read
+    by a transformers model and its byte-level tokenizer (with a start-of-text token) through
+    the page's document: calm, every piece's text is the sentence's own characters, and
+    nothing typed reaches Markdown."""
     model = loaded("llama-with-start", on_this_machine)
     page("llama-with-start")  # the lecturer opens it: a document (nobody's) may read it
     prose = from_document(documents.drawn("real", {"model": ["llama-with-start"]}, "en"))
-    for typed in HOSTILE:
+    for typed in HOSTILE[half::2]:
         made = documents.drawn("real", {"text": [typed], "model": ["llama-with-start"]}, "en",
                                frozenset())
         check(f"real on {typed[:40]!r}", typed, "en", from_document(made), prose["rendered"],
@@ -499,3 +503,120 @@ def test_a_next_token_shown_holds_no_glyph_a_font_draws_as_a_box(token):
     shown_ = _module("pages/8_real.py").spelled(pretrained.Guess(decoded, raw, 0.5),
                                                 __import__("ui").shared.settings({}, "en"))
     assert "\ufffd" not in shown_ and all(ch.isprintable() for ch in shown_)
+
+
+def port_reports(key: str) -> list[dict]:
+    return [r for table in ported.REPORTS[key] for r in ports.reports(table)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_llama_runs_beside_its_buggy_port_with_the_bugs_public_report(on_this_machine, lang):
+    """A Llama pairs split halves: the page offers that bug alone, and shows the model's own
+    map and the port's (posviz.ported, tests/engine/test_ported.py: transformers with the
+    port's rotation) at the layer and head the sliders pick, the largest change over every
+    layer and head and its place, and the report that found the bug; a Chinese chart title
+    is made of listed words."""
+    sentence = "the quick brown fox 刚想到了"
+    at = page("posviz-test/tiny-llama", sentence, lang)
+    model = loaded("posviz-test/tiny-llama")
+    [port] = ported.ports(model)
+    assert at.radio(key="real_port").options == [text("real.port.halves_as_pairs.name", lang)]
+    at.slider(key="real_layer").set_value(2).run()
+    at.slider(key="real_head").set_value(3).run()
+    assert not at.exception
+    on, wrong = pretrained.read(model, sentence), pretrained.read(model, sentence, port=port)
+    figure = chart_specs(at)[-1]
+    maps = [array(t["z"]) for t in value_traces(figure["data"])]
+    for shown, want in zip(maps, (on.weights[1, 2], wrong.weights[1, 2]), strict=True):
+        seen = ~np.isnan(shown)
+        np.testing.assert_allclose(shown[seen], want[seen], rtol=1e-6)
+    assert not np.allclose(maps[0], maps[1], equal_nan=True)
+    assert text("real.port_title", lang, layer=2, head=3) == figure["layout"]["title"]["text"]
+    assert not unlisted(" ".join(wrapped_titles(figure)))
+    change = np.abs(wrong.weights - on.weights)
+    where = np.unravel_index(np.argmax(change), change.shape)
+    assert change.max() > 1e-3
+    assert [m.value for m in at.metric if m.label == text("real.port_largest", lang)] == [
+        number(float(change.max()))]
+    assert text("real.port_at", lang, layer=where[0] + 1, head=where[1] + 1, q=where[2],
+                k=where[3], own=f"{on.weights[where]:.3f}",
+                wrong=f"{wrong.weights[where]:.3f}") in [c.value for c in at.caption]
+    said = [m.value for m in at.markdown]
+    assert text("real.port.halves_as_pairs.what", lang, layers=text(
+        "real.scheme.layer_many", lang, n=text("real.scheme.list_sep", lang).join("12")),
+        widths="8") in said
+    [report] = port_reports("halves_as_pairs")
+    assert any(f"({report['url']})" in m and report["figure"] in m for m in said)
+    assert ports.named(report["url"]) == "ohdearquant/lattice #96"
+
+
+def test_a_gemma_4_offers_its_five_bugs_and_a_model_without_rope_none(on_this_machine,
+                                                                       tmp_path):
+    """A Gemma 4 (sliding layers at one base, a proportional global layer at another): split
+    halves, its two proportional bugs, one base for every layer twice; a layer the port turns
+    as the model does is said to be so. GPT-2 (a learned table) gets no such section."""
+    from transformers import Gemma4TextConfig
+
+    folder = saved(Gemma4TextConfig(vocab_size=len(tokenizer()), hidden_size=32,
+                                    intermediate_size=64, num_hidden_layers=6,
+                                    num_attention_heads=4, num_key_value_heads=2, head_dim=16,
+                                    global_head_dim=32, bos_token_id=0, eos_token_id=0,
+                                    pad_token_id=0), tmp_path / "gemma4")
+    sentence = "the quick brown fox"
+    for lang in ("en", "zh"):
+        at = page(str(folder), sentence, lang)
+        assert at.radio(key="real_port").options == [
+            text(f"real.port.{bug}.name", lang, base=base) for bug, base in (
+                ("halves_as_pairs", ""), ("gemma4_prefix", ""), ("gemma4_whole", ""),
+                ("one_base", "10,000"), ("one_base", "1,000,000"))]
+    model = loaded(str(folder))
+    whole = {p.key: p for p in ported.ports(model)}["gemma4_whole"]
+    at.radio(key="real_port").set_value("gemma4_whole").run()
+    assert not at.exception
+    said = [m.value for m in at.markdown]
+    assert text("real.port.gemma4_whole.what", "zh", layers=text(
+        "real.scheme.layer_one", "zh", n=6), kind="full\\_attention", turned=4, half=16,
+        width=32, base="1,000,000", still=12) in said
+    assert text("real.port_same_layer", "zh", layer=1) in [c.value for c in at.caption]
+    wrong = pretrained.read(model, sentence, port=whole)
+    shown = [array(t["z"]) for t in value_traces(chart_specs(at)[-1]["data"])][1]
+    seen = ~np.isnan(shown)
+    np.testing.assert_allclose(shown[seen], wrong.weights[0, 0][seen], rtol=1e-6)
+    at = page("gpt2")
+    assert text("real.port_head", "en") not in [s.value for s in at.subheader]
+
+
+def test_a_document_shows_a_port_only_of_a_model_the_lecturer_opened(machine, tmp_path):
+    """A room's screen or a file (a document, nobody's) names a model: before the lecturer
+    opens it, one refusal and no port; after, the model's run beside its port's, as the
+    lecturer's page shows it."""
+    ids = {"vocab_size": len(tokenizer()), "bos_token_id": 0, "eos_token_id": 0}
+    folder = str(saved(LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                   num_attention_heads=4, num_key_value_heads=2, **ids),
+                       tmp_path / "llama"))
+    query = {"model": [folder], "text": ["the quick brown fox"]}
+    for lang in ("en", "zh"):
+        before = list(walk(documents.drawn("real", query, lang)))
+        assert [b["kind"] for b in before if b["t"] == "note"] == ["error"]
+        assert text("real.port_head", lang) not in [b.get("text") for b in before]
+    page(folder, "the quick brown fox")  # the lecturer opens it
+    for lang in ("en", "zh"):
+        after = list(walk(documents.drawn("real", query, lang)))
+        assert text("real.port_head", lang) in [b.get("text") for b in after]
+        assert text("real.port.halves_as_pairs.found_in", lang) in [b.get("text")
+                                                                   for b in after]
+        assert [b["name"] for b in after if b["t"] == "chart"][-1] == "real_port_maps"
+
+
+def test_a_port_the_model_cannot_run_is_said_and_the_rest_of_the_page_stays(on_this_machine,
+                                                                           monkeypatch):
+    """A port's run that fails (transformers' code, changed) is said in words in its place;
+    the next tokens still follow."""
+    def broken(_):
+        raise RuntimeError("the port's change does not fit")
+
+    monkeypatch.setattr(ported, "_permuted", broken)
+    at = page("posviz-test/tiny-llama", "a sentence no other test reads")
+    assert [e.value for e in at.error] == [text(
+        "real.port_fails", "en", detail=literal("RuntimeError: the port's change does not fit"))]
+    assert text("real.next_head", "en") in [h.value for h in at.subheader]

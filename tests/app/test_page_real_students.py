@@ -1,7 +1,8 @@
 """The real-model page on a real server, spoken to over its websocket from distinct loopback
 addresses as phones are (127.0.0.1 is the lecturer's own browser, 127.0.0.2 and up are
 students): a student cannot probe the lecturer's disk, load a model, or read one the lecturer has
-not opened; the lecturer types paths and opens models, and students then read those."""
+not opened; the lecturer types paths and opens models, and students then read those (a buggy
+port's run of them included)."""
 
 from __future__ import annotations
 
@@ -74,6 +75,7 @@ def test_a_student_gets_one_answer_whatever_the_path_and_loads_nothing(served):
         assert len(errors) == 1, (probe, errors)
         answers.add(errors[0])
         assert "typed-llama" not in said
+        assert text("real.port_intro", "en")[:30] not in said
     [answer] = answers
     assert answer.startswith(text("real.not_open", "en", names="")[:40])
     errors, said = visit(url, "127.0.0.40", None)  # a student's default: posviz's own
@@ -86,10 +88,12 @@ def test_the_lecturer_opens_a_typed_model_and_then_students_read_it(served):
     url, folder, typed = served
     errors, said = visit(url, LECTURER, str(typed))
     assert not errors and "typed-llama" in said
+    assert text("real.port.halves_as_pairs.found_in", "en") in said  # the port's run beside
     for k in range(3):
         errors, said = visit(url, f"127.0.0.{50 + k}", str(typed))
         assert not errors, errors
         assert "RoPE" in said
+        assert text("real.port.halves_as_pairs.found_in", "en") in said
     errors, _ = visit(url, "127.0.0.60", None)  # the opened model is a student's default
     assert not errors
     errors, _ = visit(url, "127.0.0.61", "llama")

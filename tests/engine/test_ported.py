@@ -275,9 +275,11 @@ def test_the_lanes_give_the_clinics_own_port_rotations(pairs, seed, base):
         proportional.prefix_paired_rope(x, positions, fraction, base), atol=1e-9)
 
 
-def test_a_run_that_fails_as_the_port_runs_is_refused_in_words_and_put_back(models):
-    """Whatever fails inside a port's run (transformers' own code, changed) is Refused
-    ("fails") with its first line, and the model and its code are their own again."""
+def test_a_run_that_fails_as_the_port_runs_is_refused_in_words_and_put_back(models,
+                                                                           monkeypatch):
+    """Whatever fails inside a port's run (transformers' own code, changed), or in the run
+    that finds the ports, is Refused ("fails") with its first line, and the model and its
+    code are their own again."""
     loaded = models["gemma4"]
     before = pretrained.read(loaded, SENTENCE).weights
     rotate = modeling_gemma4.rotate_half
@@ -288,3 +290,8 @@ def test_a_run_that_fails_as_the_port_runs_is_refused_in_words_and_put_back(mode
             "fails", "RuntimeError: a shape the port did not expect")
         assert modeling_gemma4.rotate_half is rotate
     np.testing.assert_array_equal(pretrained.read(loaded, SENTENCE).weights, before)
+    monkeypatch.setattr(pretrained, "_probe", lambda *_: 1 / 0)
+    with pytest.raises(pretrained.Refused) as refused:
+        ported.ports(loaded)
+    assert refused.value.detail == "ZeroDivisionError: division by zero"
+    assert modeling_gemma4.rotate_half is rotate

@@ -16,12 +16,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from posviz import pretrained
+from posviz import ported, pretrained
 from posviz.pretrained import Found, Loaded, Reading, Refused, Twin
 from ui.config import models_folder
 
 MODELS_KEPT = 2  # loaded models kept (one in use, one the lecturer came from); posviz's own apart
-RUNS_KEPT = 8  # runs kept: a page's four (position on and off, two orders) twice over
+RUNS_KEPT = 10  # runs kept: a page's five (position on and off, two orders, a port's) twice over
 
 
 class NotOpen(LookupError):
@@ -41,6 +41,7 @@ class Models:
         self._loaded: OrderedDict[str, Loaded] = OrderedDict()  # by name; most recent last
         self._own: dict[str, Loaded] = {}
         self._runs: OrderedDict[tuple, tuple] = OrderedDict()
+        self._ports: dict[int, tuple[ported.Port, ...]] = {}  # by id(loaded), as runs are
         self._lock = threading.Lock()  # the lists and the kept runs
         self._loading = threading.Lock()  # one load at a time
 
@@ -102,6 +103,7 @@ class Models:
                 while len(self._loaded) >= MODELS_KEPT:  # room first: its memory counts
                     self._loaded.popitem(last=False)
                     self._runs.clear()
+                    self._ports.clear()
             if freed:
                 gc.collect()
             loaded = pretrained.load(pretrained.card(found))
@@ -115,13 +117,23 @@ class Models:
             kept = self._own.get(found.name) or self._loaded.get(found.name)
         return kept.card if kept is not None else pretrained.card(found)
 
-    def _run(self, loaded: Loaded, ids: list[int], position: bool, k: int) -> tuple:
-        key = (id(loaded), tuple(ids), position, k)
+    def ports(self, loaded: Loaded) -> tuple[ported.Port, ...]:
+        """The clinic's bugs that apply to the model (posviz.ported.ports), found once."""
+        with self._lock:
+            if id(loaded) in self._ports:
+                return self._ports[id(loaded)]
+        found = ported.ports(loaded)
+        with self._lock:
+            return self._ports.setdefault(id(loaded), found)
+
+    def _run(self, loaded: Loaded, ids: list[int], position: bool, k: int,
+             port: ported.Port | None = None) -> tuple:
+        key = (id(loaded), tuple(ids), position, k, port.key if port is not None else None)
         with self._lock:
             if key in self._runs:
                 self._runs.move_to_end(key)
                 return self._runs[key]
-        run = pretrained.run(loaded, ids, position, k)
+        run = pretrained.run(loaded, ids, position, k, port)
         for array in run[:2]:
             array.flags.writeable = False
         with self._lock:
@@ -130,11 +142,12 @@ class Models:
                 self._runs.popitem(last=False)
         return run
 
-    def read(self, loaded: Loaded, text: str, position: bool = True, k: int = 5) -> Reading:
+    def read(self, loaded: Loaded, text: str, position: bool = True, k: int = 5,
+             port: ported.Port | None = None) -> Reading:
         """pretrained.read, its run kept (read-only) so that a page drawn again with another
-        layer or head runs nothing."""
+        layer or head runs nothing; a port's run (one of `ports(loaded)`) is kept apart."""
         ids, pieces, total = pretrained.encode(loaded, text)
-        return Reading(pieces, total, *self._run(loaded, ids, position, k))
+        return Reading(pieces, total, *self._run(loaded, ids, position, k, port))
 
     def twin(self, loaded: Loaded, text: str, order, position: bool = True
              ) -> tuple[Reading, Twin]:

@@ -3,6 +3,7 @@ sentence's tokens with how far back each stands from the last."""
 
 from __future__ import annotations
 
+from posviz import ports
 from posviz.modern import published
 from posviz.tokens import back_from_last
 from ui.doc import Doc
@@ -33,5 +34,4 @@ def back_table(d: Doc, s: Settings, columns: dict[str, list]) -> None:
 
 def report_link(url: str) -> str:
     """A report's link as Markdown, named owner/repo #number."""
-    owner, repo, _, number = url.removeprefix("https://github.com/").split("/")[:4]
-    return f"[{owner}/{repo} #{number}]({url})"
+    return f"[{ports.named(url)}]({url})"
