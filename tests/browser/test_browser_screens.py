@@ -97,18 +97,23 @@ MAIN = "[data-testid=stMainBlockContainer]"
 BASE_URL_PROBE = re.compile(r"^https?://[^/]+/[^/]+/_stcore/(health|host-config)$")
 
 # True once the script has finished, every element is in place (no loading skeleton, nothing
-# left over from the run before), every chart is placed at the width it has now, and the
-# charts in the window are drawn (or left undrawn: UNDRAWN_JS).
+# left over from the run before), the fonts have come and every formula is fitted to its line
+# at the width it has now (the page element's work: a loaded machine may measure before it),
+# every chart is placed at the width it has now, and the charts in the window are drawn (or
+# left undrawn: UNDRAWN_JS).
 SETTLED_JS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
   if (!document.querySelector('FINISHED') || !main
       || main.querySelector('[data-testid=stSkeleton], [data-stale=true]')
       || [...document.querySelectorAll('CHART_BOXES')].some((b) => !b.querySelector(
         '.posviz-chart'))) return false;
+  if (document.fonts.status !== 'loaded' || [...main.querySelectorAll(FORMULAS)]
+      .some((f) => f.offsetParent !== null && f.posvizFitWidth !== f.clientWidth)) return false;
   return [...main.querySelectorAll('.posviz-chart')].filter((c) => c.offsetParent !== null)
     .every((c) => c.posvizWidth === c.clientWidth && (c.getBoundingClientRect().top > innerHeight
       || (!c.posvizPending && !!c.posvizConfig && c.classList.contains('js-plotly-plot'))));
-}""".replace("FINISHED", FINISHED).replace("CHART_BOXES", CHART_BOXES)
+}""".replace("FINISHED", FINISHED).replace("CHART_BOXES", CHART_BOXES).replace(
+    "FORMULAS", repr(f"{STREAMLIT_FORMULA}:has(> p > .katex:only-child)"))
 
 PLOTS = "[data-testid=stMain] .js-plotly-plot .draglayer"  # every chart's plot areas
 

@@ -31,8 +31,8 @@ MOST_WORDS_JS = """([root, words, most]) => {
 RENDERED_JS = """() => ({
   pwned: window.__pwned,
   images: document.querySelectorAll('img[src="x"]').length,
-  scripts: [...document.querySelectorAll('script')].filter(
-      s => s.textContent.includes('__pwned')).length,
+  scripts: [...document.querySelectorAll('script:not([type="application/json"])')].filter(
+      s => s.textContent.includes('__pwned')).length,  // a file's data holds the text, inert
   bold: [...document.querySelectorAll('strong, b')].filter(e => e.textContent === 'bold').length,
   code: [...document.querySelectorAll('code')].filter(e => e.textContent === 'code').length,
   links: document.querySelectorAll('a[href^="javascript:"]').length,
