@@ -144,6 +144,17 @@ def other_order(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained
     d.caption(s.t("real.gaps_caption"))
 
 
+def two_maps(d: ui.Doc, s: ui.Settings, runs: tuple[pretrained.Reading, pretrained.Reading],
+             labels: list[str], layer: int, head: int, names: tuple[str, str], title: str,
+             name: str) -> None:
+    """Two runs' attention maps at one layer and head, side by side under the causal mask."""
+    n = len(runs[0].pieces)
+    maps = np.stack([run.weights[layer - 1, head - 1] for run in runs])
+    d.chart(map_grid(maps, np.tril(np.ones((n, n), dtype=bool)), labels, list(names),
+                     title=title, x_title=s.t("real.key"), y_title=s.t("real.query"),
+                     value_name=s.t("real.weight"), n_cols=2), name)
+
+
 def port_numbers(port: ported.Port, s: ui.Settings) -> dict[str, object]:
     """What a port's description names: its layers and its numbers on this model."""
     n = port.numbers
@@ -182,13 +193,8 @@ def port_clinic(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained
     except pretrained.Refused as refused:  # the model's own code, run with the port's change
         d.error(s.t("real.port_fails", detail=literal(refused.detail)))
         return
-    n = len(on.pieces)
-    maps = np.stack([on.weights[layer - 1, head - 1], wrong.weights[layer - 1, head - 1]])
-    d.chart(map_grid(maps, np.tril(np.ones((n, n), dtype=bool)), labels,
-                     [s.t("real.port_own"), s.t("real.port_wrong")],
-                     title=s.t("real.port_title", layer=numbers[layer - 1], head=head),
-                     x_title=s.t("real.key"), y_title=s.t("real.query"),
-                     value_name=s.t("real.weight"), n_cols=2), "real_port_maps")
+    two_maps(d, s, (on, wrong), labels, layer, head, (s.t("real.port_own"), s.t("real.port_wrong")),
+             s.t("real.port_title", layer=numbers[layer - 1], head=head), "real_port_maps")
     if numbers[layer - 1] - 1 not in port.layers:
         d.caption(s.t("real.port_same_layer", layer=numbers[layer - 1]))
     change = np.abs(wrong.weights - on.weights)
@@ -322,14 +328,9 @@ def draw(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded
     if numbers != list(range(1, layers + 1)):
         left.caption(s.t("real.attention_layers", n=layers, layers=loaded.scheme.layers,
                          names=s.t("real.scheme.list_sep").join(map(str, numbers))))
-    n = len(on.pieces)
     labels = token_labels([shown(p) for p in on.pieces])
-    maps = np.stack([on.weights[layer - 1, head - 1], off.weights[layer - 1, head - 1]])
-    d.chart(map_grid(maps, np.tril(np.ones((n, n), dtype=bool)), labels,
-                     [s.t("real.with"), s.t("real.without")],
-                     title=s.t("real.maps_title", layer=numbers[layer - 1], head=head),
-                     x_title=s.t("real.key"), y_title=s.t("real.query"),
-                     value_name=s.t("real.weight"), n_cols=2), "real_maps")
+    two_maps(d, s, (on, off), labels, layer, head, (s.t("real.with"), s.t("real.without")),
+             s.t("real.maps_title", layer=numbers[layer - 1], head=head), "real_maps")
     change = np.abs(on.weights - off.weights)
     where = np.unravel_index(np.argmax(change), change.shape)
     d.metric(s.t("real.difference"), number(float(change.max())))
