@@ -1,6 +1,6 @@
 """How the suite shares the machine's two cores (pytest-xdist, `-n 2`).
 
-Four kinds of test:
+Five kinds of test:
 - **servers**: every other test marked `browser` (a real server, a browser, Redis): one work
   unit, run in order on one worker, so that they share one app server and one browser (the
   session fixtures of that worker);
@@ -15,6 +15,8 @@ Four kinds of test:
   (the servers' unit alone took as long as the rest of the suite); a test parametrized by
   screen (the sweep's) goes in a unit of its module and screen (a projector's takes
   about a minute, a desk's three);
+- the tests of a module that builds real models in its module fixtures (`MODEL_MODULES`): one
+  unit, so that the models are built once;
 - every other test (unit, property and AppTest page tests): one unit each, on whichever worker
   is free, beside the servers' worker.
 
@@ -41,6 +43,9 @@ OWN_MODULES = ("test_browser_screens.py", "test_rooms_down.py", "test_browser_a1
                "test_viewer_screens.py", "test_viewer_charts.py")
 """Browser modules that start their own servers (or need none): a unit of their own, not the
 servers'."""
+MODEL_MODULES = ("test_ported.py", "test_pretrained.py", "test_page_real.py")
+"""Modules whose module fixtures build and load real models (seconds each): a unit of their
+own, so that one worker builds them once rather than every worker that runs one of its tests."""
 
 OTHERS_WAIT = 600  # seconds an alone test waits for the other workers at most
 
@@ -53,7 +58,7 @@ def group_of(item: pytest.Item) -> str | None:
         return f"own-{item.path.stem}" + (f"-{screen.name}" if screen else "")
     if item.get_closest_marker("browser"):
         return SERVERS
-    if item.get_closest_marker("server"):
+    if item.get_closest_marker("server") or item.path.name in MODEL_MODULES:
         return f"own-{item.path.stem}"
     return None
 
