@@ -239,21 +239,26 @@ def twin_maps(original: np.ndarray, aligned: np.ndarray, original_mask: np.ndarr
     columns = [(0.0, 0.27), (0.32, 0.59), (0.73, 1.0)]
     named = dict(title=title, x_title=x_title, y_title=y_title)
 
-    def scales(weights: dict, differences: dict) -> dict:
+    def scales(weights: dict, differences: dict, side: str = "top") -> dict:
         return dict(
             coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=float(top) or 1.0,
-                           colorbar=dict(title=dict(text=plain(value_name)), xanchor="left",
-                                         **weights)),
+                           colorbar=dict(title=dict(text=plain(value_name), side=side),
+                                         xanchor="left", **weights)),
             coloraxis2=dict(colorscale=DIFFERENCE_COLORS, cmin=-bound, cmax=bound,
-                            colorbar=dict(title=dict(text=plain(difference_name)),
+                            colorbar=dict(title=dict(text=plain(difference_name), side=side),
                                           xanchor="left", exponentformat="e", **differences)))
 
+    # stacked, a colour bar's title runs down its side: on top it would meet the title of the
+    # panel beside it (a phone: "difference" over "difference (new − yours)")
     shape = _stacked(
         _panels(names, panel_titles, columns, **named,
                 **scales(dict(x=0.6, len=0.9), dict(x=1.01, len=0.9))),
         names, panel_titles, **named,
-        **scales(dict(x=1.01, y=1, yanchor="top", len=0.62),
-                 dict(x=1.01, y=0, yanchor="bottom", len=0.3)))
+        **scales(dict(x=1.01, y=1, yanchor="top"), dict(x=1.01, y=0, yanchor="bottom"),
+                 side="right"))
+    narrow = shape["meta"]["narrow"]  # each bar as tall as its panels, under their titles
+    narrow["coloraxis"]["colorbar"]["len"] = 1 - narrow["yaxis2"]["domain"][0]
+    narrow["coloraxis2"]["colorbar"]["len"] = narrow["yaxis3"]["domain"][1]
     if flat_note and np.abs(difference[seen]).max(initial=0.0) < DIFFERENCE_FLOOR:
         note = dict(text=raised(plain(flat_note)), xref="x3 domain", yref="y3 domain", x=0.5,
                     y=0.5, showarrow=False, font=dict(color=FLAT_NOTE_COLOUR))
