@@ -9,7 +9,16 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import LINE_GREY, MASKED_COLOR, axis, figure, layout, masked_layer, plain
+from posviz.figures.common import (
+    COLORWAY,
+    LINE_GREY,
+    MASKED_COLOR,
+    axis,
+    figure,
+    layout,
+    masked_layer,
+    plain,
+)
 
 KIND_COLORS = {"sliding": "#999999", "csa": "#2563eb", "hca": "#d97706"}
 """DeepSeek-V4's layer kinds: sliding window only, compressed sparse, heavily compressed."""
@@ -57,13 +66,18 @@ def axis_grid(rows: dict[str, np.ndarray], axis_names: tuple[str, str, str], *, 
 
 def drift_chart(offsets: np.ndarray, curves: dict[str, np.ndarray], *, title: str,
                 x_title: str, y_title: str, threshold: float, threshold_name: str,
-                marks: dict[str, float] | None = None) -> go.Figure:
+                marks: dict[str, float] | None = None, chosen: str | None = None) -> go.Figure:
     """How far each named bug moves the scores (y, a share) against the distance between query
     and key (x, log scale), with a dashed line at the threshold and dotted vertical lines at
-    marked distances (a window, a trained length), labelled at the top."""
+    marked distances (a window, a trained length), labelled at the top. The chosen curve is
+    drawn thick and over the others, which stay thin and light, each in its own colour."""
     x = np.asarray(offsets, dtype=np.float32)
     data = [dict(type="scatter", x=x, y=np.asarray(y, dtype=np.float32), mode="lines",
-                 name=plain(name), line=dict(width=2.5)) for name, y in curves.items()]
+                 name=plain(name), line=dict(width=4 if name == chosen else 1.5,
+                                             color=COLORWAY[n % len(COLORWAY)]),
+                 opacity=1.0 if chosen in (None, name) else 0.5)
+            for n, (name, y) in enumerate(curves.items())]
+    data.sort(key=lambda trace: trace["line"]["width"] == 4)  # the chosen one on top
     shapes = [dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=threshold,
                    y1=threshold, line=dict(color=LINE_GREY, dash="dash", width=1))]
     notes = [dict(text=plain(threshold_name), xref="paper", yref="y", x=0, xanchor="left",

@@ -153,14 +153,28 @@ def test_the_whole_width_ports_text_counts_the_pairs_it_should_have_left_still()
             in found)
 
 
+def drift_lines(lang: str, bug: str) -> dict[str, dict]:
+    """The drift chart's lines with bug chosen, by name, in the order drawn."""
+    drift = json.loads(next(b["figure"] for b in chart_blocks(blocks(
+        "today", f"text=the cat sat on the mat&bug={bug}", lang))
+        if b["name"] == "today_clinic_drift"))
+    return {t["name"]: t for t in drift["data"] if t["type"] == "scatter"}
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_drift_chart_draws_each_bugs_drift_under_its_short_name(lang):
-    sentence = "the cat sat on the mat"
-    drift = json.loads(next(b["figure"] for b in chart_blocks(blocks(
-        "today", f"text={sentence}", lang)) if b["name"] == "today_clinic_drift"))
-    lines = [t for t in drift["data"] if t["type"] == "scatter"]
-    assert [t["name"] for t in lines] == [text(f"schemes.bug.{b.key}.short", lang)
-                                          for b in ports.bugs()]
+    chosen = ports.bugs()[-1]
+    drawn = drift_lines(lang, chosen.key)
+    named = {b.key: text(f"schemes.bug.{b.key}.short", lang) for b in ports.bugs()}
+    assert sorted(drawn) == sorted(named.values())
+    assert list(drawn)[-1] == named[chosen.key], "the chosen bug's line over the others"
+    assert [drawn[named[b.key]]["line"]["width"] > 1.5 for b in ports.bugs()] == [
+        b is chosen for b in ports.bugs()]
+    other = drift_lines(lang, ports.bugs()[0].key)  # each line keeps its colour
+    assert {n: t["line"]["color"] for n, t in drawn.items()} == {
+        n: t["line"]["color"] for n, t in other.items()}
+    assert len({t["line"]["color"] for t in drawn.values()}) == len(drawn)
+    lines = [drawn[named[b.key]] for b in ports.bugs()]
     deltas = ports.offsets()
     np.testing.assert_allclose(as_array(lines[0]["x"]), deltas)
     for line, b in zip(lines, ports.bugs(), strict=True):

@@ -205,9 +205,10 @@ def drifts() -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, int | None]]:
 
 
 @figure_cache
-def drift_figure(lang: str) -> go.Figure:
+def drift_figure(lang: str, key: str) -> go.Figure:
     """How far each bug moves the head's scores with the distance between query and key, the
-    onset's share and DeepSeek-V4's window marked."""
+    onset's share and DeepSeek-V4's window marked, the chosen bug's curve (key) drawn over the
+    others."""
     deltas, curves, _ = drifts()
     window = value("deepseek_v4_flash", "sliding_window")
     return drift_chart(deltas, {text(f"schemes.bug.{b.key}.short", lang): curves[b.key]
@@ -216,4 +217,5 @@ def drift_figure(lang: str) -> go.Figure:
                        x_title=text("today.offset_axis", lang),
                        y_title=text("schemes.drift_axis", lang), threshold=ports.ONSET,
                        threshold_name=text("schemes.onset_mark", lang),
-                       marks={text("today.window_mark", lang, n=window): window})
+                       marks={text("today.window_mark", lang, n=window): window},
+                       chosen=text(f"schemes.bug.{key}.short", lang))

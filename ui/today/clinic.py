@@ -46,7 +46,7 @@ def section(d: Doc, s: Settings) -> None:
                                              s.t("schemes.panel_wrong")), False, s.lang),
             "today_clinic_maps")
     largest_change(d, s, cached.reading(tokens, key))
-    d.chart(cached.drift_figure(s.lang), "today_clinic_drift")
+    d.chart(cached.drift_figure(s.lang, key), "today_clinic_drift")
     _, _, onsets = cached.drifts()
     said = ("schemes.onset_never" if onsets[key] is None else
             "schemes.onset_at_image" if ports.bug(key).image else "schemes.onset_at")
