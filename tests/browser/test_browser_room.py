@@ -340,7 +340,7 @@ def test_a_phone_with_the_code_alone_is_asked_the_projectors_word_and_its_answer
         phone.wait_for_selector(".posviz-option")
         phone.locator(".posviz-option").nth(1).tap()
         expect(phone.locator(".posviz-question-note")).to_have_text(
-            text("viewer.need_word", "zh"))
+            text("viewer.need_word", "zh", mine="B"))
         assert dropped  # sent once more after the drop, and answered: need the word
         script.set()
         field = phone.get_by_label(text("viewer.word_label", "zh").strip(" ：:"))

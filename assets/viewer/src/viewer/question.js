@@ -117,7 +117,7 @@ async function vote(poll, round, option, note, box, redraw, sure = null) {
   }
   const { error, seconds } = response ? await refusal(response) : { error: "" };
   if (error === "need_word") {
-    note.textContent = say("need_word");
+    note.textContent = say("need_word", { mine: LETTERS[option] });
     askWord(box, note, () => vote(poll, round, option, note, box, redraw, sure)
       .then((done) => done && redraw()));
     return false;
