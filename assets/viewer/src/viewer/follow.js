@@ -6,7 +6,7 @@
 import { plotly } from "../chart/chart.js";
 import { draw, drawCharts } from "./blocks.js";
 import { openQuestion, placeJump } from "./question.js";
-import { el, pause, room, root, say, screen } from "./screen.js";
+import { el, pause, room, root, say, screen, wordForm } from "./screen.js";
 
 const MAX_WAIT = 5000;
 const SHORT = { en: "EN", zh: "中文" };  // the language buttons' labels (their names: aria)
@@ -180,16 +180,7 @@ async function follow() {
 function refusedPage() {
   const box = el("div", "posviz-ended");
   box.append(el("h1", "", say("too_many", { seconds: room.wait })));
-  const form = el("form", "posviz-word");
-  const label = el("label", "", say("word_label"));
-  const input = el("input");
-  Object.assign(input, { type: "text", autocomplete: "off", spellcheck: false,
-                         maxLength: 40, required: true });
-  input.setAttribute("autocapitalize", "none");
-  label.appendChild(input);
-  const go = el("button", "posviz-reveal", say("word_join"));
-  go.type = "submit";
-  form.append(label, go);
+  const { form, input } = wordForm("word_join");
   form.onsubmit = (event) => {
     event.preventDefault();
     const address = new URL(location.href);

@@ -4,7 +4,7 @@
 // room's screen that jumps to the view's open question.
 
 import { draw } from "./blocks.js";
-import { el, inline, LETTERS, pause, room, say, screen } from "./screen.js";
+import { el, inline, LETTERS, pause, room, say, screen, wordForm } from "./screen.js";
 
 
 // What this browser answered, per question and round, and how sure it said it was.
@@ -79,16 +79,7 @@ async function refusal(response) {
 // (or none) types it to answer; then the answer it tapped is sent again.
 function askWord(box, note, retry) {
   if (box.querySelector(".posviz-word")) return;
-  const form = el("form", "posviz-word");
-  const label = el("label", "", say("word_label"));
-  const input = el("input");
-  Object.assign(input, { type: "text", autocomplete: "off", spellcheck: false,
-                         maxLength: 40, required: true });
-  input.setAttribute("autocapitalize", "none");
-  label.appendChild(input);
-  const go = el("button", "posviz-reveal", say("word_submit"));
-  go.type = "submit";
-  form.append(label, go);
+  const { form, input } = wordForm("word_submit");
   form.onsubmit = async (event) => {
     event.preventDefault();
     const response = await send("word", { word: input.value });

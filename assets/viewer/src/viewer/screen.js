@@ -28,6 +28,22 @@ export function el(tag, className, text) {
   return node;
 }
 
+// The form that asks for the projector's word: its field (no capitals, no corrections) under its
+// label, and a button saying submit (a word of the viewer's).
+export function wordForm(submit) {
+  const form = el("form", "posviz-word");
+  const label = el("label", "", say("word_label"));
+  const input = el("input");
+  Object.assign(input, { type: "text", autocomplete: "off", spellcheck: false,
+                         maxLength: 40, required: true });
+  input.setAttribute("autocapitalize", "none");
+  label.appendChild(input);
+  const go = el("button", "posviz-reveal", say(submit));
+  go.type = "submit";
+  form.append(label, go);
+  return { form, input };
+}
+
 export function inline(tag, className, text) {  // Markdown in one line, as Streamlit shows a caption
   const node = el(tag, className);
   node.innerHTML = md.renderInline(text);
