@@ -72,12 +72,12 @@ def drift_chart(offsets: np.ndarray, curves: dict[str, np.ndarray], *, title: st
     marked distances (a window, a trained length), labelled at the top. The chosen curve is
     drawn thick and over the others, which stay thin and light, each in its own colour."""
     x = np.asarray(offsets, dtype=np.float32)
+    drawn = sorted(enumerate(curves.items()), key=lambda c: c[1][0] == chosen)  # chosen last
     data = [dict(type="scatter", x=x, y=np.asarray(y, dtype=np.float32), mode="lines",
                  name=plain(name), line=dict(width=4 if name == chosen else 1.5,
                                              color=COLORWAY[n % len(COLORWAY)]),
                  opacity=1.0 if chosen in (None, name) else 0.5)
-            for n, (name, y) in enumerate(curves.items())]
-    data.sort(key=lambda trace: trace["line"]["width"] == 4)  # the chosen one on top
+            for n, (name, y) in drawn]
     shapes = [dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=threshold,
                    y1=threshold, line=dict(color=LINE_GREY, dash="dash", width=1))]
     notes = [dict(text=plain(threshold_name), xref="paper", yref="y", x=0, xanchor="left",
