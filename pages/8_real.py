@@ -238,9 +238,7 @@ def chosen(d: ui.Doc, s: ui.Settings, held: real.Models, lecturer: bool
             d.caption(s.t("real.found", names=", ".join(map(literal, listed))))
         elif not typed and not opened:  # posviz's own is read: said so, and how to get one
             d.info(s.t("real.none", command=COMMAND))
-    if opened:
-        d.caption(s.t("real.opened", names=", ".join(map(literal, opened))))
-    elif not lecturer and not typed:
+    if not opened and not lecturer and not typed:
         d.info(s.t("real.none_opened"))
     d.caption(s.t("real.own", names=", ".join(map(literal, own))))
     name = typed or (listed or opened or own)[0]
@@ -286,6 +284,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                     needed=size(about.needed, s), free=size(about.available, s),
                     detail=literal(refused.detail)))
         d.stop()
+    if opened := held.opened():  # once loaded: the model this page reads is among them
+        d.caption(s.t("real.opened", names=", ".join(map(literal, opened))))
     try:
         draw(d, s, held, loaded)
     except pretrained.Refused as refused:  # a run the model cannot give as posviz reads it

@@ -490,6 +490,20 @@ def test_the_lecturer_reading_an_opened_model_is_not_told_it_reads_posvizs_own(m
         m.value for m in at.markdown]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_models_open_now_name_the_one_just_opened_first(machine, lang):
+    """The line that tells students which models they may read names the model the page has
+    just opened, on its first load, first: not the model opened before it."""
+    for name in ("bloom", "gpt2"):
+        typed = str(machine[0] / name)
+        at = page(typed, lang=lang)
+        said = [c.value for c in at.caption if c.value.startswith(
+            text("real.opened", lang, names="")[:12])]
+        assert said == [text("real.opened", lang, names=", ".join(
+            map(literal, real.models().opened())))], said
+        assert real.models().opened()[0] == typed
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.text(max_size=6).map(lambda t: (t, t.encode())),
                  st.binary(min_size=1, max_size=6).map(
