@@ -22,7 +22,8 @@ def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labe
                      *, title: str, x_title: str, y_title: str, colorscale: str = "RdBu_r",
                      marked_rows: list[int] = (), files: list[str] = ()) -> go.Figure:
     """Heatmaps of equally tall matrices side by side, sharing rows and one colour scale
-    centred on 0.
+    centred on 0; in a column narrower than they need (a phone's), one under the other
+    (meta.narrow, which the chart element draws there).
 
     Row t of every panel is the token at position t (row 0 on top); marked rows (repeated
     tokens) get a ◆ before their label. files name the panels' exported matrices (E, P, ...).
@@ -34,24 +35,72 @@ def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labe
     width = (1 - GAP * (len(panels) - 1)) / len(panels)
     traces, axes, titles = [], {}, []
     for n, (z, panel_title) in enumerate(zip(panels, panel_titles, strict=True)):
-        name = "x" if n == 0 else f"x{n + 1}"
+        x, y = _axes(n)
         left = n * (width + GAP)
         traces.append(dict(
-            type="heatmap", z=np.asarray(z, dtype=np.float32), y=labels, xaxis=name, yaxis="y",
+            type="heatmap", z=np.asarray(z, dtype=np.float32), y=labels, xaxis=x, yaxis=y,
             coloraxis="coloraxis", **({"name": files[n]} if files else {}),
             hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}"
                            "<br>%{z:.4f}<extra></extra>")))
-        axes[name.replace("x", "xaxis")] = axis(x_title, domain=[left, left + width], anchor="y")
+        axes[_layout_key(x)] = axis(x_title, domain=[left, left + width], anchor=y)
+        axes[_layout_key(y)] = _rows(y_title if n == 0 else "", len(labels), anchor=x,
+                                     shown=n == 0)
         titles.append(dict(text=plain(panel_title), x=left + width / 2, y=1.0, xref="paper",
                            yref="paper", xanchor="center", yanchor="bottom", showarrow=False))
-    every = len(labels) <= LABELLED_ROWS
-    rows = axis(y_title, type="category", autorange="reversed") | ({"dtick": 1} if every else {})
     shape = layout(
         title, max(280, 110 + ROW * len(labels)), min_width=PANEL_WIDTH * len(panels) + 100,
         annotations=titles,
         margin=dict(l=10, r=10, t=80, b=10),
         coloraxis=dict(colorscale=colorscale, cmin=-bound, cmax=bound),
-        yaxis=rows, **axes)
-    if every:
+        **axes)
+    if len(labels) <= LABELLED_ROWS:
         shape["meta"]["least"] = FITTED_ROOM + FITTED_ROW * len(labels)
+    if len(panels) > 1:
+        shape["meta"]["narrow"] = _stacked(panel_titles, len(labels), title, x_title, y_title)
     return figure(traces, shape)
+
+
+STACKED_WIDTH = 300  # pixels: the narrowest column the stacked panels are drawn in
+STACKED_PANEL, STACKED_GAP = (90, 320), 52
+"""A stacked panel's least and most pixels of height (ROW per token between), and the pixels
+between two panels: the upper one's channel numbers and the lower one's title."""
+STACKED_TOP, STACKED_BOTTOM = 80, 60  # the title and the first panel's; the last channels'
+
+
+def _axes(n: int) -> tuple[str, str]:
+    """The n-th panel's axes as a trace names them: ("x", "y"), ("x2", "y2"), ..."""
+    return ("x", "y") if n == 0 else (f"x{n + 1}", f"y{n + 1}")
+
+
+def _layout_key(name: str) -> str:
+    """A trace's axis name as the layout keys it: "x2" -> "xaxis2"."""
+    return f"{name[0]}axis{name[1:]}"
+
+
+def _rows(y_title: str, n_rows: int, *, anchor: str, shown: bool) -> dict:
+    """The token axis of a panel: position 0 on top, every row labelled up to LABELLED_ROWS;
+    a panel's rows are the first panel's (matched), labelled where `shown`."""
+    rows = axis(y_title, type="category", autorange="reversed", anchor=anchor,
+                showticklabels=shown) | ({"dtick": 1} if n_rows <= LABELLED_ROWS else {})
+    return rows if anchor == "x" else rows | {"matches": "y"}
+
+
+def _stacked(panel_titles: list[str], n_rows: int, title: str, x_title: str,
+             y_title: str) -> dict:
+    """The same panels one under the other, each full width with its token labels, its title
+    above it and its channel numbers under it (the channel axis titled under the last)."""
+    panel = int(np.clip(ROW * n_rows, *STACKED_PANEL))
+    plot = len(panel_titles) * panel + (len(panel_titles) - 1) * STACKED_GAP  # pixels
+    axes, titles = {}, []
+    for n, panel_title in enumerate(panel_titles):
+        x, y = _axes(n)
+        top = 1 - n * (panel + STACKED_GAP) / plot
+        last = n == len(panel_titles) - 1
+        axes[_layout_key(x)] = axis(x_title if last else "", domain=[0.0, 1.0], anchor=y)
+        axes[_layout_key(y)] = _rows(y_title if n == 0 else "", n_rows, anchor=x, shown=True) | {
+            "domain": [max(top - panel / plot, 0.0), top]}
+        titles.append(dict(text=plain(panel_title), x=0.5, y=top, xref="paper", yref="paper",
+                           xanchor="center", yanchor="bottom", showarrow=False))
+    return layout(title, STACKED_TOP + plot + STACKED_BOTTOM, min_width=STACKED_WIDTH,
+                  annotations=titles, margin=dict(l=10, r=10, t=STACKED_TOP, b=STACKED_BOTTOM),
+                  **axes)

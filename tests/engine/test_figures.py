@@ -66,6 +66,27 @@ def test_aligned_heatmaps_label_every_row_of_a_short_sentence(n, every):
                                                                                       None))
 
 
+@pytest.mark.parametrize("n", [1, 4, 12, 64])
+def test_e_p_and_their_sum_stack_in_a_phones_column(n):
+    """In a column narrower than the three panels need side by side (a phone's 358 px), they
+    are drawn one under the other (meta.narrow): each full width, with its own token labels,
+    in its own rows, none over another, all within one screen's width."""
+    tokens = [f"w{i}" for i in range(n)]
+    e, p = token_embeddings(tokens, 8), sinusoidal(n, 8)
+    fig = figure_json(aligned_heatmaps([e, p, e + p], ["E", "P", "E+P"], token_labels(tokens),
+                                       title="", x_title="d", y_title="t"))
+    shape = fig["layout"]
+    assert shape["meta"]["min_width"] > 358  # side by side, they need more than a phone has
+    narrow = shape["meta"]["narrow"]
+    assert narrow["meta"]["min_width"] <= 358
+    rows = [narrow[f"yaxis{k}"]["domain"] for k in ("", "2", "3")]
+    assert all(narrow[f"xaxis{k}"]["domain"] == [0.0, 1.0] for k in ("", "2", "3"))
+    assert all(narrow[f"yaxis{k}"]["showticklabels"] for k in ("", "2", "3"))
+    assert all(upper[0] > lower[1] for upper, lower in zip(rows, rows[1:]))  # gaps between
+    assert [t["yaxis"] for t in fig["data"]] == ["y", "y2", "y3"]
+    assert all(shape[f"yaxis{k}"].get("matches") == "y" for k in ("2", "3"))
+
+
 def test_pe_heatmap_at_the_largest_size_stays_small():
     values, rows, channels, _ = sinusoidal_sampled(4096, 1024)
     fig = pe_heatmap(values, rows, channels, title="", x_title="", y_title="",
