@@ -11,6 +11,7 @@ POST /_posviz/room/{code}/forget      the key's cookie deleted            rooms.
 GET  /_posviz/asset/{name}?v=HASH     the screen's scripts and styles     rooms.routes.assets
 GET  /_posviz/health                  whether the store answers           rooms.routes.assets
 
+Any other method on these paths is answered 405 with Allow (never the app's page).
 What every route checks on arrival (the code, wrong codes, membership, bodies) is
 rooms.routes.arrival's; the long-poll hub is rooms.routes.hub; the cookies, rooms.routes.cookies.
 `KeyLinks` (rooms.routes.lecturer), a middleware, answers the app's pages opened from a lecturer
@@ -26,15 +27,22 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from rooms.routes import assets, follow, lecturer, voting
-from rooms.routes.arrival import posted
+from rooms.routes.arrival import NO_STORE, posted
 from rooms.routes.service import RoomService
 
 Handler = Callable[[RoomService, Request], Awaitable[Response]]
 
 
-def _serving(service: RoomService, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """handler as an endpoint of these routes, serving from service."""
+def _serving(service: RoomService, handler: Handler, method: str
+             ) -> Callable[[Request], Awaitable[Response]]:
+    """handler as an endpoint of these routes, serving from service; any other method is
+    answered 405 (a GET route takes HEAD too). The route takes every method, so that no other
+    one falls through to the app's page."""
+    allowed = ("GET", "HEAD") if method == "GET" else (method,)
+
     async def endpoint(request: Request) -> Response:
+        if request.method not in allowed:
+            return Response(status_code=405, headers={"Allow": ", ".join(allowed)} | NO_STORE)
         return await handler(service, request)
     endpoint.__name__ = endpoint.__qualname__ = handler.__name__
     return endpoint
@@ -52,5 +60,4 @@ def routes(service: RoomService) -> list[Route]:
         ("/_posviz/room/{code}/word", posted(voting.word), "POST"),
         ("/_posviz/room/{code}/lead", posted(lecturer.lead, key_in_body=True), "POST"),
         ("/_posviz/room/{code}/forget", posted(lecturer.forget), "POST")]
-    return [Route(path, _serving(service, handler), methods=[method])
-            for path, handler, method in table]
+    return [Route(path, _serving(service, handler, method)) for path, handler, method in table]

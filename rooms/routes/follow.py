@@ -117,7 +117,9 @@ async def viewer(service: RoomService, request: Request) -> Response:
         if room is None or room.closed:  # a wrong code: counted on arrival
             return page(entry.code, "ended" if member else "unknown", 410 if member else 404)
         voter, token = entry.voter, None
-        if voter is None or ((ticketed or worded) and not voter.present):
+        if request.method == "HEAD":  # a probe gets no id: ids are for screens that open
+            pass
+        elif voter is None or ((ticketed or worded) and not voter.present):
             rate = PRESENT_MINTS if ticketed else WORD_MINTS if worded else MINTS
             token = await issue(service, entry, room, rate)
             voter = rooms.voter(room.code, token) if token else voter

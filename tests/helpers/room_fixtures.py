@@ -101,7 +101,8 @@ class Http:
             "latin-1").split("\r\n")
         fields = {k.lower(): v.strip() for k, _, v in (h.partition(":") for h in headers if h)}
         self.headers = fields
-        content = await self.reader.readexactly(int(fields.get("content-length", 0)))
+        length = 0 if method == "HEAD" else int(fields.get("content-length", 0))  # no body
+        content = await self.reader.readexactly(length)
         self.received += len(content)
         if fields.get("content-encoding") == "gzip":
             content = gzip.decompress(content)

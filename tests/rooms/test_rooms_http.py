@@ -879,3 +879,25 @@ def test_wrong_codes_sent_at_once_cannot_overdraw_their_budget(site, loop):
     statuses = loop.run(at_once())
     assert statuses.count(404) <= WRONG.burst + given_back(WRONG, started)
     assert statuses.count(404) + statuses.count(429) == len(statuses)
+
+
+# ---- the fourth round: methods, the word among classmates, refusals that write nothing -------
+
+
+@pytest.mark.parametrize("route", ["vote", "word", "view", "lead", "forget"])
+def test_get_or_head_on_a_post_route_is_405_not_the_apps_page(site, loop, route):
+    """GET and HEAD (and PUT) on a route that takes POST are answered 405 with Allow: POST,
+    never with the app's HTML page; a HEAD of the room's screen issues no voter id."""
+    code, _ = site.store.create()
+    for method in ("GET", "HEAD"):
+        status, _, headers = call(loop, site, method, f"/_posviz/room/{code}/{route}")
+        assert (status, headers.get("allow")) == (405, "POST"), method
+        assert "html" not in headers.get("content-type", "")
+    assert call(loop, site, "PUT", f"/_posviz/room/{code}/{route}")[0] == 405
+    probe = address()
+    for _ in range(MINTS.burst + 5):
+        status, _, headers = call(loop, site, "HEAD", f"/_posviz/follow/{code}", by=probe)
+        assert status == 200 and VOTER_COOKIE not in headers.get("set-cookie", "")
+    network = site.store.network(probe)
+    left = site.store.backend.bucket(f"{MINTS.name}:{network}", MINTS, time.time(), 0, False)
+    assert left == MINTS.burst  # the class's ids by the code alone are all still there
