@@ -88,7 +88,7 @@ return 1
 """
 
 # KEYS: the bucket; ARGV: burst, per minute, now, step (1 take, -1 give back, 0 read),
-# force ('1'); the tokens before
+# force ('1': take what is left, never writing an empty bucket again); the tokens before
 BUCKET = """
 local held = redis.call('HMGET', KEYS[1], 'tokens', 'at')
 local burst, rate, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -97,7 +97,7 @@ if held[1] then
   tokens = math.min(burst, tonumber(held[1]) + (now - tonumber(held[2])) * rate / 60)
 end
 local step = tonumber(ARGV[4])
-if step < 0 or (step > 0 and (tokens >= 1 or ARGV[5] == '1')) then
+if step < 0 or (step > 0 and (tokens >= 1 or (ARGV[5] == '1' and tokens > 0))) then
   local left = math.min(burst, math.max(0, tokens - step))
   redis.call('HSET', KEYS[1], 'tokens', tostring(left), 'at', ARGV[3])
   redis.call('EXPIRE', KEYS[1], math.ceil((burst - left) * 60 / rate) + 1)
@@ -248,6 +248,9 @@ class RedisBackend(Backend):
             pipe.zadd(OPEN, {code: now}, xx=True)
             pipe.execute()
 
+    def new_word(self, code: str) -> None:
+        self.client.hincrby(_room_key(code), "word", 1)
+
     def set_view(self, code: str, page: str, query: str, now: float) -> int:
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(_room_key(code), mapping={"page": page, "query": query, "lead_seen": now})
@@ -390,7 +393,7 @@ def _room(code: str, room: dict[str, str]) -> Room | None:
         return None
     return Room(code, int(room["version"]), room["page"], room["query"], room["live"],
                 room["closed"] == "1", float(room["created"]), float(room["expires"]),
-                float(room["lead_seen"]))
+                float(room["lead_seen"]), int(room.get("word", 0)))
 
 
 def _vote_fields(vote: str) -> tuple[int, float, str, bool | None]:

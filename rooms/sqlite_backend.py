@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, key_digest TEXT NOT NULL, created REAL NOT NULL,
     expires REAL NOT NULL, closed INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 1,
     page TEXT NOT NULL DEFAULT '', query TEXT NOT NULL DEFAULT '', live TEXT NOT NULL DEFAULT '',
-    lead_seen REAL NOT NULL DEFAULT 0);
+    lead_seen REAL NOT NULL DEFAULT 0, word INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS polls (
     code TEXT NOT NULL, id TEXT NOT NULL, question TEXT NOT NULL, options TEXT NOT NULL,
     revealed INTEGER NOT NULL DEFAULT 0, correct INTEGER, PRIMARY KEY (code, id));
@@ -49,12 +49,14 @@ CREATE TABLE IF NOT EXISTS aside (
 CREATE TABLE IF NOT EXISTS leads (
     code TEXT NOT NULL, digest TEXT NOT NULL, sealed TEXT NOT NULL, made REAL NOT NULL,
     PRIMARY KEY (code, digest));
-CREATE TABLE IF NOT EXISTS limits (key TEXT PRIMARY KEY, tokens REAL NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS limits (
+    key TEXT PRIMARY KEY, tokens REAL NOT NULL, at REAL NOT NULL, full REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS health (id INTEGER PRIMARY KEY, at REAL NOT NULL);
 """
-ROOM_COLUMNS = "code, version, page, query, live, closed, created, expires, lead_seen"
+ROOM_COLUMNS = "code, version, page, query, live, closed, created, expires, lead_seen, word"
 TABLES = ("polls", "votes", "voters", "present", "screens", "aside", "leads")  # a room's, by code
-LIMITS_KEPT = 3600.0  # seconds a rate limit's bucket is kept unused (every one is full by then)
+PURGE_EVERY = 60.0  # seconds between purges of the limits that are full again (as Redis expires)
+MOST_LIMITS = 200_000  # rows of limits kept at most: past it, those full soonest go first
 CORRUPT = ("not a database", "malformed")
 
 
@@ -63,6 +65,7 @@ class SQLiteBackend(Backend):
     path: Path = Path("data/rooms.sqlite3")
     failures = (sqlite3.Error, OSError)
     _local: threading.local = field(default_factory=threading.local, repr=False)
+    _purged: float = field(default=0.0, repr=False)  # when the limits were last purged
 
     def __post_init__(self) -> None:
         self.path = Path(self.path)
@@ -93,6 +96,10 @@ class SQLiteBackend(Backend):
             if "lead_seen" not in columns:  # a file from before lecturers were timed
                 db.execute("ALTER TABLE rooms ADD COLUMN lead_seen REAL NOT NULL DEFAULT 0")
                 db.execute("UPDATE rooms SET lead_seen = ?", (time.time(),))
+            if "word" not in columns:  # a file from before a lecturer could change the word
+                db.execute("ALTER TABLE rooms ADD COLUMN word INTEGER NOT NULL DEFAULT 0")
+            if "full" not in {row[1] for row in db.execute("PRAGMA table_info(limits)")}:
+                db.execute("ALTER TABLE limits ADD COLUMN full REAL NOT NULL DEFAULT 0")
             voted = {row[1] for row in db.execute("PRAGMA table_info(votes)")}
             if "network" not in voted:
                 db.execute("ALTER TABLE votes ADD COLUMN network TEXT NOT NULL DEFAULT ''")
@@ -147,7 +154,6 @@ class SQLiteBackend(Backend):
                 db.execute(f"DELETE FROM {table} WHERE code IN "
                            "(SELECT code FROM rooms WHERE expires <= ?)", (now,))
             db.execute("DELETE FROM rooms WHERE expires <= ?", (now,))
-            db.execute("DELETE FROM limits WHERE at < ?", (now - LIMITS_KEPT,))
             (open_rooms,) = db.execute(
                 "SELECT COUNT(*) FROM rooms WHERE closed = 0 AND lead_seen > ?",
                 (now - idle,)).fetchone()
@@ -161,7 +167,7 @@ class SQLiteBackend(Backend):
         row = self._db.execute(f"SELECT {ROOM_COLUMNS} FROM rooms WHERE code = ?",
                                (code,)).fetchone()
         return None if row is None else Room(row[0], row[1], row[2], row[3], row[4],
-                                             bool(row[5]), row[6], row[7], row[8])
+                                             bool(row[5]), row[6], row[7], row[8], row[9])
 
     def codes(self) -> list[str]:
         return [code for (code,) in self._db.execute("SELECT code FROM rooms")]
@@ -192,6 +198,10 @@ class SQLiteBackend(Backend):
     def touch(self, code: str, now: float) -> None:
         with self._write() as db:
             db.execute("UPDATE rooms SET lead_seen = ? WHERE code = ?", (now, code))
+
+    def new_word(self, code: str) -> None:
+        with self._write() as db:
+            db.execute("UPDATE rooms SET word = word + 1 WHERE code = ?", (code,))
 
     def set_view(self, code: str, page: str, query: str, now: float) -> int:
         with self._write() as db:
@@ -329,9 +339,14 @@ class SQLiteBackend(Backend):
         with self._write() as db:
             tokens = _refilled(db.execute("SELECT tokens, at FROM limits WHERE key = ?",
                                           (key,)).fetchone(), rate, now)
-            if step < 0 or tokens >= 1 or force:
-                db.execute("INSERT OR REPLACE INTO limits (key, tokens, at) VALUES (?, ?, ?)",
-                           (key, min(rate.burst, max(0.0, tokens - step)), now))
+            if step < 0 or tokens >= 1 or (force and tokens > 0):  # a refusal writes nothing
+                left = min(rate.burst, max(0.0, tokens - step))
+                db.execute("INSERT OR REPLACE INTO limits (key, tokens, at, full) "
+                           "VALUES (?, ?, ?, ?)",
+                           (key, left, now, now + (rate.burst - left) * 60 / rate.per_minute))
+            if now - self._purged >= PURGE_EVERY:
+                self._purged = now
+                _purge_limits(db, now)
         return tokens
 
     def headcount(self, code: str, since: float) -> int:
@@ -357,6 +372,16 @@ def _admit(db: sqlite3.Connection, code: str, voter: str, now: float, most: int)
         return False
     db.execute("INSERT INTO voters (code, voter, seen) VALUES (?, ?, ?)", (code, voter, now))
     return True
+
+
+def _purge_limits(db: sqlite3.Connection, now: float) -> None:
+    """Delete the limits that are full again (a full bucket is what a missing row means), and
+    past MOST_LIMITS rows those full soonest."""
+    db.execute("DELETE FROM limits WHERE full <= ?", (now,))
+    (rows,) = db.execute("SELECT COUNT(*) FROM limits").fetchone()
+    if rows > MOST_LIMITS:
+        db.execute("DELETE FROM limits WHERE key IN (SELECT key FROM limits ORDER BY full "
+                   "LIMIT ?)", (rows - MOST_LIMITS,))
 
 
 def _sure(stored: int | None) -> bool | None:

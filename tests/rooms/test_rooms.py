@@ -646,3 +646,22 @@ def test_the_default_store_and_secret_live_in_the_project_folder(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     assert rooms.ROOT == ROOT
     assert open_rooms(clock=lambda: 1_800_000_000.0).backend.path == ROOT / "data" / "rooms.sqlite3"
+
+
+def test_the_limits_are_purged_on_their_own_clock_and_a_refusal_writes_nothing(store, clock):
+    """A budget's row goes once the budget is full again, with no room created meanwhile
+    (SQLite purges, Redis expires); a request refused by a budget writes nothing."""
+    from rooms.throttle import WRONG
+
+    store.spend(WRONG, "net-a", force=True)
+    clock.now += 24 * 3600  # far past when that budget is full again
+    for _ in range(WRONG.burst):
+        store.spend(WRONG, "net-b")
+    backend = store.backend
+    if hasattr(backend, "client"):  # Redis expires keys on its own clock, not the test's
+        assert backend.client.ttl("posviz:limit:wrong:net-b") <= 61
+        return
+    rows = dict(backend._db.execute("SELECT key, at FROM limits").fetchall())
+    assert set(rows) == {"wrong:net-b"}
+    assert store.spend(WRONG, "net-b") > 0 and store.spend(WRONG, "net-b", force=True) == 0
+    assert dict(backend._db.execute("SELECT key, at FROM limits").fetchall()) == rows
