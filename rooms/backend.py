@@ -59,6 +59,10 @@ class Backend(ABC):
         """The lecturer was seen now."""
 
     @abstractmethod
+    def new_word(self, code: str) -> None:
+        """The room's projector's word is a new one (Room.word grows)."""
+
+    @abstractmethod
     def set_view(self, code: str, page: str, query: str, now: float) -> int:
         """The new view (the version grows); the lecturer was seen now."""
 

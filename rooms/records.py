@@ -84,6 +84,7 @@ class Room:
     created: float
     expires: float
     lead_seen: float   # when its lecturer was last seen
+    word: int = 0      # new words its lecturer asked for (signing.word's turn)
 
 
 @dataclass(frozen=True)

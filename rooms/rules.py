@@ -53,7 +53,7 @@ from rooms.records import (
     shared_query,
 )
 from rooms.signing import Voter
-from rooms.throttle import WRONG
+from rooms.throttle import GUESSED, WRONG
 
 
 def _digest(key: str) -> str:
@@ -297,6 +297,21 @@ class Rooms:
             self.lecturer_here(room.code)
             return room.version
         return self.backend.set_view(room.code, page, query, self.clock())
+
+    @guarded
+    def new_word(self, code: str) -> None:
+        """Give the room a new projector's word now: every word shown before is wrong from now
+        on (its lecturer saw it being guessed)."""
+        self.backend.new_word(self._open_room(code).code)
+
+    @guarded
+    def guessed(self, code: str) -> int:
+        """About how many wrong words were typed in the room lately (GUESSED)."""
+        room = self.room(code)
+        if room is None:
+            return 0
+        left = self.backend.bucket(f"{GUESSED.name}:{room.code}", GUESSED, self.clock(), 0, False)
+        return int(GUESSED.burst - left)
 
     @guarded
     def close(self, code: str) -> None:

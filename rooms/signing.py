@@ -140,9 +140,9 @@ def ticketed(secret: bytes, raw: object, code: str, now: float) -> bool:
         for window in _windows(now))
 
 
-def _word(secret: bytes, code: str, window: int) -> str:
-    n = int.from_bytes(hmac.new(secret, f"word\x1f{code}\x1f{window}".encode(),
-                                hashlib.sha256).digest()[:8])
+def _word(secret: bytes, code: str, window: int, turn: int = 0) -> str:
+    told = f"word\x1f{code}\x1f{window}" + (f"\x1f{turn}" if turn else "")  # turn: a new word
+    n = int.from_bytes(hmac.new(secret, told.encode(), hashlib.sha256).digest()[:8])
     letters = []
     for i in range(WORD_LETTERS):
         pool = _VOWELS if i % 2 else _CONSONANTS
@@ -151,20 +151,21 @@ def _word(secret: bytes, code: str, window: int) -> str:
     return "".join(letters)
 
 
-def word(secret: bytes, code: str, now: float) -> str:
+def word(secret: bytes, code: str, now: float, turn: int = 0) -> str:
     """The word the projector shows for room code now (what the QR code's ticket is to a
-    phone that typed the code instead)."""
-    return _word(secret, code, _windows(now)[0])
+    phone that typed the code instead); turn: how many times its lecturer asked for a new
+    word (Room.word), each making every word before it wrong."""
+    return _word(secret, code, _windows(now)[0], turn)
 
 
-def worded(secret: bytes, typed: object, code: str, now: float) -> bool:
-    """Whether typed is room code's word of now or of the window before (in any case, with
-    spaces or full-width letters)."""
+def worded(secret: bytes, typed: object, code: str, now: float, turn: int = 0) -> bool:
+    """Whether typed is room code's word (of this turn) of now or of the window before (in any
+    case, with spaces or full-width letters)."""
     if not isinstance(typed, str) or len(typed) > 40:
         return False
     said = "".join(unicodedata.normalize("NFKC", typed).split()).lower()
     return any(hmac.compare_digest(said.encode("utf-8", "surrogatepass"),
-                                   _word(secret, code, window).encode())
+                                   _word(secret, code, window, turn).encode())
                for window in _windows(now))
 
 

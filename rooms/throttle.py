@@ -69,18 +69,28 @@ def retry_after(seconds: float) -> str:
 
 STARTS = Rate("starts", burst=5, per_minute=2)  # rooms started: a lecturer needs one or two
 WRONG = Rate("wrong", burst=20, per_minute=20)   # wrong room codes, keys, passphrases
-MINTS = Rate("mints", burst=60, per_minute=30)
+MINTS = Rate("mints", burst=60, per_minute=10)
 """Voter ids issued to browsers that showed only the room's code: a hall behind one campus
-address that typed the code gets 60 at once and 30 a minute more; the rest type the projector's
-word when they answer (or scan the QR code)."""
+address that typed the code gets 60 at once and 10 a minute more; the rest type the projector's
+word when they answer (or scan the QR code). Each id brings one guess of the word of its own
+(FIRST_WORD), so this rate bounds guessing too (docs/rooms.md has the arithmetic)."""
 PRESENT_MINTS = Rate("present-mints", burst=1000, per_minute=200)
 """Voter ids issued to browsers that showed a proof of presence (the QR code's ticket, the
 projector's word): a hall of 1,000 behind one campus address scanning the code at once."""
+FIRST_WORD = Rate("first-word", burst=1, per_minute=1 / 720)
+"""A voter id's own guess of the projector's word (one, and one more in a room's 12 hours):
+a classmate's first word is compared whatever anyone else on its network typed, so a prankster
+behind the class's address cannot keep the class's right words out."""
 WORDS = Rate("words", burst=30, per_minute=15)
-"""Wrong projector's words, per room and network (the key is both): typed before the word is
-compared, so a network past it learns nothing from its next guesses, and a fresh voter id gives
-none back. Guessing is hopeless at this pace (docs/rooms.md has the arithmetic): the word is one
-of signing.WORDS, two are valid at once, each for four minutes at most."""
+"""Every other guess of the projector's word (a voter id's second and later, a browser's
+without an id), per room and network (the key is both): taken before the word is compared, so a
+network past it learns nothing from its next guesses, and a fresh voter id gives none back.
+Guessing is hopeless at this pace (docs/rooms.md has the arithmetic): the word is one of
+signing.WORDS, two are valid at once, each for four minutes at most."""
+GUESSED = Rate("guessed", burst=1000, per_minute=10)
+"""Wrong words typed in a room, counted for its lecturer (whatever their network): what the
+bucket lacks of full is about how many came lately (one a minute of it forgotten every 6 s)."""
+GUESSED_SHOWN = 10  # wrong words lately before the lecturer is told the word is being guessed
 WORD_MINTS = Rate("word-mints", burst=120, per_minute=60)
 """Voter ids issued to browsers without one that typed the projector's word, per network: the
 part of a hall behind one campus address that typed the code after its 60 ids by code alone

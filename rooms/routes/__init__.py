@@ -30,6 +30,7 @@ from rooms.routes import assets, follow, lecturer, voting
 from rooms.routes.arrival import NO_STORE, posted
 from rooms.routes.service import RoomService
 
+METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]  # each route takes all
 Handler = Callable[[RoomService, Request], Awaitable[Response]]
 
 
@@ -60,4 +61,5 @@ def routes(service: RoomService) -> list[Route]:
         ("/_posviz/room/{code}/word", posted(voting.word), "POST"),
         ("/_posviz/room/{code}/lead", posted(lecturer.lead, key_in_body=True), "POST"),
         ("/_posviz/room/{code}/forget", posted(lecturer.forget), "POST")]
-    return [Route(path, _serving(service, handler, method)) for path, handler, method in table]
+    return [Route(path, _serving(service, handler, method), methods=METHODS)
+            for path, handler, method in table]

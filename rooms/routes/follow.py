@@ -102,10 +102,13 @@ async def viewer(service: RoomService, request: Request) -> Response:
         ticketed = bool(code) and signing.ticketed(rooms.secret, request.query_params.get("t"),
                                                    code, now)
         worded, typed = False, request.query_params.get("w")
-        if code and typed is not None and not ticketed:
-            worded, wait = await word_proof(service, code, rooms.network(who(request)), typed)
-            if wait:
-                return page(code, "too_many", 429, wait=wait)
+        if code and typed is not None and not ticketed:  # a word for a room that is open only:
+            asked = await service.calls.room(code)      # none for a code that names nothing
+            if asked is not None and not asked.closed:
+                worded, wait = await word_proof(service, asked, rooms.voter(
+                    code, request.cookies.get(VOTER_COOKIE)), rooms.network(who(request)), typed)
+                if wait:
+                    return page(code, "too_many", 429, wait=wait)
         entry = await enter(service, request, proven=ticketed or worded)
         if isinstance(entry, Response):  # too many wrong codes lately, or a malformed one
             wait = float(entry.headers.get("retry-after", 0))

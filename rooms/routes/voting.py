@@ -2,9 +2,11 @@
 projector's word (POST /_posviz/room/{code}/word, {word}), which shows the browser was in the
 hall; and the voter ids both hand out (`issue`).
 
-A wrong word spends its network's budget for the room (rooms.throttle.WORDS), taken before the
-word is compared and given back when it is right: a network past it is answered 429 whatever
-it types, and no voter id, fresh or old, gives any back.
+A voter id's first word is its own (rooms.throttle.FIRST_WORD): compared whatever its network
+typed before, so a classmate's right word gets in beside a prankster. Every other word spends
+its network's budget for the room (rooms.throttle.WORDS), taken before the word is compared and
+given back when it is right: a network past it is answered 429 whatever it types. Wrong words
+are counted for the room's lecturer (GUESSED), who can give the room a new word.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from rooms.records import VOTER_COOKIE, Rate, Room, RoomError
 from rooms.routes.arrival import NO_STORE, Entry, refused, wrong
 from rooms.routes.cookies import set_cookie
 from rooms.routes.service import RoomService
-from rooms.throttle import MINTS, WORD_MINTS, WORDS
+from rooms.signing import Voter
+from rooms.throttle import FIRST_WORD, GUESSED, MINTS, WORD_MINTS, WORDS
 
 
 async def issue(service: RoomService, entry: Entry, room: Room, rate: Rate) -> str | None:
@@ -34,16 +37,20 @@ async def issue(service: RoomService, entry: Entry, room: Room, rate: Rate) -> s
     return await service.calls.new_voter(room.code, present)
 
 
-async def word_proof(service: RoomService, code: str, network: str, typed: object
-                     ) -> tuple[bool, float]:
-    """Whether typed is the room's word now, and the seconds to wait when the network's budget
-    of wrong words for the room is spent (then typed is not even compared)."""
-    budget = f"{code}:{network}"
-    if wait := await service.calls.spend(WORDS, budget):
-        return False, wait
-    if signing.worded(service.rooms.secret, typed, code, time.time()):
-        await service.calls.give_back(WORDS, budget)
+async def word_proof(service: RoomService, room: Room, voter: Voter | None, network: str,
+                     typed: object) -> tuple[bool, float]:
+    """Whether typed is the open room's word now, and the seconds to wait when the guess has no
+    budget left (then typed is not even compared and nothing is written): the voter id's own
+    first guess, else its network's budget of words for the room."""
+    rate, budget = FIRST_WORD, f"{room.code}:{voter.id}" if voter is not None else ""
+    if not budget or await service.calls.spend(rate, budget):
+        rate, budget = WORDS, f"{room.code}:{network}"
+        if wait := await service.calls.spend(rate, budget):
+            return False, wait
+    if signing.worded(service.rooms.secret, typed, room.code, time.time(), room.word):
+        await service.calls.give_back(rate, budget)
         return True, 0.0
+    await service.calls.spend(GUESSED, room.code, True)
     return False, 0.0
 
 
@@ -76,7 +83,7 @@ async def word(service: RoomService, request: Request, entry: Entry, sent: dict)
     room = await service.calls.room(entry.code)
     if room is None or room.closed:
         return await wrong(service, entry) if room is None else refused("room_closed", 409)
-    right, wait = await word_proof(service, entry.code, entry.network, sent.get("word"))
+    right, wait = await word_proof(service, room, entry.voter, entry.network, sent.get("word"))
     if wait:
         return refused("too_many", 429, wait)
     if not right:

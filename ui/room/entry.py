@@ -75,6 +75,14 @@ def close(code: str) -> None:
     leave()
 
 
+@refusing
+def new_word(code: str) -> None:
+    """A new projector's word for the room at once (its lecturer saw the word being guessed):
+    every word shown before is wrong from now on."""
+    shared_rooms().new_word(code)
+    note("new_word")
+
+
 def join_box(where, lang: str, home: bool = False) -> None:
     """Where a student types the code the lecturer shows (the home page's, with its button
     beside the field, or the sidebar's): a field for six digits (a phone shows its number pad:

@@ -27,6 +27,12 @@ def _qr_png(link: str) -> bytes:
     return out.getvalue()
 
 
+def room_word(code: str) -> int:
+    """How many new words the room's lecturer asked for (signing.word's turn)."""
+    room = shared_rooms().room(code)
+    return 0 if room is None else room.word
+
+
 def join_panel(s, m: Member | None) -> None:
     """The lecturer's join code, link and QR code across the page (while the lecturer's switch
     shows it)."""
@@ -59,7 +65,7 @@ def _presence(code: str, lang: str) -> None:
     every TICKET_SECONDS (a photo of them posted outside the hall stops working within
     minutes), so they are drawn again every JOIN_SECONDS."""
     every(JOIN_SECONDS, keys.TICK_PRESENCE)
-    word = signing.word(shared_rooms().secret, code, time.time())
+    word = signing.word(shared_rooms().secret, code, time.time(), room_word(code))
     held = st.container(key=keys.PRESENCE)  # the QR code fits the screen's height, and
     held.html(f'<p class="posviz-room-word"><span>{text("room.word_head", lang)}</span> '
               f'<b lang="en">{word}</b></p>')  # the word stays in view, large, above it

@@ -12,9 +12,10 @@ import streamlit as st
 
 from rooms import RoomError, StoreDown, shared_query, shared_rooms, spaced
 from rooms.export import answers_csv
+from rooms.throttle import GUESSED_SHOWN
 from ui.i18n import text
 from ui.room import check, element, keys
-from ui.room.entry import close, join_box, start_box
+from ui.room.entry import close, join_box, new_word, start_box
 from ui.room.links import lecturer_link, student_link
 from ui.room.membership import LIMIT_VALUES, Member, back_to, leave, rooms_led
 from ui.room.question import ask_form
@@ -126,6 +127,10 @@ def _headcount(where, code: str, lang: str) -> None:
         store.lecturer_here(code)
         where.caption(text("room.headcount", lang, n=store.headcount(code),
                            voted=store.voters(code)))
+        if (wrong := store.guessed(code)) >= GUESSED_SHOWN:  # more than a class mistypes
+            where.warning(text("room.guessed", lang, n=wrong))
+            where.button(text("room.new_word", lang), key=keys.NEW_WORD, on_click=new_word,
+                         args=(code,), help=text("room.new_word_help", lang))
     except StoreDown:
         where.warning(text("room.down", lang))
 
