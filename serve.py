@@ -20,7 +20,7 @@ from streamlit import config, runtime
 from streamlit.runtime.runtime_util import get_max_message_size_bytes
 
 from rooms import config as rooms_config
-from rooms import shared_rooms
+from rooms import shared_rooms, signing
 from rooms.address import network_address
 from rooms.routes import routes
 from rooms.routes.lecturer import KeyLinks
@@ -101,8 +101,12 @@ def run(argv: Sequence[str]) -> None:
         ws_per_message_deflate=bool(config.get_option("server.enableWebsocketCompression")),
         ssl_certfile=cert, ssl_keyfile=key, use_colors=False, access_log=False,
         timeout_graceful_shutdown=5))
-    for url in _urls(address, port, bool(cert)):
+    urls = _urls(address, port, bool(cert))
+    for url in urls:
         print(f"posviz: open {url}", flush=True)
+    token = signing.lecturer_token(service.rooms.secret)  # the same for every process
+    print(f"posviz: the lecturer's link (it makes a browser the lecturer: keep it off the "
+          f"projector): {urls[-1]}?lecturer={token}", flush=True)
     gate = GuardedProtocol.gate
     print(f"posviz: at most {gate.most} connections at once ({gate.per_address} from one "
           f"address, the last {gate.reserve} for addresses holding few; open-file limit "

@@ -48,6 +48,7 @@ from rooms.records import (
     HOLDER_COOKIE,
     JOINED_COOKIE,
     LEADS,
+    LECTURER_COOKIE,
     LECTURER_IDLE,
     LECTURER_TOUCH,
     LETTERS,
@@ -80,7 +81,8 @@ from rooms.rules import DEFAULT_STORE, ROOT, Rooms, guarded, open_rooms, shared_
 
 __all__ = [
     "CLOSED_SECONDS", "CODE_DIGITS", "CODE_LENGTH", "CODE_VOTES", "DEFAULT_STORE",
-    "HOLDER_COOKIE", "JOINED_COOKIE", "LEADS", "LECTURER_IDLE", "LECTURER_TOUCH", "LETTERS",
+    "HOLDER_COOKIE", "LECTURER_COOKIE", "JOINED_COOKIE", "LEADS", "LECTURER_IDLE",
+    "LECTURER_TOUCH", "LETTERS",
     "LOG_EVERY", "PAGE_NAME", "PARAM_NAME", "POLL_ID", "PRESENT_SECONDS", "ROOM_SECONDS",
     "ROOT", "SUSPECT", "VOTER_COOKIE", "Answer", "Limits", "Poll", "Rate", "Room", "RoomError",
     "Rooms", "StoreDown", "Suspect", "clean_text", "guarded", "key_cookie", "lead_cookie",

@@ -20,6 +20,7 @@ PRESENT_SECONDS = 15.0            # a follower counts as connected this long aft
 LOG_EVERY = 60.0                  # a store that stays down is logged once this often
 VOTER_COOKIE = "posviz_me"         # a browser's voter id, issued and signed by the server
 JOINED_COOKIE = "posviz_joined"    # the signed proof that a browser was in its last room
+LECTURER_COOKIE = "posviz_lecturer"  # the lecturer's mark (signing.lecturer_mark), HttpOnly
 HOLDER_COOKIE = "posviz_holder"    # a random name for the browser: a room it starts keeps
                                    # its key under it until the key's own cookie is set
 HOLD_SECONDS = 600.0               # ... for this long at most

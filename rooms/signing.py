@@ -169,6 +169,37 @@ def worded(secret: bytes, typed: object, code: str, now: float, turn: int = 0) -
                for window in _windows(now))
 
 
+LECTURER_SECONDS = 12 * 3600  # how long the lecturer's cookie lasts (a day of lectures)
+
+
+def lecturer_token(secret: bytes) -> str:
+    """The secret of the lecturer's link that the server prints at start (`?lecturer=...`):
+    the same for every server process sharing the secret; a new secret makes a new one."""
+    return _mac(secret, "lecturer link")
+
+
+def is_lecturer_token(secret: bytes, raw: object) -> bool:
+    """Whether raw is the lecturer's link's secret (compared in constant time)."""
+    return isinstance(raw, str) and len(raw) <= 100 and hmac.compare_digest(
+        raw.encode("utf-8", "surrogatepass"), lecturer_token(secret).encode())
+
+
+def lecturer_mark(secret: bytes, now: float) -> str:
+    """What the lecturer's HttpOnly cookie holds once the lecturer's link was opened: signed,
+    until LECTURER_SECONDS from now."""
+    until = int(now + LECTURER_SECONDS)
+    return f"{until}.{_mac(secret, 'lecturer', str(until))}"
+
+
+def is_lecturer_mark(secret: bytes, raw: object, now: float) -> bool:
+    """Whether raw is a lecturer's cookie this server signed, still valid."""
+    if not isinstance(raw, str) or len(raw) > 100 or "." not in raw:
+        return False
+    until, mac = raw.split(".", 1)
+    return until.isdigit() and int(until) > now and hmac.compare_digest(
+        mac.encode("utf-8", "surrogatepass"), _mac(secret, "lecturer", until).encode())
+
+
 def network(secret: bytes, address: str) -> str:
     """A client address as the room keeps it: a keyed digest that tells two networks apart and
     names neither (12 characters)."""

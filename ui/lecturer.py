@@ -1,27 +1,49 @@
-"""Whether this session is the lecturer's: what a student may not do (type a path on the
-lecturer's disk, make the server load a model) is decided here.
+"""Whether this session is the lecturer's: who may start a room, type a path on the lecturer's
+disk, make the server load a model, and run pages unpaced is decided here.
 
-The lecturer is the machine's own browser (a connection from 127.0.0.1, ::1 or one of this
-machine's own interface addresses, behind a trusted proxy the address it forwards for; never
-another 127.x address, which a phone can use as well as any) or a session that leads an open
-room (ui.membership: it holds the room's key). A page drawn as a document (a room's screen, a
-file) has no session and is nobody's: it reads only what the lecturer has opened.
+The lecturer is whoever proves it (`proven`):
+- the machine's own browser (a connection from 127.0.0.1, ::1 or one of this machine's own
+  interface addresses, behind a trusted proxy the address it forwards for; never another 127.x
+  address, which a phone can use as well as any): the lecturer at their own laptop, no click;
+- a browser that opened the lecturer's link the server printed at start (`?lecturer=SECRET`,
+  rooms.routes.lecturer.KeyLinks marks it with a signed HttpOnly cookie): a lab server, or
+  behind HAProxy;
+- a session that typed the passphrase (POSVIZ_LECTURER_PASSWORD), when the server has one.
+
+Only the lecturer starts rooms, so a session that leads its room (it holds the room's key: the
+lecturer's own, or a one-time lecturer link the lecturer handed out) is the lecturer's too. A
+page drawn as a document (a room's screen, a file) has no session and is nobody's: it reads
+only what the lecturer has opened.
 """
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
+from rooms import LECTURER_COOKIE, shared_rooms, signing
 from rooms.address import this_machine
+from ui.room import keys
 from ui.shared import Settings
 
 
+def proven() -> bool:
+    """Whether this session proved it is the lecturer's (this machine's own browser, the
+    lecturer's cookie, or the passphrase typed): the module's docstring."""
+    headers = st.context.headers
+    if this_machine(st.context.ip_address, headers if hasattr(headers, "get") else {}):
+        return True
+    if st.session_state.get(keys.PROVEN):
+        return True
+    mark = st.context.cookies.get(LECTURER_COOKIE)
+    return isinstance(mark, str) and signing.is_lecturer_mark(shared_rooms().secret, mark,
+                                                              time.time())
+
+
 def is_lecturer(s: Settings) -> bool:
-    """Whether this page run is the lecturer's: a session of the machine's own browser, or one
-    that leads its room. A document (no session) is not."""
+    """Whether this page run is the lecturer's: proven, or leading its room (rooms are the
+    lecturer's alone). A document (no session) is not."""
     if not s.controls:
         return False
-    if s.room is not None and s.room.lecturer:
-        return True
-    headers = st.context.headers
-    return this_machine(st.context.ip_address, headers if hasattr(headers, "get") else {})
+    return bool(s.room is not None and s.room.lecturer) or proven()

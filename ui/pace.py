@@ -36,11 +36,16 @@ def _paced(lecturer: bool) -> str | None:
     return client_address(st.context.ip_address, headers.get("X-Forwarded-For"))
 
 
-def admit(lang: str, lecturer: bool) -> None:
-    """Let this page run go on, or, with its client's budget spent, say so and stop it."""
+def admit(lang: str, lecturer: bool, started: float | None = None) -> None:
+    """Let this page run go on, or, with its client's budget spent, say so and stop it (its CPU
+    since started charged first, when given: for a caller without a `finally` that charges).
+    Asked first thing in a run, so that a refused run draws nothing and asks no store: a
+    refusal costs next to nothing."""
     who = _paced(lecturer)
     if who is not None and (wait := _budget(config.client_cpu()).wait(who)):
         st.warning(text("common.paced", lang, seconds=int(wait) + 1))
+        if started is not None:
+            charge(started, lecturer)
         st.stop()
 
 

@@ -16,10 +16,12 @@ from ui.blocks_streamlit import FORMULA_CSS
 from ui.chart import tools
 from ui.doc import Doc, StreamlitDoc
 from ui.i18n import LANGS, text
+from ui.lecturer import proven
 from ui.navigation import links
 from ui.room import check, join_panel, membership, question, sidebar
+from ui.room import keys as room_keys
 from ui.shared import DEFAULT_LANG, DEFAULT_TEXT, ROOT, Settings, head
-from ui.state import coded_radio, flag, remembered, to_url
+from ui.state import coded_radio, flag, kept, remembered, to_url
 from ui.view import page_lang
 
 PAGE_CSS = """<style>
@@ -131,15 +133,17 @@ def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
     the option values of its radios and select sliders in `posviz_choices` (key -> values) and
     the URL the run left in `posviz_url`."""
     started = time.thread_time()  # the run's CPU, charged to its client (ui.pace)
-    s = page(name)
-    lecturer = bool(s.room and s.room.lecturer)
+    lecturer = proven() or bool(st.session_state.get(room_keys.KEY))  # leads a room: below
+    pace.admit(st.session_state.get(kept("lang")) or DEFAULT_LANG, lecturer, started)
+    s = page(name)  # a refused run stopped before this: it costs next to nothing
+    lecturer = proven() or bool(s.room and s.room.lecturer)
     record = bool(st.session_state.get("posviz_record"))
     d = StreamlitDoc(st, record=record, lang=s.lang)
     st.session_state.posviz_doc = d.blocks
     if record:
         st.session_state.posviz_choices = {}
     try:
-        pace.admit(s.lang, lecturer)
+        pace.admit(s.lang, lecturer)  # a room's lecturer, known now, is not paced
         head(d, s, name)
         body(d, s)
     finally:

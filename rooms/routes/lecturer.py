@@ -7,6 +7,9 @@ And `KeyLinks`, a middleware on the app's pages:
 - every browser opening one is given its holder cookie (HOLDER_COOKIE, HttpOnly), under which
   the room it starts keeps its key (Rooms.hold_key) until the key's own cookie is set: a reload
   right after Start a room leaves the lecturer in charge;
+- a page opened from the lecturer's link that the server printed at start (`?lecturer=SECRET`)
+  is answered with a redirect to the same page without it, and the browser is marked as the
+  lecturer's (LECTURER_COOKIE, HttpOnly, signed: ui.lecturer reads it);
 - a page opened from a one-time lecturer link (`?room=CODE&lead=TOKEN`) is answered with a
   redirect to the same page of this server without the token, which meanwhile went into an
   HttpOnly cookie for the app's page to use up; no key ever stands in an address, and the token
@@ -25,8 +28,10 @@ from starlette.datastructures import MutableHeaders
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from rooms import signing
 from rooms.records import (
     HOLDER_COOKIE,
+    LECTURER_COOKIE,
     ROOM_SECONDS,
     RoomError,
     StoreDown,
@@ -118,6 +123,8 @@ class KeyLinks:
             return await self.app(scope, receive, send)
         request = Request(scope, receive)
         query = scope.get("query_string", b"")
+        if b"lecturer=" in query:
+            return await self._lecturer(request, scope, receive, send)
         if b"lead=" in query or b"key=" in query:
             return await self._link(request, scope, receive, send)
         if HOLDER_COOKIE in request.cookies:
@@ -131,6 +138,28 @@ class KeyLinks:
                 headers.append("set-cookie", cookie.headers["set-cookie"])
             await send(message)
         await self.app(scope, receive, holding)
+
+    async def _lecturer(self, request: Request, scope, receive, send) -> None:
+        """The lecturer's link (the one the server printed at start): the same page without
+        its secret, and the browser marked as the lecturer's (an HttpOnly cookie, signed); a
+        wrong secret counts as a wrong code, and the page says so."""
+        params = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+        kept = [(name, value) for name, value in params if name != "lecturer"]
+        rooms = self.service.rooms
+        right = any(signing.is_lecturer_token(rooms.secret, value)
+                    for name, value in params if name == "lecturer")
+        if not right:
+            with contextlib.suppress(StoreDown):  # the page says the rooms are down
+                await self.service.calls.spend(WRONG, rooms.network(who(request)), True)
+            kept.append(("lecturer_refused", "1"))
+        answer = RedirectResponse(f"{same_server(scope['path'])}?{urlencode(kept)}", 303,
+                                  headers=NO_STORE)
+        if right:
+            set_cookie(answer, request, LECTURER_COOKIE,
+                       signing.lecturer_mark(rooms.secret, time.time()), signing.LECTURER_SECONDS)
+        if HOLDER_COOKIE not in request.cookies:
+            _holder(answer, request)
+        await answer(scope, receive, send)
 
     async def _link(self, request: Request, scope, receive, send) -> None:
         params = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)

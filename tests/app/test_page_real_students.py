@@ -6,11 +6,16 @@ port's run of them included)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from transformers import GPT2Config, LlamaConfig
 
+from rooms import LECTURER_COOKIE
+from rooms.signing import lecturer_token
 from tests.helpers.hf_models import saved, tokenizer
 from tests.helpers.load_fixtures import run_apart, serving, session
+from tests.helpers.room_fixtures import Http, widgets
 from ui.i18n import text
 
 pytestmark = pytest.mark.server  # a server of its own, beside the browser tests
@@ -108,3 +113,62 @@ def test_the_lecturer_is_told_what_a_path_is(served):
     assert errors[0].startswith(text("real.refused.unknown", "en", name="", detail="")[:12])
     errors, _ = visit(url, LECTURER, "/" + "a" * 5_000)
     assert len(errors) == 1  # too long for the system: said in words, no exception
+
+
+def _said(messages) -> tuple[list[str], str]:
+    """A run's error messages, and the text of everything it says."""
+    elements = [m.delta.new_element for m in messages if m.WhichOneof("type") == "delta"
+                and m.delta.WhichOneof("type") == "new_element"]
+    errors = [e.alert.body for e in elements
+              if e.WhichOneof("type") == "alert" and e.alert.format == 1]
+    said = [e.markdown.body for e in elements if e.WhichOneof("type") == "markdown"]
+    said += [e.alert.body for e in elements if e.WhichOneof("type") == "alert"]
+    said += [e.text.body for e in elements if e.WhichOneof("type") == "text"]
+    return errors, "\n".join(said).replace("\\", "")
+
+
+def _start_then_type(url: str, source: str, path: str, cookies: dict[str, str] | None = None
+                     ) -> tuple[bool, bool, list[str], str]:
+    """A browser at source presses Start a room if the page offers it, then, in the same
+    session, types path on the real-model page: whether the button was there, whether the
+    browser leads a room, and what the page said."""
+    async def go():
+        async with session(url, cookies=cookies, source=source) as tab:
+            home = await tab.open("", "")
+            button = widgets(home).get("room_start")
+            led = False
+            if button is not None:
+                shown = await tab.open("", "", clicked=(button,))
+                led = "You lead room" in "\n".join(str(m.delta) for m in shown)
+            return button is not None, led, await tab.run(PAGE, {"model": path})
+
+    offered, led, messages = run_apart(go())
+    return offered, led, *_said(messages)
+
+
+def test_a_student_who_presses_start_a_room_gets_no_room_and_no_path(served):
+    """With no passphrase set (the README's `python serve.py`), a student's browser at another
+    address is offered no Start a room and is told who starts rooms; its typed path gets the
+    students' one answer and loads nothing. The lecturer's link the server printed makes a
+    browser at any address the lecturer: it starts a room and opens the typed path; a wrong
+    link makes nobody the lecturer."""
+    url, _, typed = served
+    offered, led, errors, said = _start_then_type(url, "127.0.0.90", str(typed))
+    assert (offered, led) == (False, False)
+    assert len(errors) == 1 and errors[0].startswith(text("real.not_open", "en", names="")[:40])
+    assert "typed-llama" not in said
+
+    secret = os.environ["POSVIZ_SECRET"].encode()
+    lecturer = Http(url, source="127.0.0.91")
+    status, _ = run_apart(lecturer.request("GET", f"/?lecturer={lecturer_token(secret)}"))
+    assert status == 303 and "lecturer=" not in lecturer.headers["location"]
+    assert LECTURER_COOKIE in lecturer.cookies
+    wrong = Http(url, source="127.0.0.92")
+    status, _ = run_apart(wrong.request("GET", "/?lecturer=not-the-secret-at-all"))
+    assert status == 303 and LECTURER_COOKIE not in wrong.cookies
+    assert "lecturer_refused=1" in wrong.headers["location"]
+
+    offered, led, errors, said = _start_then_type(url, "127.0.0.91", str(typed),
+                                                  {LECTURER_COOKIE: lecturer.cookies[
+                                                      LECTURER_COOKIE]})
+    assert (offered, led) == (True, True) and not errors and "typed-llama" in said

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from deploy.up import PER_SOURCE, TOOLS
-from rooms import open_rooms
+from rooms import LECTURER_COOKIE, open_rooms, signing
 from rooms.throttle import WRONG
 from tests.helpers.load_fixtures import at_scene, nav_click, rerun, session, settle
 from tests.helpers.room_fixtures import (
@@ -149,9 +149,15 @@ def test_the_proxy_refuses_what_a_class_never_sends(up):
 
 def test_one_address_starts_five_rooms_across_both_replicas(up, loop):
     """Rooms started from one address are counted once for the deployment (in Redis): five on
-    either replica, then the sixth, on the other one, is refused."""
+    either replica, then the sixth, on the other one, is refused. The starter is the
+    lecturer's browser by the lecturer's cookie (the link the server printed): either replica
+    reads it, their secret being the same."""
+    secret = (up.run / "posviz-secret").read_text("utf-8").strip().encode()
+    mark = signing.lecturer_mark(secret, time.time())
+
     async def press_start(replica: str) -> str:
-        async with session(up.url, {"POSVIZ_REPLICA": replica}, source=STARTER) as tab:
+        async with session(up.url, {"POSVIZ_REPLICA": replica, LECTURER_COOKIE: mark},
+                           source=STARTER) as tab:
             home = await tab.open("", "")
             shown = await tab.open("", "", clicked=(widgets(home)["room_start"],))
         return "\n".join(str(m.delta) for m in shown)

@@ -22,6 +22,7 @@ from rooms import (
     CODE_VOTES,
     HOLDER_COOKIE,
     JOINED_COOKIE,
+    LECTURER_COOKIE,
     VOTER_COOKIE,
     Rate,
     key_cookie,
@@ -366,9 +367,12 @@ def test_tabs_of_a_room_that_is_gone_are_told_so_and_guess_nothing(site, loop):
 def test_a_script_starts_a_few_rooms_then_waits_and_a_lecturer_elsewhere_starts_one(site,
                                                                                     loop):
     """The room flood: sessions from one address pressing Start a room open five rooms, then
-    are told to wait; a lecturer at another address still opens one."""
+    are told to wait; a lecturer at another address still opens one. (Both are the lecturer's
+    browsers, by the lecturer's cookie: a student's is offered no Start a room at all.)"""
+    mark = {LECTURER_COOKIE: signing.lecturer_mark(site.store.secret, time.time())}
+
     async def press_start(by: str) -> str:
-        async with session(site.base, source=by) as tab:
+        async with session(site.base, cookies=mark, source=by) as tab:
             home = await tab.open("", "")
             shown = await tab.open("", "", clicked=(widgets(home)["room_start"],))
         return "\n".join(str(m.delta) for m in shown)
@@ -815,7 +819,7 @@ def test_a_lecturer_who_reloads_right_after_start_still_leads(site, loop):
     laptop = address()
 
     async def start_then_reload() -> tuple[dict, dict, dict]:
-        cookies: dict[str, str] = {}
+        cookies = {LECTURER_COOKIE: signing.lecturer_mark(site.store.secret, time.time())}
         page = Http(site.base, cookies, source=laptop)
         await page.request("GET", "/")  # the app's page, as the browser loads it
         await page.close()

@@ -1,5 +1,6 @@
-"""Into a room and out of it: Start a room (behind the server's passphrase, if it has one), Join
-one by its code, Close it; the Start and Join boxes of the home page and the sidebar."""
+"""Into a room and out of it: Start a room (the lecturer's alone: ui.lecturer; a browser not
+yet proven the lecturer's types the server's passphrase, if it has one), Join one by its code,
+Close it; the Start and Join boxes of the home page and the sidebar."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rooms import normal_code, shared_rooms, spaced
 from rooms.throttle import STARTS
 from ui import config
 from ui.i18n import text
+from ui.lecturer import proven
 from ui.room import keys
 from ui.room.membership import (
     blocked,
@@ -35,7 +37,10 @@ def _start(field: str) -> None:
     if wait := store.wait(STARTS, network):
         note("too_many_starts", seconds=int(wait) + 1)
         return
-    if passphrase():
+    if not proven() and not passphrase():  # a student's browser: rooms are the lecturer's
+        note("not_lecturer")
+        return
+    if not proven():
         typed = st.session_state.pop(field, "") or ""
         if blocked("too_many_passphrases"):
             return
@@ -44,6 +49,7 @@ def _start(field: str) -> None:
             count_wrong()
             note("passphrase_wrong")
             return
+        st.session_state[keys.PROVEN] = True  # the lecturer, for this session
     store.spend(STARTS, network, force=True)
     code, key = store.create()
     store.hold_key(code, key, holder())  # a reload before the key's cookie is set keeps it
@@ -99,10 +105,15 @@ def join_box(where, lang: str, home: bool = False) -> None:
 
 def start_box(where, s, home: bool = False) -> None:
     """Start a room (the home page's, or the sidebar's): the button, and the passphrase's field
-    when the server asks for one."""
+    when the server asks for one of a browser not yet proven the lecturer's; a student's
+    browser on a server without a passphrase is told who starts rooms instead."""
     suffix = keys.HOME if home else ""
     field = keys.PASSPHRASE + suffix
-    if passphrase():
+    lecturer = proven()
+    if not lecturer and not passphrase():
+        where.caption(s.t("room.lecturer_only"))
+        return
+    if not lecturer:
         where.text_input(s.t("room.passphrase"), key=field, type="password", max_chars=200,
                          help=s.t("room.passphrase_help"))
     where.button(s.t("room.start"), key=keys.START + suffix, on_click=_start, args=(field,),

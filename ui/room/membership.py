@@ -169,6 +169,8 @@ def membership() -> Member | None:
     """Who this session is in its room, or None outside any (with a note when a room was asked
     for and cannot be entered, or the rooms cannot be reached)."""
     st.session_state[keys.DOWN] = False
+    if st.query_params.pop("lecturer_refused", None) is not None:  # KeyLinks took it out
+        note("lecturer_link_wrong")
     try:
         return _membership()
     except StoreDown:
