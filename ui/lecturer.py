@@ -8,7 +8,8 @@ The lecturer is whoever proves it (`proven`):
 - a browser that opened the lecturer's link the server printed at start (`?lecturer=SECRET`,
   rooms.routes.lecturer.KeyLinks marks it with a signed HttpOnly cookie): a lab server, or
   behind HAProxy;
-- a session that typed the passphrase (POSVIZ_LECTURER_PASSWORD), when the server has one.
+- a session that typed the passphrase (POSVIZ_LECTURER_PASSWORD), when the server has one
+  (Start a room then asks this machine's own browser for it too, as a public server should).
 
 Only the lecturer starts rooms, so a session that leads its room (it holds the room's key: the
 lecturer's own, or a one-time lecturer link the lecturer handed out) is the lecturer's too. A
@@ -28,15 +29,17 @@ from ui.room import keys
 from ui.shared import Settings
 
 
-def proven() -> bool:
-    """Whether this session proved it is the lecturer's (this machine's own browser, the
-    lecturer's cookie, or the passphrase typed): the module's docstring."""
+def proven(machine: bool = True) -> bool:
+    """Whether this session proved it is the lecturer's (this machine's own browser unless not
+    machine, the lecturer's cookie, or the passphrase typed): the module's docstring."""
     headers = st.context.headers
-    if this_machine(st.context.ip_address, headers if hasattr(headers, "get") else {}):
+    if machine and this_machine(st.context.ip_address,
+                                headers if hasattr(headers, "get") else {}):
         return True
     if st.session_state.get(keys.PROVEN):
         return True
-    mark = st.context.cookies.get(LECTURER_COOKIE)
+    cookies = getattr(st.context, "cookies", None)  # none in a run without a browser
+    mark = cookies.get(LECTURER_COOKIE) if hasattr(cookies, "get") else None
     return isinstance(mark, str) and signing.is_lecturer_mark(shared_rooms().secret, mark,
                                                               time.time())
 

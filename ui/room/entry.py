@@ -37,10 +37,11 @@ def _start(field: str) -> None:
     if wait := store.wait(STARTS, network):
         note("too_many_starts", seconds=int(wait) + 1)
         return
-    if not proven() and not passphrase():  # a student's browser: rooms are the lecturer's
+    lecturer = proven(machine=not passphrase())  # a passphrase is asked of every browser
+    if not lecturer and not passphrase():  # a student's browser: rooms are the lecturer's
         note("not_lecturer")
         return
-    if not proven():
+    if not lecturer:
         typed = st.session_state.pop(field, "") or ""
         if blocked("too_many_passphrases"):
             return
@@ -109,7 +110,7 @@ def start_box(where, s, home: bool = False) -> None:
     browser on a server without a passphrase is told who starts rooms instead."""
     suffix = keys.HOME if home else ""
     field = keys.PASSPHRASE + suffix
-    lecturer = proven()
+    lecturer = proven(machine=not passphrase())
     if not lecturer and not passphrase():
         where.caption(s.t("room.lecturer_only"))
         return
