@@ -181,28 +181,31 @@ def in_room(d: ui.Doc, s: ui.Settings) -> bool:
     return s.room is not None if d.live else d.room
 
 
-def picture(d: ui.Doc, s: ui.Settings, name: str, seq: tuple[str, ...],
-            weights: np.ndarray) -> bool:
-    """In a lecture room, the predicted picture: the class taps, for the marked token (the
-    last of the first PICK_KEYS), the key it thinks gets the most of its attention (weights:
-    the model's (T, T) attention). Once revealed, the model's key, and on the app's page the
-    class's picture beside the model's row. Returns whether the answer is shown (always,
-    outside a room)."""
+def picture(d: ui.Doc, s: ui.Settings, name: str, seq: tuple[str, ...], weights: np.ndarray,
+            query: int, truth: int, **answered: object) -> bool:
+    """In a lecture room, the predicted picture: before the map is shown, the class taps a key
+    of the first PICK_KEYS for the marked token (query), and `truth` is the right key, decided
+    by weights (the model's (T, T) attention). Once revealed, the answer
+    (`lesson.<name>.pick_answer`, filled with answered), and on the app's page the class's
+    picture beside the model's row. Returns whether the answer is shown (always, outside a
+    room)."""
     n = min(len(seq), PICK_KEYS)
-    if n < 2 or not in_room(d, s):
-        return True
-    query, row = n - 1, weights[n - 1, :n]
-    truth = int(np.argmax(row))
+    row = weights[query, :n]
     options = [f"{key} {token[:40]}" for key, token in enumerate(seq[:n])]
     question = s.t(f"lesson.{name}.pick", n=query, token=literal(seq[query]))
     box = polled(d, s, f"{name}pick", s.t("lesson.predict_picture"), question, options, truth)
     if box is None:
         return False
-    box.success(s.t("lesson.pick_answer", cell=truth, token=literal(seq[truth]),
-                    weight=float(row[truth])))
+    box.success(s.t(f"lesson.{name}.pick_answer", n=query, cell=truth,
+                    token=literal(seq[truth]), weight=float(row[truth]), **answered))
     if d.live:
-        class_picture(box.where, s, f"scene-{name}pick", seq[:n], row, truth)
+        class_picture(box.where, s, f"scene-{name}pick", seq[:n], row, query, truth)
     return True
+
+
+def picked_here(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> bool:
+    """Whether a predicted picture is asked here: in a lecture room, of two tokens or more."""
+    return min(len(seq), PICK_KEYS) >= 2 and in_room(d, s)
 
 
 def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
@@ -211,8 +214,10 @@ def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> No
     lead.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi",
                fit=True)
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
-    if s.position:  # where head 1's weight goes, under its penalty
-        picture(d, s, "alibi", seq, weights[0, 0])
+    if s.position and picked_here(d, s, seq):  # where head 1's weight goes, under its penalty
+        query = min(len(seq), PICK_KEYS) - 1
+        picture(d, s, "alibi", seq, weights[0, 0], query,
+                right_option.most_attended(weights[0, 0][query, :query + 1]))
     with_bias, without = (mean_attention_distance(w) for w in weights)
     if answer := ask(d, s, "alibi", right_option.alibi(with_bias[0], without[0],
                                                        with_bias[-1], without[-1]),
@@ -227,7 +232,13 @@ def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> No
 def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
     scheme = "sinusoidal" if s.position else "none"
     run = attention.stack(seq, 1, cached.HEADS, scheme, True)
-    if picture(d, s, "causal", seq, run.mean_weights(0)):  # predicted before it is shown
+    weights = run.mean_weights(0)
+    # predicted before it is shown: where the mask makes a middle token's row grey
+    query = (min(len(seq), PICK_KEYS) - 1) // 2
+    if not picked_here(d, s, seq) or picture(
+            d, s, "causal", seq, weights, query,
+            right_option.first_hidden(weights[query, :PICK_KEYS]),
+            seen=float(weights[query, :query + 1].sum())):
         lead.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal", fit=True)
     else:
         d.info(s.t("lesson.picture_hidden"))

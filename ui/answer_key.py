@@ -98,6 +98,20 @@ def causal(first_weight: float, n_tokens: int) -> int:
     return 2 if not changed(first_weight, 1.0 / n_tokens) else 1
 
 
+def first_hidden(row) -> int:
+    """The first key a query gives no attention at all (a weight of exactly 0: the causal
+    mask's -inf before the softmax), in one row of attention weights."""
+    hidden = [key for key, weight in enumerate(row) if weight == 0.0]
+    if not hidden:
+        raise ValueError("every key of the row gets some attention: no key is masked")
+    return hidden[0]
+
+
+def most_attended(row) -> int:
+    """The key that gets the most of a query's attention, in one row of attention weights."""
+    return max(range(len(row)), key=lambda key: row[key])
+
+
 def leak(after_first_layer: float, after_second_layer: float) -> int:
     """A: no change after either layer; B: only after layer 2; C: only after layer 1; D: both."""
     return _pair(changed(0.0, after_first_layer), changed(0.0, after_second_layer))

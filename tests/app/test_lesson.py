@@ -81,3 +81,25 @@ def test_the_port_question_is_right_where_the_ports_map_is_drawn():
     assert lesson.port(0) == 0 and lesson.port(1) == 1
     with pytest.raises(ValueError, match="drawn at 0 or 1"):
         lesson.port(2)
+
+
+@pytest.mark.parametrize("tokens", [("刚", "想", "到", "了"), tuple("the cat sat on the mat".split()),
+                                    ("a", "b"), ("我",) * 8])
+@pytest.mark.parametrize("scheme", ["none", "sinusoidal"])
+def test_the_causal_picture_is_decided_by_the_mask_not_by_the_weights(tokens, scheme):
+    """Scene 8's predicted picture: the right key is the first one the marked token gives no
+    attention at all, which the mask decides (the key right after it), whatever the seeded
+    weights; every key up to it gets some, and they sum to 1."""
+    from ui.cached import attention
+
+    weights = attention.stack(tokens, 1, 4, scheme, True).mean_weights(0)
+    query = (min(len(tokens), 6) - 1) // 2
+    assert lesson.first_hidden(weights[query, :6]) == query + 1
+    assert (weights[query, :query + 1] > 0).all()
+    assert weights[query, :query + 1].sum() == pytest.approx(1.0)
+
+
+def test_a_row_with_nothing_masked_has_no_first_hidden_key():
+    with pytest.raises(ValueError, match="no key is masked"):
+        lesson.first_hidden(np.full(4, 0.25))
+    assert lesson.most_attended([0.2, 0.5, 0.3]) == 1

@@ -9,9 +9,10 @@ from ui.chart import chart
 from ui.room.poll_bars import picture_rows
 
 
-def class_picture(where, s, poll_id: str, tokens: tuple[str, ...], weights, truth: int) -> None:
-    """The class's predictions for poll poll_id beside the model's attention row (weights, one
-    per key of tokens); truth is the model's key."""
+def class_picture(where, s, poll_id: str, tokens: tuple[str, ...], weights, query: int,
+                  truth: int) -> None:
+    """The class's predictions for poll poll_id beside the model's attention row of token
+    query (weights, one per key of tokens); truth is the right key."""
     m = s.room
     if m is None:
         return
@@ -26,7 +27,7 @@ def class_picture(where, s, poll_id: str, tokens: tuple[str, ...], weights, trut
     shares = [n / tally.total if tally.total else 0.0 for n in tally.counts]
     labels = [f"{key} {token}" for key, token in enumerate(tokens)]
     chart(picture_rows(labels, shares, [float(w) for w in weights], truth,
-                       s.t("lesson.pick_title", n=len(tokens) - 1),
+                       s.t("lesson.pick_title", n=query),
                        (s.t("lesson.pick_class"), s.t("lesson.pick_model")),
                        s.t("common.key_axis")), f"picture_{poll_id}", where=where,
           toolbar=False)
