@@ -81,3 +81,9 @@ def test_every_bold_closes_where_commonmark_closes_it():
     for key, entry in catalog().items():
         for lang, value in entry.items():
             assert "**" not in render(value), (key, lang)
+
+
+def test_an_image_patch_is_one_word_in_chinese_everywhere():
+    """图像块, as the Today page says it, in every key of every page (never 小块)."""
+    loose = [key for key, entry in catalog().items() if "小块" in entry["zh"]]
+    assert loose == []
