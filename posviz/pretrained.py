@@ -717,7 +717,7 @@ def _bag(model, switch, ids: list[int]) -> bool:
             with torch.inference_mode():
                 out = model(input_ids=tensor, attention_mask=torch.ones_like(tensor),
                             output_hidden_states=True, **extra)
-        outputs.append(out.hidden_states[1][0, -1].double())
+        outputs.append(per_token(out.hidden_states[1], len(sequence))[-1])
     size = float(outputs[0].norm()) or 1.0
     return float((outputs[0] - outputs[1]).norm()) / size < 1e-4
 
@@ -973,11 +973,22 @@ def byte_level_alphabet() -> dict[str, int]:
     return spelled
 
 
+def per_token(hidden, n_tokens: int):
+    """One layer's output of a batch of one as (T, D'), every stream of a token side by side:
+    (1, T, D) as it is; (1, T, streams, D) (DeepSeek-V4's hyper-connections) and
+    (streams, 1, T, D) (Gemma 3n's AltUp: the streams lead) flattened per token. The batch's
+    axis is the first of size 1 followed by the tokens' axis."""
+    shape = tuple(hidden.shape)
+    batch = next(k for k in range(len(shape) - 1) if shape[k] == 1 and shape[k + 1] == n_tokens)
+    tokens = hidden.select(batch, 0).movedim(batch, 0)  # (T, ...): the tokens' axis first
+    return tokens.double().reshape(n_tokens, -1)
+
+
 def outputs(hidden_states, n_tokens: int) -> np.ndarray:
     """Each layer's output as (layers, T, D): a layer whose output is several streams per token
-    (hyper-connections) flattened, and narrower layers padded with zeros to the widest (which
-    changes no length and no difference of lengths)."""
-    flat = [h[0].double().reshape(n_tokens, -1).numpy() for h in hidden_states]
+    (hyper-connections, AltUp) flattened (per_token), and narrower layers padded with zeros to
+    the widest (which changes no length and no difference of lengths)."""
+    flat = [per_token(h, n_tokens).numpy() for h in hidden_states]
     width = max((f.shape[1] for f in flat), default=0)
     return np.stack([np.pad(f, ((0, 0), (0, width - f.shape[1]))) for f in flat]) if flat \
         else np.zeros((0, n_tokens, 0))

@@ -499,3 +499,40 @@ def test_the_byte_level_alphabet_is_gpt2s():
     from transformers.convert_slow_tokenizer import bytes_to_unicode
 
     assert pretrained.byte_level_alphabet() == {c: b for b, c in bytes_to_unicode().items()}
+
+
+def test_a_gemma_3n_is_read_at_its_last_token_with_its_streams_leading(tmp_path):
+    """Gemma 3n's layers give (streams, 1, T, D) (AltUp's four streams lead the batch): the
+    bag test reads the last token, not the whole sentence, so position off (every id 0) is
+    read, and it is transformers' own run with ids 0; each layer's output is every stream of
+    a token, as transformers gives it."""
+    from transformers import Gemma3nTextConfig
+
+    config = Gemma3nTextConfig(vocab_size=len(tokenizer()), vocab_size_per_layer_input=64,
+                               hidden_size=32, hidden_size_per_layer_input=8,
+                               intermediate_size=64, num_hidden_layers=5,
+                               num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                               num_kv_shared_layers=0, bos_token_id=0, eos_token_id=0,
+                               pad_token_id=0)
+    folder = saved(config, tmp_path / "gemma3n")
+    loaded = pretrained.load(pretrained.card(folder))
+    assert loaded.scheme.kind == "rope"
+    model = AutoModelForCausalLM.from_pretrained(folder, attn_implementation="eager",
+                                                 local_files_only=True)
+    tok = PreTrainedTokenizerFast.from_pretrained(folder)
+    for text in SENTENCES[:3]:
+        ids = torch.tensor([tok(text)["input_ids"]])
+        for position in (True, False):
+            extra = {} if position else {"position_ids": torch.zeros_like(ids)}
+            with torch.no_grad():
+                out = model(input_ids=ids, output_attentions=True, output_hidden_states=True,
+                            **extra)
+            reading = pretrained.read(loaded, text, position)
+            want = np.stack([a[0].double().numpy() for a in out.attentions])
+            np.testing.assert_allclose(reading.weights, want, atol=1e-6)
+            for layer, state in enumerate(out.hidden_states[1:]):  # (4, 1, T, D)
+                assert state.shape[:2] == (4, 1)
+                for t in range(ids.shape[1]):  # token t: its four streams, one after another
+                    np.testing.assert_allclose(reading.states[layer][t],
+                                               state[:, 0, t].double().flatten().numpy(),
+                                               atol=1e-5)

@@ -123,6 +123,8 @@ def _tiny(cls, vocab: int):
             given["layer_types"] = types[:layers]
     if "num_hidden_layers" in known:
         given["num_hidden_layers"] = layers
+    if (getattr(default, "num_kv_shared_layers", 0) or 0) >= layers:  # Gemma 3n: 15 of 35
+        given["num_kv_shared_layers"] = 0  # no layer left to share its cache: sharing off
     for name in getattr(cls, "sub_configs", None) or {}:
         made = getattr(default, name, None)
         if made is not None and hasattr(made, "to_dict"):

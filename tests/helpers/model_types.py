@@ -174,7 +174,7 @@ def _compare(row: Row, loaded, path: Path, fresh, position: bool) -> None:
                          zero_ids=not position and kind == "rope")
         attentions = [out.attentions[i] for i in loaded.drawn]
         want = np.stack([a[0].double().numpy() for a in attentions])
-        states = [h[0].double().numpy().reshape(len(h[0]), -1) for h in out.hidden_states[1:]]
+        states = [_tokens_first(h.double().numpy()) for h in out.hidden_states[1:]]
         where = "on" if position else "off"
         if reading.weights.shape != want.shape:
             row.problems.append(f"position {where}: weights {reading.weights.shape} "
@@ -188,6 +188,15 @@ def _compare(row: Row, loaded, path: Path, fresh, position: bool) -> None:
             if not (np.allclose(shown[:, :state.shape[1]], state, atol=ATOL, rtol=1e-4)
                     and not shown[:, state.shape[1]:].any()):
                 row.problems.append(f"position {where}: layer {layer + 1}'s output differs")
+
+
+def _tokens_first(state: np.ndarray) -> np.ndarray:
+    """A layer's output (1, T, D), (1, T, streams, D) or (streams, 1, T, D) as (T, D'): the
+    batch's axis (the first of size 1) dropped, the tokens' axis (after it) put first, every
+    stream of a token side by side."""
+    batch = list(state.shape).index(1)
+    state = np.moveaxis(np.take(state, 0, axis=batch), batch, 0)
+    return state.reshape(len(state), -1)
 
 
 def _rotary_modules(model) -> list:
