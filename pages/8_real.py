@@ -36,8 +36,9 @@ def rotary_text(rotary: pretrained.Rotary, s: ui.Settings) -> str:
     scaling = "" if rotary.rope_type == "default" else s.t(
         "real.scheme.scaling", kind=literal(rotary.rope_type),
         factor=number(rotary.factor) if rotary.factor is not None else "?")
+    pairing = s.t("real.scheme.neighbours") if rotary.pairing == "neighbours" else ""
     return s.t("real.scheme.rotary", base=f"{rotary.base:,.0f}" if rotary.base else "?",
-               share=f"{rotary.fraction:.0%}", scaling=scaling)
+               share=f"{rotary.fraction:.0%}", scaling=scaling) + pairing
 
 
 def layer_list(layers: tuple[int, ...], s: ui.Settings) -> str:

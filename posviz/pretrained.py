@@ -123,6 +123,7 @@ class Rotary:
     rope_type: str  # "default", or its scaling: "linear", "yarn", "llama3", ...
     factor: float | None  # the scaling's factor
     frequencies: tuple[float, ...]  # each turned pair's angle per position (inv_freq)
+    pairing: str = "halves"  # lane i with i + r/2 (rotate_half), or "neighbours": 2i, 2i + 1
 
 
 @dataclass(frozen=True)
@@ -546,14 +547,30 @@ def _alibi(model) -> np.ndarray | None:
 
 def _frequencies(module) -> dict[str | None, object]:
     """A rotary module's frequencies (inv_freq) by layer type (None: every layer), as
-    transformers computed them when it built the module."""
+    transformers computed them when it built the module. GPT-J's and CodeGen's keep no
+    inv_freq but a table of [sin | cos] by position (embed_positions): row 1 holds
+    sin(theta_i) and cos(theta_i), so theta_i = atan2 of the two (every theta_i <= 1 rad)."""
+    import torch
+
     found = {}
     for name, buffer in module.named_buffers(recurse=False):
         if name == "inv_freq":
             found[None] = buffer
         elif name.endswith("_inv_freq") and not name.endswith("original_inv_freq"):
             found[name.removesuffix("_inv_freq")] = buffer
+        elif name == "embed_positions" and buffer.dim() == 2 and len(buffer) > 1:
+            sin, cos = buffer[1].double().chunk(2)  # position 1: (r/2,) each
+            found[None] = torch.atan2(sin, cos)
     return found
+
+
+def _pairing(module) -> str:
+    """Which lanes a rotary module's model turns together: GPT-J's and CodeGen's modeling code
+    turns neighbours (rotate_every_two: lanes 2i and 2i + 1), the others split halves
+    (rotate_half: lanes i and i + r/2)."""
+    code = import_module(type(module).__module__)
+    return "neighbours" if hasattr(code, "rotate_every_two") and not hasattr(
+        code, "rotate_half") else "halves"
 
 
 def _rope_numbers(config, layer_type: str | None) -> dict:
@@ -686,10 +703,13 @@ def _rotary(model, probe: _Probe, turning: list[bool]) -> tuple[Rotary, ...]:
     for kind, layers in merged.items():
         module, freq = entries[kind]
         params = _rope_numbers(config, kind)
-        rope_type = module.rope_type.get(kind) if isinstance(module.rope_type, dict) \
-            else getattr(module, "rope_type", params.get("rope_type", "default"))
+        held = getattr(module, "rope_type", None)
+        rope_type = held.get(kind) if isinstance(held, dict) \
+            else held or params.get("rope_type", "default")
         base = params.get("rope_theta", getattr(config, "rope_theta", None))
         turned = int((freq != 0).sum())  # a "proportional" RoPE leaves some pairs at 0
+        if base is None and turned > 1:  # GPT-J: no rope_theta; theta_1 = base^(-2/r)
+            base = float(f"{float(freq[1]) ** (-turned):.6g}")
         width = _head_width([probe.modules[probe.layers.index(k)] for k in layers]
                             if probe.modules else [], config)
         fraction = min(1.0, 2 * turned / width) if width else 1.0
@@ -700,7 +720,7 @@ def _rotary(model, probe: _Probe, turning: list[bool]) -> tuple[Rotary, ...]:
                           float(base) if base else None, fraction,
                           str(rope_type or "default"),
                           float(factor) if isinstance(factor, int | float) else None,
-                          tuple(float(f) for f in freq.double())))
+                          tuple(float(f) for f in freq.double()), _pairing(module)))
     return tuple(sorted(out, key=lambda r: r.layers))
 
 

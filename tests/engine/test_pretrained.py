@@ -8,6 +8,7 @@ first layer with a slow computation by hand."""
 from __future__ import annotations
 
 import json
+from importlib import import_module
 
 import numpy as np
 import pytest
@@ -536,3 +537,34 @@ def test_a_gemma_3n_is_read_at_its_last_token_with_its_streams_leading(tmp_path)
                     np.testing.assert_allclose(reading.states[layer][t],
                                                state[:, 0, t].double().flatten().numpy(),
                                                atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["gptj", "codegen"])
+def test_gptj_and_codegen_are_read_with_their_neighbouring_pairs_switched_off(tmp_path, kind):
+    """GPT-J and CodeGen keep no inv_freq but a [sin | cos] table by position, and turn lanes
+    2i and 2i + 1 together (rotate_every_two) on the first rotary_dim lanes of each head: read
+    as RoPE at base^(-2i/rotary_dim), base 10000 (the paper's formula, written here), on half
+    of each head, in neighbouring pairs; position off is transformers' own run with every
+    position id 0, and with the rotation taken out of the modeling code (the same numbers)."""
+    from transformers import CodeGenConfig, GPTJConfig
+
+    cls = {"gptj": GPTJConfig, "codegen": CodeGenConfig}[kind]
+    config = cls(vocab_size=len(tokenizer()), n_embd=32, n_layer=2, n_head=2, rotary_dim=8,
+                 n_positions=128, bos_token_id=0, eos_token_id=0)
+    folder = saved(config, tmp_path / kind)
+    loaded = pretrained.load(pretrained.card(folder))
+    [rotary] = loaded.scheme.rotary
+    assert loaded.scheme.kind == "rope" and rotary.pairing == "neighbours"
+    assert rotary.base == 10_000.0 and rotary.fraction == 0.5 and rotary.layers == (0, 1)
+    np.testing.assert_allclose(rotary.frequencies, [10_000 ** (-2 * i / 8) for i in range(4)],
+                               rtol=1e-6)
+    code = import_module(f"transformers.models.{kind}.modeling_{kind}")
+    for text in SENTENCES[:3]:
+        on, off = (pretrained.read(loaded, text, position) for position in (True, False))
+        np.testing.assert_allclose(on.weights, reference(folder, text), atol=1e-6)
+        np.testing.assert_allclose(off.weights, reference(folder, text, None, True), atol=1e-6)
+        with pytest.MonkeyPatch.context() as patch:  # no rotation at all
+            patch.setattr(code, "apply_rotary_pos_emb", lambda tensor, sin, cos: tensor)
+            np.testing.assert_allclose(off.weights, reference(folder, text), atol=1e-6)
+        if len(on.pieces) > 2:
+            assert np.abs(on.weights - off.weights).max() > 1e-3

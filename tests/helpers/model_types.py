@@ -98,6 +98,7 @@ def scheme_said(scheme: pretrained.Scheme) -> str:
         parts = [f"layers {_layers(r.layers)}{f' ({r.layer_type})' if r.layer_type else ''}: "
                  f"base {r.base:g}, {r.fraction:.0%}"
                  + ("" if r.rope_type == "default" else f", {r.rope_type}")
+                 + (", neighbouring pairs" if r.pairing == "neighbours" else "")
                  for r in scheme.rotary]
         parts += [f"layers {_layers(scheme.unturned)}: none"] if scheme.unturned else []
         said = "RoPE: " + "; ".join(parts)
@@ -214,6 +215,9 @@ def _check_rope(row: Row, loaded) -> None:
     held = [b.double().numpy() for m in _rotary_modules(model)
             for n, b in m.named_buffers(recurse=False)
             if n.endswith("inv_freq") and "original" not in n]
+    held += [np.arcsin(b[1, :b.shape[1] // 2].double().numpy())  # GPT-J: [sin | cos] rows
+             for m in _rotary_modules(model) for n, b in m.named_buffers(recurse=False)
+             if n == "embed_positions"]
     config = model.config.get_text_config()
     for r in scheme.rotary:
         freq = np.array(r.frequencies)
