@@ -26,7 +26,9 @@ per scheme, and says which (`Scheme.off`):
 - none: nothing carries position but the causal mask, which stays in every case.
 With that switch off, the first attention layer must read the tokens before the last one as a
 bag; a model whose first layer still tells their order apart is refused ("unread"): posviz
-would otherwise call position off something that is not.
+would otherwise call position off something that is not. A refusal says what was found: keys
+besides the sentence's tokens ("keys"), layers with different numbers of heads ("heads"),
+position ids that change attention with no rotary frequencies to name ("ids").
 
 A run has a third state beside position on and off: the model run as a buggy port of it runs
 it (`read(..., port=...)`, the ports of posviz.ported).
@@ -83,7 +85,7 @@ class Refused(ValueError):
     """A model posviz will not load, with why: `reason` is one of REASONS, `detail` names it."""
 
     REASONS = ("unknown", "not_a_model", "pickle_only", "own_code", "not_causal", "too_large",
-               "broken", "outside", "no_attention", "unread", "fails")
+               "broken", "outside", "no_attention", "unread", "keys", "heads", "ids", "fails")
 
     def __init__(self, reason: str, detail: str) -> None:
         assert reason in self.REASONS, reason
@@ -780,7 +782,7 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
               if a is not None and a.dim() == 4 and a.shape[-2:] == (len(ids), len(ids))]
     if any(a is not None and a.dim() == 4 and a.shape[-2] == len(ids) and i not in square
            for i, a in enumerate(given)):
-        raise Refused("unread", "attention over keys besides the sentence's tokens")
+        raise Refused("keys", config.model_type)
     attentions = [given[i] for i in square]
     if not attentions:
         raise Refused("no_attention", config.model_type)
@@ -789,7 +791,7 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
                        else [], [probe.layers[i] for i in square]
                        if len(probe.layers) == len(given) else list(range(len(square))))
     if len({a.shape[1] for a in attentions}) > 1:
-        raise Refused("unread", "layers with different numbers of heads")
+        raise Refused("heads", config.model_type)
     if not _causal(attentions):
         raise Refused("not_causal", config.model_type)
     layers = max(layers, len(out.hidden_states) - 1)
@@ -817,7 +819,7 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
         turning = _turning(model, probe, ids, square)
         rotary = _rotary(model, probe, turning) if any(turning) else ()
         if any(turning) and not rotary:
-            raise Refused("unread", "position ids reach attention without a rotary module")
+            raise Refused("ids", config.model_type)
         if rotary:
             first = rotary[0]
             named = Scheme("rope", {
@@ -965,7 +967,7 @@ def run(loaded: Loaded, ids: list[int], position: bool, k: int = 5, port: Port |
     given = list(out.attentions)
     maps = [given[i] for i in (loaded.drawn if loaded.drawn is not None else range(len(given)))]
     if any(a is None or a.shape[-2:] != (len(ids), len(ids)) for a in maps):
-        raise Refused("unread", "attention over keys besides the sentence's tokens")
+        raise Refused("keys", loaded.model.config.model_type)
     weights = np.stack([a[0].double().numpy() for a in maps])
     states = outputs(out.hidden_states[1:], len(ids))
     probs = torch.softmax(out.logits[0].double(), dim=-1)

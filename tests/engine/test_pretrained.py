@@ -568,3 +568,21 @@ def test_gptj_and_codegen_are_read_with_their_neighbouring_pairs_switched_off(tm
             np.testing.assert_allclose(off.weights, reference(folder, text), atol=1e-6)
         if len(on.pieces) > 2:
             assert np.abs(on.weights - off.weights).max() > 1e-3
+
+
+def test_a_refusal_says_the_reason_it_found(tmp_path):
+    """DeepSeek-V4's attention reads keys besides the sentence's (its sink and compressed
+    blocks): refused for that, in words that say so, never with the words for a first layer
+    that still tells order apart (a test never run on it)."""
+    from tests.helpers.hf_models import tiny_config
+    from ui.i18n import text
+
+    folder = saved(tiny_config("deepseek_v4", len(tokenizer())), tmp_path / "v4")
+    with pytest.raises(pretrained.Refused) as refused:
+        pretrained.load(pretrained.card(folder))
+    assert (refused.value.reason, refused.value.detail) == ("keys", "deepseek_v4")
+    for lang, still in (("en", "still tells the order"), ("zh", "仍能分辨词元的顺序")):
+        for reason in ("keys", "heads", "ids"):
+            said = text(f"real.refused.{reason}", lang, name="m", detail="d")
+            assert still not in said and "d" in said
+        assert still in text("real.refused.unread", lang, name="m", detail="d")

@@ -43,6 +43,9 @@ ATOL = 2e-5
 REFUSALS = {"not_causal": "not causal (its attention reads both ways)",
             "no_attention": "no attention weights to draw",
             "unread": "position posviz cannot switch off",
+            "keys": "its attention reads keys besides the sentence's tokens",
+            "heads": "layers with different numbers of heads",
+            "ids": "position ids change its attention, no rotary frequencies found",
             "fails": "transformers cannot run it"}
 """A refusal's reason in the table's words (the page says each at length, in both languages)."""
 
