@@ -77,6 +77,8 @@ def scheme_text(scheme: pretrained.Scheme, s: ui.Settings) -> str:
                    slopes=slopes + (", …" if len(n["slopes"]) > SLOPES_SHOWN else ""))
     else:  # checked as a bag only where every layer is attention
         said = s.t("real.scheme.none_attention" if scheme.ordered else "real.scheme.none")
+    if scheme.beside:
+        said = s.t("real.scheme.beside", said=said, n=len(scheme.beside), layers=scheme.layers)
     if scheme.ordered:
         kinds = ", ".join(literal(k) for k in dict.fromkeys(scheme.ordered))
         said = s.t("real.scheme.other", said=said, n=len(scheme.ordered),

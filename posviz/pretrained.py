@@ -143,6 +143,7 @@ class Scheme:
     attention: tuple[int, ...] = ()
     layers: int = 0
     other: tuple[str, ...] = ()
+    beside: tuple[int, ...] = ()  # attention layers with a Mamba branch beside it (Falcon-H1)
 
     @property
     def ordered(self) -> tuple[str, ...]:
@@ -760,6 +761,15 @@ def _other_layers(config, attention: list[int], layers: int) -> tuple[str, ...]:
     return tuple("other" for _ in rest)
 
 
+def _beside(model, attention: tuple[int, ...]) -> tuple[int, ...]:
+    """The attention layers that also run a Mamba branch on the same input (Falcon-H1's
+    `mamba` beside its `self_attn` in every layer): a recurrence, which reads order itself."""
+    found = {_layer_of(name) for name, module in model.named_modules()
+             if _text_path(name) and ("mamba" in name.rsplit(".", 1)[-1].lower()
+                                      or "Mamba" in type(module).__name__)}
+    return tuple(k for k in attention if k in found)
+
+
 def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
     """How the loaded model carries position, read from what transformers built; the tables of
     absolute positions position off zeroes; and which of the attentions transformers gives are
@@ -797,7 +807,8 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
     layers = max(layers, len(out.hidden_states) - 1)
     attention = tuple(probe.layers)
     other = _other_layers(config, list(attention), layers)
-    shape = {"attention": attention, "layers": layers, "other": other}
+    shape = {"attention": attention, "layers": layers, "other": other,
+             "beside": _beside(model, attention)}
 
     tables = []
     for name, module in _tables(model):
@@ -832,7 +843,8 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
             named = Scheme("none", {}, **shape)
     loaded = Loaded(None, model, None, named, tables=tuple(m for _, m in tables),
                     drawn=tuple(square))
-    if not named.ordered and not _bag(model, lambda seq: _position(loaded, False, seq), ids):
+    if not (named.ordered or named.beside) and not _bag(
+            model, lambda seq: _position(loaded, False, seq), ids):
         raise Refused("unread", f"{config.model_type}: order still read with "
                       f"{named.off if named.kind != 'none' else 'no position found'}")
     return named, loaded.tables, loaded.drawn

@@ -586,3 +586,21 @@ def test_a_refusal_says_the_reason_it_found(tmp_path):
             said = text(f"real.refused.{reason}", lang, name="m", detail="d")
             assert still not in said and "d" in said
         assert still in text("real.refused.unread", lang, name="m", detail="d")
+
+
+def test_falcon_h1_has_its_rope_switched_off_and_its_mamba_branch_named(tmp_path):
+    """Falcon-H1 runs a Mamba branch beside the attention of every layer: its RoPE is switched
+    off (position off is transformers' own run with every id 0) and the branch is named, so
+    that no one reads a bag where the recurrence still reads order."""
+    from tests.helpers.hf_models import tiny_config
+    from ui.i18n import text
+
+    folder = saved(tiny_config("falcon_h1", len(tokenizer())), tmp_path / "falcon_h1")
+    loaded = pretrained.load(pretrained.card(folder))
+    assert loaded.scheme.kind == "rope" and loaded.scheme.beside == (0, 1)
+    for sentence in SENTENCES[:3]:
+        off = pretrained.read(loaded, sentence, False)
+        np.testing.assert_allclose(off.weights, reference(folder, sentence, None, True),
+                                   atol=1e-6)
+    said = text("real.scheme.beside", "en", said="", n=2, layers=2)
+    assert "Mamba branch" in said and "order of its own" in said

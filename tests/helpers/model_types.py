@@ -111,6 +111,9 @@ def scheme_said(scheme: pretrained.Scheme) -> str:
         said = f"ALiBi, {n['heads']} heads"
     else:
         said = "none"
+    if scheme.beside:
+        said += (f"; a Mamba branch beside attention in {len(scheme.beside)} of "
+                 f"{scheme.layers} layers")
     if scheme.ordered:
         kinds = ", ".join(sorted(set(scheme.ordered)))
         said += f"; {len(scheme.ordered)} of {scheme.layers} layers mix tokens otherwise ({kinds})"
