@@ -48,12 +48,25 @@ def layer_list(layers: tuple[int, ...], s: ui.Settings) -> str:
                n=numbers)
 
 
+def length_text(numbers: dict, s: ui.Settings) -> str:
+    """The lengths a RoPE model is said to be made for: posviz's own, the length it was trained
+    on; a real model's, the length its configuration is made for, and the length of pre-training
+    only where its configuration names one (Llama 3.1: 8,192, stretched to 131,072)."""
+    if numbers.get("trained"):
+        return s.t("real.scheme.trained", trained=f"{numbers['trained']:,}")
+    length = f"{numbers['length']:,}" if numbers.get("length") else "?"
+    if numbers.get("pretrained"):
+        return s.t("real.scheme.stretched", length=length,
+                   pretrained=f"{numbers['pretrained']:,}")
+    return s.t("real.scheme.length", length=length)
+
+
 def scheme_text(scheme: pretrained.Scheme, s: ui.Settings) -> str:
     """What the scheme is, with its numbers, and what switching it off does; per layer where
     the layers differ; and what the model's other layers do."""
     n = scheme.numbers
     if scheme.kind == "rope":
-        trained = f"{n['trained']:,}" if n.get("trained") else "?"
+        trained = length_text(n, s)
         if len(scheme.rotary) == 1 and not scheme.unturned:
             said = s.t("real.scheme.rope", rotary=rotary_text(scheme.rotary[0], s),
                        trained=trained)
@@ -318,9 +331,13 @@ def draw(d: ui.Doc, s: ui.Settings, held: real.Models, loaded: pretrained.Loaded
                                              else "real.tokens_ours_view", sidebar=len(s.tokens))))
     if any(p.split for p in on.pieces):
         d.caption(s.t("real.split_caption"))
-    trained = loaded.scheme.numbers.get("trained") if loaded.scheme.kind == "rope" else None
+    lengths = loaded.scheme.numbers if loaded.scheme.kind == "rope" else {}
+    trained = lengths.get("trained") or lengths.get("pretrained")
     if trained and len(on.pieces) > trained:
-        d.info(s.t("real.past_trained", trained=trained, last=len(on.pieces) - 1))
+        d.info(s.t("real.past_trained" if lengths.get("trained") else "real.past_pretrained",
+                   trained=trained, last=len(on.pieces) - 1))
+    elif not trained and lengths.get("length") and len(on.pieces) > lengths["length"]:
+        d.info(s.t("real.past_length", length=lengths["length"], last=len(on.pieces) - 1))
 
     d.subheader(s.t("real.maps_head"))
     numbers = [k + 1 for k in loaded.scheme.attention] or list(range(1, len(on.weights) + 1))

@@ -761,6 +761,17 @@ def _other_layers(config, attention: list[int], layers: int) -> tuple[str, ...]:
     return tuple("other" for _ in rest)
 
 
+def _lengths(config, layer_type: str | None) -> dict:
+    """The lengths a configuration names: "length", the longest sequence it is made for
+    (max_position_embeddings); "pretrained", the length of pre-training, only where it names
+    one (original_max_position_embeddings: Llama 3.1's, YaRN's, LongRoPE's, whose RoPE is
+    stretched from it). Neither says the model was trained on sequences of that length."""
+    original = (_rope_numbers(config, layer_type).get("original_max_position_embeddings")
+                or getattr(config, "original_max_position_embeddings", None))
+    out = {"length": getattr(config, "max_position_embeddings", None)}
+    return out | ({"pretrained": int(original)} if isinstance(original, int | float) else {})
+
+
 def _beside(model, attention: tuple[int, ...]) -> tuple[int, ...]:
     """The attention layers that also run a Mamba branch on the same input (Falcon-H1's
     `mamba` beside its `self_attn` in every layer): a recurrence, which reads order itself."""
@@ -835,8 +846,7 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
             first = rotary[0]
             named = Scheme("rope", {
                 "base": first.base, "type": first.rope_type, "fraction": first.fraction,
-                "factor": first.factor,
-                "trained": getattr(config, "max_position_embeddings", None)},
+                "factor": first.factor, **_lengths(config, first.layer_type)},
                 rotary, tuple(layer for layer, turns in zip(attention, turning, strict=True)
                               if not turns), **shape)
         else:

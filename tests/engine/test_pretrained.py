@@ -604,3 +604,32 @@ def test_falcon_h1_has_its_rope_switched_off_and_its_mamba_branch_named(tmp_path
                                    atol=1e-6)
     said = text("real.scheme.beside", "en", said="", n=2, layers=2)
     assert "Mamba branch" in said and "order of its own" in said
+
+
+def test_a_stretched_rope_is_said_made_for_its_length_and_pretrained_on_the_named_one(tmp_path):
+    """A Llama 3.1-shaped configuration (meta-llama/Llama-3.1-8B's config.json:
+    max_position_embeddings 131072; rope_scaling llama3, factor 8, low_freq_factor 1,
+    high_freq_factor 4, original_max_position_embeddings 8192; rope_theta 500000) is made for
+    131,072 tokens and names 8,192 as its pre-training length; a plain Llama names none. The
+    page says so, and never that the model was trained on 131,072."""
+    from ui.i18n import text
+
+    llama31 = {"rope_type": "llama3", "rope_theta": 500_000.0, "factor": 8.0,
+               "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+               "original_max_position_embeddings": 8192}
+    config = LlamaConfig(vocab_size=len(tokenizer()), hidden_size=32, intermediate_size=64,
+                         num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                         max_position_embeddings=131_072, rope_parameters=llama31,
+                         bos_token_id=0, eos_token_id=0)
+    numbers = pretrained.load(pretrained.card(saved(config, tmp_path / "l31"))).scheme.numbers
+    assert (numbers["length"], numbers["pretrained"]) == (131_072, 8192)
+    assert "trained" not in numbers and numbers["type"] == "llama3"
+    plain = LlamaConfig(vocab_size=len(tokenizer()), hidden_size=32, intermediate_size=64,
+                        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                        max_position_embeddings=4096, bos_token_id=0, eos_token_id=0)
+    numbers = pretrained.load(pretrained.card(saved(plain, tmp_path / "l"))).scheme.numbers
+    assert numbers["length"] == 4096 and "pretrained" not in numbers
+    for lang in ("en", "zh"):
+        said = text("real.scheme.stretched", lang, length="131,072", pretrained="8,192")
+        assert "131,072" in said and "8,192" in said
+        assert text("real.scheme.trained", lang, trained="131,072") not in said
