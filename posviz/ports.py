@@ -155,9 +155,11 @@ def quoted(key: str) -> dict[str, float]:
         return dict(lanes=lanes.turned, inside=lanes.pairs, across=lanes.partner,
                     wide=b.width, still=lanes.still, base=value(b.model, "full_rope_theta"))
     if key.startswith("v4_"):
-        return dict(main=value(b.model, "rope_theta"),
-                    compress=value(b.model, "compress_rope_theta"),
-                    window=value(b.model, "sliding_window"))
+        main, compress = value(b.model, "rope_theta"), value(b.model, "compress_rope_theta")
+        rope = value(b.model, "qk_rope_head_dim")
+        return dict(main=main, compress=compress, window=value(b.model, "sliding_window"),
+                    second_main=main ** (-2 / rope),  # pair 1: base^(-2/r) rad per position
+                    second_compress=compress ** (-2 / rope))
     if b.image:
         return dict(zip(("rows", "cols"), IMAGE, strict=True))
     return dict(lanes=b.width, base=value(b.model, "rope_theta"))

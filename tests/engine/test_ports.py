@@ -189,7 +189,31 @@ def test_every_bug_names_the_public_issue_or_pull_request_with_its_words(key):
     for report in found:
         assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+",
                             report["url"])
-        assert report["role"] in ("found", "fixed") and len(report["quote"]) > 40
+        assert report["role"] in ("found", "fixed", "proposed") and len(report["quote"]) > 40
+
+
+def test_a_pull_request_closed_unmerged_fixed_nothing():
+    """alibaba/MNN #4133 was closed without being merged (its stored thread: "closed", not
+    "merged"): it proposed a fix; and mlx-lm #1189's words are the stored thread's, with no
+    figure it does not give."""
+    roles = {r["url"]: r["role"] for key in (*KEYS, "qwen3vl_rope_index")
+             for r in ports.reports(key)}
+    assert roles["https://github.com/alibaba/MNN/pull/4133"] == "proposed"
+    [mlx] = ports.reports("v4_one_base")
+    assert "figure" not in mlx and "for all 43 layers" in mlx["quote"]
+
+
+def test_deepseek_v4s_two_bases_turn_only_the_fastest_pair_alike():
+    """At base 10000 and 160000 over 64 rotary lanes, pair 0 turns 1 rad per position at
+    both, pair 1 0.750 against 0.688 (the review's figures): the clinic says so, not that
+    the fastest pairs turn alike."""
+    from ui.i18n import text
+
+    said = ports.quoted("v4_one_base")
+    assert round(said["second_main"], 3) == 0.750 and round(said["second_compress"], 3) == 0.688
+    assert said["second_main"] == pytest.approx(10_000 ** (-2 / 64), rel=1e-12)
+    words = text("schemes.bug.v4_one_base.what", "en", **said)
+    assert "fastest pairs turn alike" not in words and "Only the fastest pair" in words
 
 
 def test_a_reported_figure_is_the_reports_own_words():
@@ -203,7 +227,9 @@ def test_a_reported_figure_is_the_reports_own_words():
 def test_each_bug_quotes_its_models_published_numbers():
     assert ports.quoted("gemma4_prefix") == dict(lanes=128, inside=64, across=256, wide=512,
                                                  still=192, base=1e6)
-    assert ports.quoted("v4_one_base") == dict(main=10_000, compress=160_000, window=128)
+    assert ports.quoted("v4_one_base") == dict(main=10_000, compress=160_000, window=128,
+                                               second_main=10_000 ** (-2 / 64),
+                                               second_compress=160_000 ** (-2 / 64))
     assert ports.quoted("qwen3vl_contiguous") == dict(rows=2, cols=3)
     assert ports.quoted("halves_as_pairs") == dict(lanes=ports.bug("halves_as_pairs").width,
                                                    base=value("qwen3_5_0_8b", "rope_theta"))
