@@ -7,6 +7,8 @@ ui.cached.lesson, or in a lesson page's module where a scene shows that page's o
 """
 
 
+from typing import NamedTuple
+
 import numpy as np
 import streamlit as st
 
@@ -37,8 +39,18 @@ OFFSET = 3                      # scene 5: k places after against k places befor
 SHIFT = 100                     # scene 6 moves the sentence this far
 CHUNK = 2                       # scene 10's chunk, standing in for Llama 4's 8,192
 PORT_BUG = "gemma4_prefix"      # scene 11's port: Gemma 4's channels paired inside their stretch
+PROJECTOR_COLUMNS = (3, 1)  # a projector's figure and question side by side, for a question
+ABOUT_THE_FIGURE = ("port",)  # about what only the figure shows (which map is the port's)
 PICK_KEYS = 6                   # a predicted picture's keys: the marked token is the last of
 # the first six (a poll has at most six options)
+
+
+class Stage(NamedTuple):
+    """Where a scene puts its figure and its question: on a projector the figure under the
+    scene's title, fitted to the window; a question about what only the figure shows beside it
+    (PROJECTOR_COLUMNS), so that the two are on one screen."""
+    figure: ui.Doc
+    question: ui.Doc
 
 
 def polled(d: ui.Doc, s: ui.Settings, name: str, lead: str, question: str, labels: list[str],
@@ -86,42 +98,42 @@ def distance_table(d: ui.Doc, s: ui.Settings, rows: list[dict[str, object]],
 # The scenes: each draws its figures for the sentence (seq) and asks its question.
 
 
-def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     # the question's sentence: the copy's row is marked (◆) beside the token it copies
-    lead.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang,
+    at.figure.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang,
                                        "lesson.meaning.fig"), "lesson_meaning", fit=True)
     d.caption(s.t("lesson.copied"))
     d.chips([*s.tokens, s.tokens[0]])
     rows = cached.copy_distances(seq, s.position)
     copy = right_option.copy_row(rows, len(seq))
-    if answer := ask(d, s, "meaning", right_option.meaning(copy["embedding_distance"])):
+    if answer := ask(at.question, s, "meaning", right_option.meaning(copy["embedding_distance"])):
         distance_table(answer, s, rows, ("embedding_distance",))
 
 
-def position(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def position(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.info(s.t("lesson.position.off"))
-    lead.chart(cached.position_figure(len(seq), s.lang), "lesson_position", fit=True)
+    at.figure.chart(cached.position_figure(len(seq), s.lang), "lesson_position", fit=True)
     same_dot, near_dot, far_dot = dot_by_offset(np.array([0, NEAR - SAME, FAR - SAME]),
                                                 cached.EMBED_D)
-    ask(d, s, "position", right_option.position(near_dot, far_dot), same=SAME, near=NEAR,
+    ask(at.question, s, "position", right_option.position(near_dot, far_dot), same=SAME, near=NEAR,
         far=FAR, same_dot=same_dot, near_dot=near_dot, far_dot=far_dot)
 
 
-def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.info(s.t("lesson.sum.off"))
-    lead.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
+    at.figure.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
                                        s.lang), "lesson_sum", fit=True)
     d.caption(s.t("embedding.sum_caption"))
     rows = cached.copy_distances(seq, s.position)
     copy = right_option.copy_row(rows, len(seq))
-    if answer := ask(d, s, "sum", right_option.total(copy["input_distance"]),
+    if answer := ask(at.question, s, "sum", right_option.total(copy["input_distance"]),
                      None if s.position else "lesson.sum.answer_off"):
         distance_table(answer, s, rows, ("embedding_distance", "input_distance"))
 
 
-def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if len(seq) < 2:
         d.chips(s.tokens)
         d.info(s.t("lesson.need_two"))
@@ -134,7 +146,7 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None
                    sentence=literal(written(s.tokens)), reversed=literal(written(turned_tokens)),
                    a=literal(s.tokens[0]), b=literal(s.tokens[1])))
     # the case the question asks about, whatever the switch: no position, no causal mask
-    lead.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order", fit=True)
+    at.figure.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order", fit=True)
     yours, turned = d.columns(2)
     yours.caption(s.t("lesson.order.yours"))
     yours.chips(s.tokens)
@@ -142,34 +154,35 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None
     turned.chips(turned_tokens, [str(k) for k in backwards])
     none, sinusoidal = (attention.check(seq, backwards, cached.LAYERS, cached.HEADS, name, False)
                         for name in ("none", "sinusoidal"))
-    if answer := ask(d, s, "order", right_option.order(none.gap),
+    if answer := ask(at.question, s, "order", right_option.order(none.gap),
                      "lesson.order.answer_same" if same else None, none=readable(none.gap),
                      sinusoidal=readable(sinusoidal.gap)):
         answer.chart(cached.change_figure(seq, backwards, s.lang), "lesson_order_change")
 
 
-def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     d.formula(FORMULA)
     if not s.position:
         d.info(s.t("sinusoidal.position_off"))
     heatmap, curve = cached.sinusoidal_figures(len(seq), s.lang)
-    lead.chart(heatmap, "lesson_sinusoidal", fit=True)
+    at.figure.chart(heatmap, "lesson_sinusoidal", fit=True)
     after, before = dot_by_offset(np.array([OFFSET, -OFFSET]), cached.SINE_D)
-    if answer := ask(d, s, "sinusoidal", right_option.sinusoidal(after, before), k=OFFSET,
+    if answer := ask(at.question, s, "sinusoidal", right_option.sinusoidal(after, before), k=OFFSET,
                      after=after, before=before):
         answer.chart(curve, "lesson_offset")
 
 
-def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.warning(s.t("rope.no_position"))
-    lead.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope", fit=True)
+    at.figure.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope", fit=True)
     d.formula(rope.FORMULA)  # under the figure: a projector shows the figure first
     x, q, k, wq, wk = cached.rope_head(seq)
     last, moved = len(seq) - 1, np.array([0, SHIFT])
     rope_before, rope_after = rope.shifted_rope_scores(q, k, last, 0, moved)
     added_before, added_after = rope.shifted_added_scores(x, wq, wk, last, 0, moved)
-    ask(d, s, "rope", right_option.rope(rope_before, rope_after, added_before, added_after),
+    ask(at.question, s, "rope",
+        right_option.rope(rope_before, rope_after, added_before, added_after),
         shift=SHIFT, rope_before=rope_before, rope_after=rope_after,
         rope_gap=readable(abs(rope_after - rope_before)), added_before=added_before,
         added_after=added_after)
@@ -208,18 +221,18 @@ def picked_here(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> bool:
     return min(len(seq), PICK_KEYS) >= 2 and in_room(d, s)
 
 
-def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.info(s.t("alibi.position_off"))
-    lead.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi",
+    at.figure.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi",
                fit=True)
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
     if s.position and picked_here(d, s, seq):  # where head 1's weight goes, under its penalty
         query = min(len(seq), PICK_KEYS) - 1
-        picture(d, s, "alibi", seq, weights[0, 0], query,
+        picture(at.question, s, "alibi", seq, weights[0, 0], query,
                 right_option.most_attended(weights[0, 0][query, :query + 1]))
     with_bias, without = (mean_attention_distance(w) for w in weights)
-    if answer := ask(d, s, "alibi", right_option.alibi(with_bias[0], without[0],
+    if answer := ask(at.question, s, "alibi", right_option.alibi(with_bias[0], without[0],
                                                        with_bias[-1], without[-1]),
                      last=cached.ALIBI_HEADS, first_with=with_bias[0],
                      first_without=without[0], last_with=with_bias[-1],
@@ -229,43 +242,43 @@ def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> No
                      "lesson_alibi_distance")
 
 
-def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     scheme = "sinusoidal" if s.position else "none"
     run = attention.stack(seq, 1, cached.HEADS, scheme, True)
     weights = run.mean_weights(0)
     # predicted before it is shown: where the mask makes a middle token's row grey
     query = (min(len(seq), PICK_KEYS) - 1) // 2
     if not picked_here(d, s, seq) or picture(
-            d, s, "causal", seq, weights, query,
+            at.question, s, "causal", seq, weights, query,
             right_option.first_hidden(weights[query, :PICK_KEYS]),
             seen=float(weights[query, :query + 1].sum())):
-        lead.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal", fit=True)
+        at.figure.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal", fit=True)
     else:
         d.info(s.t("lesson.picture_hidden"))
     weight = run.mean_weights(0)[0, 0]
-    ask(d, s, "causal", right_option.causal(weight, len(seq)), weight=weight, n=len(seq))
+    ask(at.question, s, "causal", right_option.causal(weight, len(seq)), weight=weight, n=len(seq))
 
 
-def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def leak(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if len(seq) < 3:
         d.info(s.t("lesson.need_three"))
         return
     new_order = tuple(reversal(len(seq), keep_last=True).tolist())
     moved = reordered(s.tokens, new_order)
-    lead.chart(attention.twin_figure(seq, new_order, cached.LAYERS, cached.HEADS, "none", True,
+    at.figure.chart(attention.twin_figure(seq, new_order, cached.LAYERS, cached.HEADS, "none", True,
                                       s.lang, "lesson.leak.fig"),
                "lesson_leak", fit=True)
     d.caption(s.t("lesson.leak.reordered"))
     d.chips(moved, [str(k) for k in new_order])
     leaked = attention.check(seq, new_order, cached.LAYERS, cached.HEADS, "none", True)
     first, second = leaked.last_gaps[:2]
-    ask(d, s, "leak", right_option.leak(first, second),
+    ask(at.question, s, "leak", right_option.leak(first, second),
         None if moved != s.tokens else "lesson.leak.answer_same",
         first=readable(first), second=readable(second))
 
 
-def today(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
-    lead.chart(cached.irope_figure(seq, CHUNK, s.lang), "lesson_today", fit=True)
+def today(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
+    at.figure.chart(cached.irope_figure(seq, CHUNK, s.lang), "lesson_today", fit=True)
     if len(seq) < 2:
         d.info(s.t("lesson.need_two"))
         return
@@ -274,12 +287,13 @@ def today(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None
     mixed, bag = (modern.layered_gap(x, backwards, schemes, cached.HEADS)
                   for schemes in (("rope", "none"), ("none", "none")))
     if reads_the_same(s.tokens, backwards):  # 我我我: the same sentence, nothing moves
-        ask(d, s, "today", 0, "lesson.today.answer_same")
+        ask(at.question, s, "today", 0, "lesson.today.answer_same")
     else:
-        ask(d, s, "today", right_option.today(mixed), mixed=readable(mixed), bag=readable(bag))
+        ask(at.question, s, "today", right_option.today(mixed), mixed=readable(mixed),
+            bag=readable(bag))
 
 
-def port(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
+def port(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     b = ports.bug(PORT_BUG)
     share = modern.value(b.model, "full_partial_rotary_factor")
     lanes = 2 * proportional.turned_pairs(b.width, share)
@@ -291,14 +305,14 @@ def port(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], lead: ui.Doc) -> None:
         return
     side = ports.port_side("\x1f".join(seq))  # the same on every screen, for this sentence
     letters = [LETTERS[n] for n in range(2)]
-    lead.chart(clinic.maps_figure(seq, PORT_BUG, tuple(s.t("lesson.port.panel", letter=letter)
+    at.figure.chart(clinic.maps_figure(seq, PORT_BUG, tuple(s.t("lesson.port.panel", letter=letter)
                                                         for letter in letters), side == 0,
                                   s.lang), "lesson_port", fit=True)
     read = clinic.reading(seq, PORT_BUG)
     i, j = read.largest
     kept, lost = (ports.looks_back(w) for w in read.weights)
     figure = next(r["figure"] for r in ports.reports(PORT_BUG) if "figure" in r)
-    if answer := ask(d, s, "port", right_option.port(side), letter=letters[side],
+    if answer := ask(at.question, s, "port", right_option.port(side), letter=letters[side],
                      model=letters[1 - side], kept=kept, lost=lost, queries=len(seq) - 1,
                      query=i, cell=j,
                      own=f"{read.weights[0][i, j]:.3f}", port=f"{read.weights[1][i, j]:.3f}",
@@ -397,11 +411,14 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.header(f"{scene}. {s.t(f'lesson.{name}.head')}")
     ui.need_tokens(d, s)
     # a projector shows the scene's figure under its heading, whole (fitted in the window:
-    # ui.chart), and the words under the figure
-    lead = d.container() if s.present else d
+    # ui.chart), a question about the figure beside it, and the words under the figure
+    if s.present and name in ABOUT_THE_FIGURE:
+        at = Stage(*d.columns(PROJECTOR_COLUMNS))
+    else:
+        at = Stage(d.container() if s.present else d, d)
     if name not in ("order", "port"):  # scenes 4 and 11 write their own, with their numbers
         d.markdown(s.t(f"lesson.{name}.body"))
-    SCENE_BODIES[name](d, s, tuple(s.tokens), lead)
+    SCENE_BODIES[name](d, s, tuple(s.tokens), at)
     if d.live:
         navigation(s, scene, name)
 

@@ -47,3 +47,24 @@ def test_the_presentation_switch_enlarges_every_figure_on_every_page(page):
         assert min(sizes(after)) >= FONT_SIZE * ROOM_SCALE * 0.8
         for old, new in zip(before["data"], after["data"], strict=True):
             assert all(old.get(key) == new.get(key) for key in ("x", "y", "z"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_projector_the_port_question_stands_beside_the_maps_it_asks_about(lang):
+    """Scene 11 asks which map is the port's: on a projector its question stands beside the
+    maps (one row of columns), so that both are on the first screen; elsewhere, as ever, the
+    question follows the words under the maps."""
+    def row_of(at) -> list[list[dict]] | None:
+        rows = [b for b in at.session_state["posviz_doc"] if b["t"] == "columns"]
+        return next((r["columns"] for r in rows if any(
+            b["t"] == "chart" and b["name"] == "lesson_port" for b in r["columns"][0])), None)
+
+    at = opened("pages/0_lesson.py", "刚想到了", lang)
+    at.query_params["scene"] = "11"
+    at.run()
+    assert row_of(at) is None and not at.exception
+    at.toggle(key="present").set_value(True).run()
+    assert not at.exception
+    beside = row_of(at)
+    assert beside is not None, "the maps are not in a row beside the question"
+    assert [b["t"] for b in beside[1]] == ["question"]

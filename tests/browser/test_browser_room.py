@@ -23,7 +23,7 @@ from playwright.sync_api import expect
 from posviz import ports
 from posviz.tokens import tokenize
 from rooms import CODE_VOTES, open_rooms, signing
-from tests.conftest import ROOT
+from tests.conftest import ARRIVES_MS, ROOT
 from tests.helpers.load_fixtures import nav_click, rerun, settle, tab_to
 from tests.helpers.room_fixtures import ticket
 from ui import documents
@@ -161,7 +161,7 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     port = "AB"[ports.port_side("\x1f".join(tokenize("刚想到了")))]
     tab_to(laptop, '[data-poll="scene-port"] .posviz-option')
     laptop.keyboard.press("Enter")
-    phone.locator('[data-poll="scene-port"] .posviz-option').nth("AB".index(port)).click()
+    phone.locator('[data-poll="scene-port"] .posviz-option').nth("AB".index(port)).tap()
     for student in (laptop, phone):
         expect(student.locator('[data-poll="scene-port"] .posviz-option.chosen')
                ).to_have_count(1)
@@ -249,16 +249,17 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
         phone.screenshot(path=ROOT / "assets" / "room-phone.png")
         lecturer.screenshot(path=ROOT / "assets" / "room-lecturer.png")
 
-    # the predicted picture: on scene 8 the map is hidden until the class has tapped the key
-    # it thinks token 3 attends to most; the reveal shows the map, and the projector the
-    # class's picture beside the model's
+    # the predicted picture: on scene 8 the map is hidden until the class has tapped the first
+    # key token 1 gives no attention (the mask's: key 2); the reveal shows the map, and the
+    # projector the class's picture beside the model's
     lecturer.locator("[data-testid=stPagination] button", has_text="8").first.click()
     for student in students.values():
         shown_scene(student, 8)
         expect(student.locator('[data-poll="scene-causalpick"] .posviz-option')).to_have_count(4)
         expect(student.locator(".js-plotly-plot")).to_have_count(0)  # no map yet
-    for student, key in ((laptop, 0), (phone, 3), (phone_zh, 3)):
-        student.locator('[data-poll="scene-causalpick"] .posviz-option').nth(key).click()
+    for student, key in ((laptop, 0), (phone, 2), (phone_zh, 2)):
+        option = student.locator('[data-poll="scene-causalpick"] .posviz-option').nth(key)
+        option.click() if student is laptop else option.tap()  # as a phone does
         expect(student.locator('[data-poll="scene-causalpick"] .posviz-option.chosen')
                ).to_have_count(1)
     pick = lecturer.get_by_role("button", name="Reveal the answer to the room").first
@@ -266,7 +267,7 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     expect(lecturer.get_by_text("Answers: 3 · students connected: 3").first).to_be_visible()
     with rerun(lecturer):
         pick.click()
-    expect(lecturer.get_by_text(re.compile(r"^\d of 3 predicted the model's key"))).to_be_visible()
+    expect(lecturer.get_by_text("2 of 3 picked the right key (2).")).to_be_visible()
     lecturer.locator(".st-key-chart_picture_scene-causalpick").scroll_into_view_if_needed()
     lecturer.wait_for_function("() => document.querySelector("
                                "'.st-key-chart_picture_scene-causalpick .js-plotly-plot')")
@@ -357,6 +358,58 @@ def test_a_phone_with_the_code_alone_is_asked_the_projectors_word_and_its_answer
     finally:
         script.set()
         phone.context.close()
+
+
+def test_every_join_is_pressed_as_a_student_presses_it(server, browser, rooms_url):
+    """The code typed as the projector shows it, then Join pressed as a student does, never
+    Enter: tapped on a phone's home page (a number pad has no Return key) and in its sidebar,
+    clicked on a desk, pressed with Space by a keyboard user. Each lands on the room's screen;
+    a wrong code tapped is answered in words."""
+    store = open_rooms(rooms_url)
+    code, _ = store.create()
+    store.set_view(code, "", "")
+    spaced_code = f"{code[:3]} {code[3:]}"
+    phone = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    desk = dict(viewport={"width": 1400, "height": 1000})
+
+    def home(context: dict, lang: str = "en"):
+        page = browser.new_context(**context).new_page()
+        page.goto(f"{server}/?lang={lang}")
+        settle(page)
+        return page
+
+    def joined(page) -> None:
+        page.wait_for_url(f"**/_posviz/follow/{code}**", timeout=ARRIVES_MS)
+        page.wait_for_selector("#posviz-viewer h1", timeout=ARRIVES_MS)
+        page.context.close()
+
+    for lang, typed in (("en", "999 999"), ("en", spaced_code), ("zh", code)):
+        page = home(phone, lang)
+        page.locator(".st-key-room_join_home input").tap()
+        page.keyboard.type(typed)
+        page.locator(".st-key-room_join_home_go button").tap()
+        if typed == "999 999":
+            expect(page.get_by_text(text("room.note.no_room", "en", code="999 999"))).to_be_visible()
+            page.context.close()
+        else:
+            joined(page)
+    page = home(phone)  # the sidebar's Join, on a phone
+    page.locator("[data-testid=stExpandSidebarButton]").tap()
+    page.locator(".st-key-room_join_side input").tap()
+    page.keyboard.type(code)
+    page.locator(".st-key-room_join_side_go button").tap()
+    joined(page)
+    page = home(desk)
+    page.locator(".st-key-room_join_home input").click()
+    page.keyboard.type(spaced_code)
+    page.locator(".st-key-room_join_home_go button").click()
+    joined(page)
+    page = home(desk)  # a keyboard user: Tab to Join, then Space
+    page.locator(".st-key-room_join_home input").focus()
+    page.keyboard.type(code)
+    tab_to(page, ".st-key-room_join_home_go button")
+    page.keyboard.press("Space")
+    joined(page)
 
 
 def test_a_lecturer_link_leads_once_and_leaves_no_key_anywhere(server, browser, rooms_url):
