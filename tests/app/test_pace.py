@@ -48,3 +48,25 @@ def test_a_client_running_heavy_pages_is_told_to_wait_and_the_machine_itself_is_
     assert "Traceback" not in script[first]
     here = run_apart(_runs(base, "", 3))  # the lecturer at the server's own keyboard
     assert not any(WAIT in shown for shown in here)
+
+
+async def _elements(base: str, source: str, n: int) -> list[list[str]]:
+    """n runs of the heavy view in one tab from source: the kinds of element each drew."""
+    drawn = []
+    async with session(base, source=source) as tab:
+        for run in range(n):
+            messages = await tab.open("sinusoidal", HEAVY.format(base=20_000 + run, lang="en"))
+            drawn.append([m.delta.new_element.WhichOneof("type") for m in messages
+                          if m.WhichOneof("type") == "delta"
+                          and m.delta.WhichOneof("type") == "new_element"])
+    return drawn
+
+
+def test_a_refused_run_draws_only_its_message(base):
+    """A run past its client's budget stops before anything else: it draws the message that
+    says to wait and nothing more (no sidebar, no store asked, no page), so that a client
+    refused again and again costs the server next to nothing."""
+    runs = run_apart(_elements(base, "127.0.9.2", 6))
+    refused = [kinds for kinds in runs if len(kinds) < 5]
+    assert refused, f"never refused: {[len(kinds) for kinds in runs]}"
+    assert all(kinds == ["alert"] for kinds in refused), refused
