@@ -3,8 +3,13 @@
 FoPE (Hua et al. 2024, arXiv 2412.17739; TsinghuaC3I/Fourier-Position-Embedding, olmo/model.py
 `FourierEmbedding`) zeroes the pairs too slow to turn once within the trained length (their
 speed under the floor 2 pi / L) and makes each of the first pairs a Fourier series: its cosine
-and sine are weighted sums over every frequency kept. HoPE (Chen et al. 2024, arXiv
-2410.21216) keeps only high-frequency pairs and makes the others position-independent.
+and sine are weighted sums over every frequency kept; the pairs after those it pads with
+cos = sin = 1. HoPE (Chen et al. 2024, arXiv 2410.21216) keeps only high-frequency pairs and
+makes the others position-independent. The HoPE paper's method section is not in the material
+searched; the ports read (praxis `HoPE`: "inv_freq < 2*pi/L" dropped, "the matching head-dim
+slots unrotated") cut where FoPE cuts and leave the cut pairs as they are. So on one head the two
+keep the same pairs and differ in what the others do: HoPE's are unturned, FoPE's padded ones
+are turned 45 degrees and stretched by sqrt 2 at every position (`fixed_turns`).
 
 Shapes: T = positions, d = a head's width, P = d / 2 pairs, F = the frequencies FoPE keeps,
 O = the pairs it turns by Fourier series.
@@ -53,10 +58,30 @@ def kept_wavelengths(dim: int, base: float, trained_length: int) -> np.ndarray:
 def hope(x: np.ndarray, positions: np.ndarray, base: float, trained_length: int) -> np.ndarray:
     """HoPE's cut on x (..., T, d) in split-halves pairs: the pairs that turn at least once in
     the trained length turn as RoPE turns them, the rest are left as they are
-    (position-independent). The cut is floor_frequency, the same as FoPE's. (..., T, d)"""
+    (position-independent). The cut is floor_frequency, as the ports read it (module
+    docstring): the same pairs as FoPE's. (..., T, d)"""
     x = np.asarray(x, dtype=float)
     return apply_rope(x, positions, base, "half",
                       frequencies=floor_frequencies(x.shape[-1], base, trained_length))
+
+
+def hope_tables(positions: np.ndarray, dim: int, base: float,
+                trained_length: int) -> tuple[np.ndarray, np.ndarray]:
+    """HoPE's cosine and sine for every position and pair, the form of `fope_tables`: RoPE's on
+    the kept pairs, cos = 1 and sin = 0 (no turn) on the cut ones. (T, P) each."""
+    angle = np.asarray(positions, dtype=float)[:, None] * floor_frequencies(
+        dim, base, trained_length)                                          # (T, P)
+    return np.cos(angle), np.sin(angle)
+
+
+def fixed_turns(cos: np.ndarray, sin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What a pair that carries no position does instead: for each pair whose cosine and sine are
+    the same at every position, the angle it turns by (degrees) and the factor it stretches by,
+    atan2(sin, cos) and hypot(cos, sin); NaN for a pair whose turn changes with position. (P,)
+    each."""
+    still = np.all(cos == cos[:1], axis=0) & np.all(sin == sin[:1], axis=0)  # (P,)
+    angle = np.degrees(np.arctan2(sin[0], cos[0]))
+    return np.where(still, angle, np.nan), np.where(still, np.hypot(cos[0], sin[0]), np.nan)
 
 
 def fope_sizes(dim: int, base: float, trained_length: int) -> tuple[int, int]:

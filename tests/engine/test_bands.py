@@ -131,3 +131,48 @@ def test_the_pairs_hope_cuts_score_the_same_at_any_distance(m, n):
 def test_a_head_that_turns_nothing_in_its_length_is_refused():
     with pytest.raises(ValueError, match="no pair"):
         bands.fope_coefficients(8, 1e4, 1)
+
+
+def slow_pair_turn(turned: np.ndarray, pair: int, half: int) -> tuple[float, float]:
+    """A turned unit vector's pair (split halves), read back as an angle and a length."""
+    a, b = turned[pair], turned[pair + half]
+    return float(np.degrees(np.arctan2(b, a))), float(np.hypot(a, b))
+
+
+def test_hope_and_fope_keep_the_same_pairs_but_do_different_things_with_the_rest():
+    """Both cut at 2 pi / L (ports of HoPE); HoPE leaves a cut pair unturned, FoPE pads it
+    with cos = sin = 1: 45 degrees and sqrt 2, at every position."""
+    dim, length, base = setting()
+    positions = np.arange(0, 2 * length, 37)
+    coefficients = bands.fope_coefficients(dim, base, length)
+    hope_turn = bands.fixed_turns(*bands.hope_tables(positions, dim, base, length))
+    fope_turn = bands.fixed_turns(*bands.fope_tables(positions, dim, base, length, coefficients))
+    for pair in range(dim // 2):
+        x = np.zeros((len(positions), dim))
+        x[:, pair] = 1.0
+        hoped = [slow_pair_turn(row, pair, dim // 2)
+                 for row in bands.hope(x, positions, base, length)]
+        foped = [slow_pair_turn(row, pair, dim // 2)
+                 for row in bands.fope(x, positions, base, length, coefficients)]
+        if pair < 16:  # kept by both: the turn changes with the position
+            assert len({round(a, 9) for a, _ in hoped}) > 1
+            assert len({round(a, 9) for a, _ in foped}) > 1
+            assert np.isnan([hope_turn[0][pair], fope_turn[0][pair]]).all()
+            continue
+        assert all(np.allclose(t, (0.0, 1.0)) for t in hoped)
+        assert all(np.allclose(t, (45.0, np.sqrt(2))) for t in foped)
+        np.testing.assert_allclose([hope_turn[0][pair], hope_turn[1][pair]], (0.0, 1.0))
+        np.testing.assert_allclose([fope_turn[0][pair], fope_turn[1][pair]],
+                                   (45.0, np.sqrt(2)))
+
+
+def test_hopes_tables_turn_as_its_function_does():
+    dim, length, base = setting()
+    positions = np.arange(40) * 13
+    x = RNG.normal(size=(len(positions), dim))
+    cos, sin = bands.hope_tables(positions, dim, base, length)
+    half = dim // 2
+    a, b = x[:, :half], x[:, half:]
+    np.testing.assert_allclose(bands.hope(x, positions, base, length),
+                               np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1),
+                               atol=1e-12)
