@@ -96,6 +96,18 @@ def test_fopes_text_counts_the_pairs_of_its_60m_configuration():
     assert "the other 16 pairs carry no position" in body
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hope_and_fope_show_what_they_do_with_the_pairs_they_cut(lang):
+    """The lines coincide (same floor); the table shows the difference: HoPE leaves a cut pair
+    unturned, FoPE pads it with cos = sin = 1 (45 degrees, stretch sqrt 2)."""
+    found = made(lang=lang)
+    table = next(b for b in found if b["t"] == "table"
+                 and b["head"][0] == text("schemes.cut_col.scheme", lang))
+    assert table["rows"] == [["HoPE", "0–15", "16–31", "0", "1"],
+                             ["FoPE", "0–15", "16–31", "45", "1.41"]]
+    assert any("2π/512" in t for t in said(found, "caption"))
+
+
 @pytest.mark.parametrize("key", [b.key for b in ports.bugs()])
 def test_each_bugs_clinic_shows_the_engines_numbers_and_names_its_reports(key):
     sentence = "the cat sat on the mat"

@@ -159,6 +159,34 @@ def bands_figures(lang: str) -> tuple[go.Figure, go.Figure]:
     return waves, basis
 
 
+def pair_span(mask: np.ndarray) -> str:
+    """The pairs a mask picks, as "first–last" (they are always one run here), or "–"."""
+    picked = np.flatnonzero(mask)
+    return f"{picked[0]}–{picked[-1]}" if len(picked) else "–"
+
+
+@number_cache
+def cut_table(lang: str) -> dict[str, list]:
+    """HoPE and FoPE on the FoPE configuration's head: which pairs turn with the position, which
+    carry none, and the fixed turn and stretch those get instead (bands.fixed_turns)."""
+    dim, length, base, coefficients = fope_setting()
+    positions = np.arange(length)
+    rows = {"HoPE": bands.hope_tables(positions, dim, base, length),
+            "FoPE": bands.fope_tables(positions, dim, base, length,
+                                                                coefficients)}
+    columns: dict[str, list] = {text(f"schemes.cut_col.{k}", lang): [] for k in (
+        "scheme", "turning", "still", "angle", "stretch")}
+    for name, tables in rows.items():
+        angle, stretch = bands.fixed_turns(*tables)
+        still = np.isfinite(angle)
+        for column, cell in zip(columns.values(), (
+                name, pair_span(~still), pair_span(still),
+                number(float(np.unique(angle[still])[0])),
+                number(float(np.unique(stretch[still])[0]))), strict=True):
+            column.append(cell)
+    return columns
+
+
 @number_cache
 def band_scores(tokens: Tokens) -> tuple[list[float], list[float], list[float]]:
     """The sentence's last query against every key (the FoPE configuration's head), turned by

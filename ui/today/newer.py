@@ -103,7 +103,9 @@ def fope(d: Doc, s: Settings) -> None:
     d.formula(bands.FORMULA)
     waves, basis = cached.bands_figures(s.lang)
     d.chart(waves, "today_bands")
-    d.caption(s.t("schemes.bands_caption", kept=pairs.kept, last=pairs.last_kept))
+    d.caption(s.t("schemes.bands_caption", kept=pairs.kept, last=pairs.last_kept,
+                  length=length))
+    d.text_table(cached.cut_table(s.lang))
     d.chart(basis, "today_fope_basis")
     if len(s.tokens) > 1:
         d.markdown(s.t("schemes.bands_sentence", dim=dim, length=length))
