@@ -79,6 +79,19 @@ def test_deepseek_v4s_caption_is_the_reports_figure_on_its_pairs():
     assert kinds.count("csa") == 21 and kinds.count("hca") == 20
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_deepseek_v4s_layer_count_names_its_checkpoint_and_why_reports_count_3(lang):
+    """2 window-only layers in Flash-Base's 43 decoder layers; 3 with the MTP layer's entry,
+    the count the ports' reports quote."""
+    ratios = value("deepseek_v4_flash", "compress_ratios")
+    mtp = value("deepseek_v4_flash", "mtp_compress_ratio")
+    assert layered.kind_counts(ratios, 43)["sliding"] == 2
+    assert layered.kind_counts(ratios + [mtp], 44)["sliding"] == 3
+    note = next(t for t in said(made(lang=lang)) if "DeepSeek-V4-Flash-Base" in t)
+    assert note == text("schemes.v4_checkpoint", lang, layers=43, sliding=2, mtp=0, with_mtp=3)
+    assert "1189" in note and "indices 0, 1, 42" in note
+
+
 def test_qwens_tables_are_the_two_rules_on_the_sentence_with_a_video():
     found = made()
     tables = [b for b in found if b["t"] == "table" and b["head"][1] == "time"][-2:]

@@ -54,8 +54,9 @@ def deepseek(d: Doc, s: Settings) -> None:
     c = {key: modern.value("deepseek_v4_flash", key) for key in (
         "num_hidden_layers", "qk_rope_head_dim", "head_dim", "rope_theta", "compress_rope_theta",
         "rope_scaling_factor", "rope_scaling_original_max_position_embeddings",
-        "sliding_window", "compress_ratios")}
+        "sliding_window", "compress_ratios", "mtp_compress_ratio")}
     kinds = layered.kind_counts(c["compress_ratios"], c["num_hidden_layers"])
+    listed = c["compress_ratios"] + [c["mtp_compress_ratio"]]  # the MTP layer's entry too
     original = c["rope_scaling_original_max_position_embeddings"]
     degrees, first, last = layered.yarn_drift(c["qk_rope_head_dim"], c["rope_theta"],
                                               c["compress_rope_theta"],
@@ -67,6 +68,9 @@ def deepseek(d: Doc, s: Settings) -> None:
                    width=c["head_dim"], main=number(c["rope_theta"]),
                    compress=number(c["compress_rope_theta"]), factor=c["rope_scaling_factor"],
                    original=number(original), window=c["sliding_window"]))
+    d.markdown(s.t("schemes.v4_checkpoint", layers=c["num_hidden_layers"],
+                   sliding=kinds["sliding"], mtp=c["mtp_compress_ratio"],
+                   with_mtp=layered.kind_counts(listed, len(listed))["sliding"]))
     stack, waves = cached.v4_figures(s.lang)
     d.chart(stack, "today_v4_stack")
     d.chart(waves, "today_v4_waves")
