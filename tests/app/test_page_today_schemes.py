@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from posviz import layered, multimodal, ports, proportional
+from posviz import layered, modern, multimodal, ports, proportional
 from posviz.figures.common import as_array
 from posviz.modern import value
 from posviz.permutation import readable
@@ -101,6 +101,15 @@ def test_qwens_tables_are_the_two_rules_on_the_sentence_with_a_video():
         assert [row[0] for row in table["rows"]][:2] == ["刚", "<0.5 seconds>" if stamped
                                                          else "frame 0 ▦ 0,0"]
     assert any("43 of the 64 pairs" in t for t in said(found))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_qwen3_vls_values_are_said_to_come_from_a_third_party_copy(lang):
+    body = next(t for t in said(made(lang=lang)) if "Qwen3-VL-8B-Instruct" in t)
+    assert ("third-party copy" if lang == "en" else "第三方副本") in body
+    entry = modern.published()["qwen3_vl_8b"]
+    assert all("third-party copy" in entry[k]["source"]
+               for k in ("mrope_section", "rope_theta", "head_dim"))
 
 
 def test_fopes_text_counts_the_pairs_of_its_60m_configuration():
