@@ -389,7 +389,8 @@ def test_every_join_is_pressed_as_a_student_presses_it(server, browser, rooms_ur
         page.keyboard.type(typed)
         page.locator(".st-key-room_join_home_go button").tap()
         if typed == "999 999":
-            expect(page.get_by_text(text("room.note.no_room", "en", code="999 999"))).to_be_visible()
+            said = text("room.note.no_room", "en", code="999 999")
+            expect(page.get_by_text(said)).to_be_visible()
             page.context.close()
         else:
             joined(page)

@@ -1,5 +1,7 @@
 """Figure builders of the embedding and sinusoidal lessons, checked on their data."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -82,7 +84,7 @@ def test_e_p_and_their_sum_stack_in_a_phones_column(n):
     rows = [narrow[f"yaxis{k}"]["domain"] for k in ("", "2", "3")]
     assert all(narrow[f"xaxis{k}"]["domain"] == [0.0, 1.0] for k in ("", "2", "3"))
     assert all(narrow[f"yaxis{k}"]["showticklabels"] for k in ("", "2", "3"))
-    assert all(upper[0] > lower[1] for upper, lower in zip(rows, rows[1:]))  # gaps between
+    assert all(upper[0] > lower[1] for upper, lower in itertools.pairwise(rows))  # gaps between
     assert [t["yaxis"] for t in fig["data"]] == ["y", "y2", "y3"]
     assert all(shape[f"yaxis{k}"].get("matches") == "y" for k in ("2", "3"))
 
