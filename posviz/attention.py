@@ -6,6 +6,7 @@ L = number of layers.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +15,7 @@ from posviz.alibi import alibi_bias, alibi_key_bias, causal_mask, hide_masked
 from posviz.embedding import token_embeddings
 from posviz.rope import apply_rope
 from posviz.sinusoidal import sinusoidal
+from posviz.splitmix import normals, text_stream
 
 HEAD_DIM = 16
 """Channels per head of the seeded model every lesson shares: d_model = HEAD_DIM * n_heads, so
@@ -44,15 +46,40 @@ class Layer:
     wo: np.ndarray
 
 
+LAYER_WEIGHTS = ("wq", "wk", "wv", "wo")
+"""A layer's projections, in the order `Layer` holds them."""
+
+
+def layer_stream(layer: int, name: str) -> int:
+    """The random stream of one projection of one layer, named "layer 0 wq", "layer 0 wk", ...
+    (no token shares it: a token never holds a space)."""
+    return text_stream(f"layer {layer} {name}")
+
+
 def init_layers(n_layers: int, d_model: int, seed: int = 0) -> list[Layer]:
-    """Seeded random layers with N(0, 1/D) entries, the same for every position scheme."""
+    """Seeded random layers with N(0, 1/D) entries, the same for every position scheme.
+
+    W[r, c] of projection `name` in layer l is entry r * D + c of normals(seed, layer_stream(l,
+    name), D * D), divided by sqrt(D) (posviz.splitmix: the browser's engine draws the same). A
+    layer does not depend on how many layers follow it."""
     if n_layers < 1:
         raise ValueError(f"n_layers must be at least 1, got {n_layers}")
     if d_model < 1:
         raise ValueError(f"d_model must be at least 1, got {d_model}")
-    rng = np.random.default_rng(seed)
-    return [Layer(*(rng.standard_normal((4, d_model, d_model)) / np.sqrt(d_model)))
-            for _ in range(n_layers)]
+    return [_drawn_layer(index, d_model, seed) for index in range(n_layers)]
+
+
+@functools.lru_cache(maxsize=64)
+def _drawn_layer(index: int, d_model: int, seed: int) -> Layer:
+    """Layer `index` of `init_layers`, drawn once (drawing costs about 0.25 us a weight) and
+    read-only, so the same weights can serve every sentence and scheme."""
+    weights = []
+    for name in LAYER_WEIGHTS:
+        w = normals(seed, layer_stream(index, name), d_model * d_model).reshape(d_model, d_model)
+        w /= np.sqrt(d_model)
+        w.flags.writeable = False
+        weights.append(w)
+    return Layer(*weights)
 
 
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:

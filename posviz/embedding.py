@@ -5,32 +5,37 @@ Shapes: T = number of tokens, D = d_model.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
+from posviz.splitmix import normals, text_stream
 
-def token_seed(token: str, seed: int = 0) -> list[int]:
-    """A seed for one token's random stream, from its UTF-8 bytes (stable across processes)."""
-    digest = hashlib.blake2b(token.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return [seed, int.from_bytes(digest, "little")]
+
+def token_stream(token: str) -> int:
+    """The random stream of one token's embedding, named by its text (`text_stream`: stable
+    across processes and the same in the browser's engine)."""
+    return text_stream(token)
 
 
 def token_embeddings(tokens: list[str], d_model: int, seed: int = 0) -> np.ndarray:
     """A stand-in embedding table, looked up for each token: E[t] = e(tokens[t]).
 
     Each distinct token gets its own vector of independent N(0, 1) entries, drawn from a random
-    stream seeded by the token's text and `seed` (never by Python's salted hash), so the same
-    token has the same row at any position, in any sentence and in any process. A larger d_model
-    extends a token's vector without changing its first entries.
+    stream named by the token's text, under `seed` (posviz.splitmix, never Python's salted hash),
+    so the same token has the same row at any position, in any sentence, in any process and in
+    the browser's engine. A larger d_model extends a token's vector without changing its first
+    entries.
 
     Returns (T, D), float64.
     """
     if d_model < 1:
         raise ValueError(f"d_model must be at least 1, got {d_model}")
-    table = {tok: np.random.default_rng(token_seed(tok, seed)).standard_normal(d_model)
-             for tok in dict.fromkeys(tokens)}
-    return np.array([table[tok] for tok in tokens]).reshape(len(tokens), d_model)  # (T, D)
+    distinct = list(dict.fromkeys(tokens))
+    if not distinct:
+        return np.zeros((0, d_model))
+    rows = normals(seed, np.array([token_stream(tok) for tok in distinct], dtype=np.uint64),
+                   d_model).reshape(len(distinct), d_model)                     # (V, D)
+    where = {tok: row for row, tok in enumerate(distinct)}
+    return rows[[where[tok] for tok in tokens]].reshape(len(tokens), d_model)  # (T, D)
 
 
 def cosine_similarity(x: np.ndarray) -> np.ndarray:
