@@ -29,6 +29,7 @@ const OWN = [  // [its entry in src/, the file it becomes in static/]
   ['view/view.js', 'view.js'],         // the page, view and announce elements
   ['tick.js', 'tick.js'],              // a fragment's clock
   ['not_found.js', 'not_found.js'],    // Streamlit's "Page not found" closed
+  ['engine/engine.js', 'engine.js'],   // the browser's engine: posviz's numbers for a typed sentence
 ];
 const SHARED = /\/chart\/chart\.js$/;  // the viewer imports the chart element: its own file
 
