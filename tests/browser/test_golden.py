@@ -1,0 +1,132 @@
+"""Two engines, one set of numbers: the Python engine writes golden cases (random sentences of 1
+to 128 tokens in Chinese, English, emoji, combining marks, zero-width joiners and right-to-left
+scripts; random strings for the tokenizer), the browser's engine (static/engine.js, as built)
+computes them in Chromium from the sentence alone, and every array must match to 1e-12, every
+token exactly. The page has no network: the engine is its only script."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from posviz.splitmix import normals, text_stream, uniforms
+from posviz.tokens import tokenize
+from tests.conftest import ROOT
+from tests.helpers import golden
+
+pytestmark = pytest.mark.browser
+
+HOST = "http://posviz.engine"
+ENGINE = ROOT / "static" / "engine.js"
+TOLERANCE = 1e-12
+
+
+@pytest.fixture(scope="module")
+def tab(browser):
+    """A blank page that can import the built engine from HOST/engine.js and nothing else."""
+    context = browser.new_context()
+    asked: list[str] = []
+
+    def answer(route):
+        url = route.request.url
+        if url == f"{HOST}/engine.js":
+            route.fulfill(body=ENGINE.read_bytes(), content_type="text/javascript")
+        elif url == f"{HOST}/":
+            route.fulfill(body="<!doctype html><title>engine</title>", content_type="text/html")
+        else:
+            asked.append(url)
+            route.abort()
+    context.route("**/*", answer)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{HOST}/")
+    yield page
+    context.close()
+    assert not asked and not errors, (asked, errors)
+
+
+def run(tab, script: str, *args):
+    """The script's answer for args, both ways as JSON text (golden.BROWSER_JS)."""
+    return json.loads(tab.evaluate(script, [f"{HOST}/engine.js", json.dumps(args)]))
+
+
+def test_the_browser_draws_posviz_random_numbers_bit_for_bit(tab):
+    drawn = run(tab, """async ([url]) => JSON.stringify(await (async () => {
+        const { splitmix: sm } = await import(url);
+        const hex = ([h, l]) => h.toString(16).padStart(8, '0') + l.toString(16).padStart(8, '0');
+        return { stream: hex(sm.text_stream('刚')), lone: hex(sm.text_stream('a\\ud800')),
+                 uniforms: Array.from(sm.uniforms(7, sm.text_stream('x'), 1000)),
+                 normals: Array.from(sm.normals(3, sm.text_stream('layer 1 wv'), 4097)) };
+    })())""")
+    assert int(drawn["stream"], 16) == text_stream("刚") == 0x19B8251B660E1026
+    assert int(drawn["lone"], 16) == text_stream("a\ud800")
+    assert drawn["uniforms"] == uniforms(7, text_stream("x"), 1000).tolist()
+    assert drawn["normals"] == normals(3, text_stream("layer 1 wv"), 4097).tolist()
+
+
+def test_the_browser_computes_every_live_figure_of_500_sentences_as_python_does(tab):
+    """Every figure's array, for the browser's own tokens of each sentence; then the bag of
+    tokens on the browser's numbers alone: with no position and no mask, the reversed sentence
+    gets the same maps, moved with its tokens."""
+    cases = golden.cases(500, seed=59)
+    lengths = []
+    for start in range(0, len(cases), 100):
+        batch = cases[start:start + 100]
+        sent = [c | {"text": golden.code_points(c["text"])} for c in batch]
+        got = run(tab, golden.BROWSER_JS, sent, golden.SHIFTS, golden.LONGEST)
+        data = np.frombuffer(b"".join(map(base64.b64decode, got["data"])), dtype=np.float64)
+        shapes = iter(got["shapes"])
+        at = 0
+        for case, tokens in zip(batch, got["tokens"], strict=True):
+            want_tokens, want = golden.expected(case)
+            assert [golden.from_code_points(t) for t in tokens] == want_tokens, case["text"]
+            lengths.append(len(want_tokens))
+            arrays = {}
+            for name in golden.FIGURES:
+                shape = next(shapes)
+                size = int(np.prod(shape))
+                arrays[name] = data[at:at + size].reshape(shape)
+                at += size
+                assert arrays[name].shape == want[name].shape, (name, case)
+                assert np.array_equal(np.isnan(arrays[name]), np.isnan(want[name])), name
+                gap = np.nanmax(np.abs(arrays[name] - want[name]), initial=0.0)
+                assert gap <= TOLERANCE, (name, gap, case)
+            assert np.array_equal(arrays["embedding"], want["embedding"])  # drawn bit for bit
+            if golden.bag(case):
+                flipped = arrays["reversed"][..., ::-1, ::-1]
+                assert np.abs(flipped - arrays["attention"]).max() <= TOLERANCE
+        assert at == len(data)
+    assert min(lengths) == 1 and max(lengths) == golden.LONGEST and len(lengths) == 500
+
+
+def random_strings(count: int, seed: int) -> list[str]:
+    """count random strings of 0 to 24 code points from every pool of the sentences and from
+    the hard cases of grapheme clusters (Hangul jamo, Indic conjuncts, prepend marks, emoji
+    modifiers, regional indicators, controls, lone surrogates)."""
+    rng = np.random.default_rng(seed)
+    hard = ("\u1100\u1161\u11a8\u0600\u0915\u094d\u0937\u200d\u200c\u0301\u0308\U0001f3fd\U0001f1e8"
+            "\U0001f1f3\u20e3\ufe0f\ufe0e\r\n\u0085\u2028\u00ad\u034f\u0e33\u0e40\u17b6\u093f"
+            "\ud800\udc00\ud83d\U0001f9d1\u2764\u261d\U000e0067\U000e007f\u0001\u007f")
+    pools = [list("".join(pool)) for pool in golden.POOLS] + [list(hard)]
+    out = []
+    for _ in range(count):
+        points: list[str] = []
+        for _ in range(rng.integers(0, 25)):
+            pool = pools[rng.integers(len(pools))]
+            points.append(pool[rng.integers(len(pool))])
+        text = "".join(points)
+        out.append(text.replace("\ud800\udc00", "\ud800x").replace("\ud83d\udc00", "\ud83dx"))
+    return out
+
+
+def test_the_browser_tokenizes_5000_random_strings_as_python_does(tab):
+    strings = random_strings(5000, seed=59)
+    got = run(tab, golden.TOKENIZE_JS, *[golden.code_points(s) for s in strings])
+    differ = [(s, tokenize(s), [golden.from_code_points(t) for t in tokens])
+              for s, tokens in zip(strings, got, strict=True)
+              if [golden.from_code_points(t) for t in tokens] != tokenize(s)]
+    assert not differ, differ[:5]
