@@ -130,3 +130,15 @@ def test_the_browser_tokenizes_5000_random_strings_as_python_does(tab):
               for s, tokens in zip(strings, got, strict=True)
               if [golden.from_code_points(t) for t in tokens] != tokenize(s)]
     assert not differ, differ[:5]
+
+
+def test_the_browser_reads_a_sample_of_every_plane_as_python_does(tab):
+    """One code point in 251 of all of Unicode (a prime stride, so no block is always met at
+    its start), alone and between two letters: the browser's Unicode tables against the
+    `regex` module's (docs/engines.md; a probe over every code point found no difference)."""
+    points = [c for c in range(0, 0x110000, 251) if not 0xD800 <= c <= 0xDFFF]
+    strings = [chr(c) for c in points] + [f"a{chr(c)}b" for c in points]
+    got = run(tab, golden.TOKENIZE_JS, *[golden.code_points(s) for s in strings])
+    differ = [s for s, tokens in zip(strings, got, strict=True)
+              if [golden.from_code_points(t) for t in tokens] != tokenize(s)]
+    assert len(strings) > 8_000 and not differ, [hex(ord(c)) for s in differ[:20] for c in s]
