@@ -5,9 +5,10 @@ Every figure is built in one go from plain dicts; panels sit on axes with explic
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 
 from posviz.figures.common import (
     COLORWAY,
@@ -33,7 +34,10 @@ BAR_BELOW = 70  # pixels under a phone's grid for its colour bar, laid across
 SHORT_KEY_LABELS = 8  # more keys than this: the fitted grid leaves the keys' labels to the queries'
 BASE_COLOR, EXTRA_COLOR = "#1f77b4", "#ff7f0e"
 BIAS_SCALE = "Blues_r"  # 0 (no penalty) white, strong penalties dark blue
-HEAD_COLORS = qualitative.Plotly  # the n-th head drawn as a line keeps its colour in every chart
+HEAD_COLORS = ("#636EFA", "#EF553B", "#008965", "#AB63FA", "#C95600", "#08859A", "#F10045",
+               "#528618", "#D500D5", "#9F7001")
+"""The n-th head drawn as a line keeps its colour in every chart: plotly's own ten hues, each
+made dark or light enough to read 3:1 on both themes' backgrounds (see COLORWAY)."""
 T5_COLORS = tuple(COLORWAY[:2])
 TRAINED_COLOR = "rgba(0, 158, 115, 0.25)"  # green that shows on light and dark pages
 HIDDEN_COLOR = "rgba(128, 128, 128, 0.2)"
@@ -234,7 +238,7 @@ def learned_table(table: np.ndarray, trained_len: int, *, title: str, missing_la
         *([_legend_swatch(missing_label, MASKED_COLOR)] if missing else []),
     ]
     edge = [dict(type="line", xref="x", yref="y domain", x0=trained_len - 0.5,
-                 x1=trained_len - 0.5, y0=0, y1=1, line=dict(color="black", dash="dash"))]
+                 x1=trained_len - 0.5, y0=0, y1=1, line=dict(color=LINE_GREY, dash="dash"))]
     return figure(traces, layout(
         title, 460, shapes=edge if missing else [], showlegend=missing,  # its one entry
         xaxis=axis(x_title, range=[-0.5, len(table) - 0.5]),

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from posviz.figures.common import LINE_GREY, axis, figure, layout, plain
 
-SCHEME_COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#ff7f0e",
+SCHEME_COLORS = {"none": "#7f7f7f", "sinusoidal": "#1f77b4", "learned": "#c75d00",
                  "rope": "#2ca02c", "alibi": "#9467bd"}
 SCHEME_LINES = {"learned": dict(dash="solid", width=6), "none": dict(dash="solid", width=3),
                 "sinusoidal": dict(dash="dash", width=2.5), "rope": dict(dash="dot", width=2.5),

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from posviz.figures.common import axis, figure, layout, plain
 
-TURNED, KEPT = "#2563eb", "#999"
+TURNED, KEPT = "#2563eb", "#868686"
 
 
 def share_bars(models: list[str], turned: list[int], head_dims: list[int], *, title: str,

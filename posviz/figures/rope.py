@@ -21,14 +21,15 @@ dotted arc leads to its labelled arrow after rotation, in its colour."""
 SIDE_LEGEND = 0.74
 """On a short window (a projector), the share of the chart's width the plot may take: the
 legend stands in the rest, beside the plot, and the plot gets the height it left."""
-TOKEN_SCALE, TOKEN_SCALE_END = "Plasma", 0.75
-"""Token colours run along this colour scale with position, stopping before its pale end."""
+TOKEN_SCALE = [[0.0, "#1F6FD6"], [0.34, "#8B4FC9"], [0.67, "#C23A7F"], [1.0, "#C25A00"]]
+"""Token colours run along this colour scale with position, blue to purple, magenta and orange:
+hues of one lightness (relative luminance 0.14 to 0.19), so that every token's arrow reads 3:1
+against both themes' backgrounds (Plasma's navy first token read 1.26:1 on a dark page)."""
 KEY_COLOR = LINE_GREY
 """Legend keys that explain a line style rather than one token."""
 ROTATED_COLOR = "#d62728"
-PLAIN_COLOR = "rgba(120, 120, 120, 0.7)"
-TRAIL_COLOR = "rgba(31, 119, 180, 0.5)"
-BEFORE_OPACITY = 0.45
+PLAIN_COLOR = LINE_GREY
+TRAIL_COLOR = "#0072B2"
 LABEL_SIZE = 18
 LABEL_OFFSET = 22
 """Pixels from an arrow's tip to the centre of its label, outward, before the chart element
@@ -60,8 +61,9 @@ def _arrows(tips: np.ndarray, labels: list[str], *, name: str, color: str,
         type="scatter", x=xy[..., 0].ravel(), y=xy[..., 1].ravel(), mode="lines+markers",
         name=plain(name), line=dict(color=color, width=2, dash=dash),
         customdata=np.repeat(np.array([plain(label) for label in labels], dtype=object), 3),
-        marker=dict(symbol="arrow", angleref="previous", color=color,
-                    size=np.tile(np.array([0, 13, 0], dtype=np.float32), k)),
+        marker=dict(symbol="arrow", angleref="previous", color=color,  # sizes per point make
+                    size=np.tile(np.array([0, 13, 0], dtype=np.float32), k),  # plotly fade it
+                    opacity=1),  # to 0.7, as a bubble, under 3:1 on one theme or the other
         hovertemplate="%{customdata}<extra></extra>", **trace)
 
 
@@ -72,15 +74,15 @@ def _legend_key(name: str, **line: object) -> dict:
 
 
 def token_colors(n: int) -> list[str]:
-    """n colours that run with position, all dark enough to read on white from afar."""
-    return sample_colorscale(TOKEN_SCALE, list(np.linspace(0.0, TOKEN_SCALE_END, n)))
+    """n colours that run with position, each reading 3:1 on a light and a dark page."""
+    return sample_colorscale(TOKEN_SCALE, list(np.linspace(0.0, 1.0, n)))
 
 
 def _by_position(positions: np.ndarray, n: int) -> dict:
     """Marker colours as numbers on the token colour scale: position t gets token_colors(n)[t].
     (A number per marker is far cheaper for plotly to check than a colour string.)"""
     return dict(color=np.asarray(positions, dtype=np.float32), colorscale=TOKEN_SCALE, cmin=0,
-                cmax=max(n - 1, 1) / TOKEN_SCALE_END)
+                cmax=max(n - 1, 1))
 
 
 def _shafts(tips: np.ndarray, colors: list[str], **line: object) -> list[dict]:
@@ -118,8 +120,7 @@ def _turn_arcs(before: np.ndarray, after: np.ndarray) -> dict:
                 showlegend=False, hoverinfo="skip")
 
 
-def _tip_notes(tips: np.ndarray, labels: list[str], colors: list[str],
-               opacity: float = 1.0) -> list[dict]:
+def _tip_notes(tips: np.ndarray, labels: list[str], colors: list[str]) -> list[dict]:
     """Each label as an annotation at its arrow's tip (K, 2), set LABEL_OFFSET pixels outward
     from the origin, a leader line in the token's colour from the label to the tip, its text
     in the page's text colour (the token colours, dark enough for white, would fade on a dark
@@ -131,7 +132,7 @@ def _tip_notes(tips: np.ndarray, labels: list[str], colors: list[str],
     return [dict(x=float(x), y=float(y), xref="x", yref="y", text=plain(label),
                  showarrow=True, arrowhead=0, arrowwidth=2, arrowcolor=color,
                  standoff=LEADER_STANDOFF, ax=float(LABEL_OFFSET * dx),
-                 ay=float(-LABEL_OFFSET * dy), font=dict(size=LABEL_SIZE), opacity=opacity)
+                 ay=float(-LABEL_OFFSET * dy), font=dict(size=LABEL_SIZE))
             for (x, y), (dx, dy), label, color in zip(tips, direction, labels, colors,
                                                        strict=True)]
 
@@ -147,10 +148,12 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
                y_title: str) -> go.Figure:
     """One channel pair of every token, (T, 2) before and after rotation, as arrows from the
     origin on equal axes. Each token has one colour (running with position): its arrow before
-    rotation dashed and faded, after rotation solid. Up to MAX_TIP_LABELS tokens, a dotted arc
-    along the turn joins the two tips and the tip after rotation carries the token's label (up
-    to MAX_BEFORE_LABELS tokens the tip before it too), placed clear of the other labels and of
-    the arrow heads where the chart is drawn; beyond, hover names each arrow.
+    rotation dashed, thinner and with a smaller head, after rotation solid (both at full
+    strength: a faded arrow would read under 3:1 on one theme or the other). Up to
+    MAX_TIP_LABELS tokens, a dotted arc along the turn joins the two tips and the tip after
+    rotation carries the token's label (up to MAX_BEFORE_LABELS tokens the tip before it too),
+    placed clear of the other labels and of the arrow heads where the chart is drawn; beyond,
+    hover names each arrow.
 
     Traces: legend keys (before, after, and arc for short sentences), the heads before, the
     heads after, then for short sentences the arcs. Shafts are layout shapes, before rotation
@@ -164,7 +167,7 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
     short = len(labels) <= MAX_TIP_LABELS
     data = [_legend_key(before_name, dash="dash"), _legend_key(after_name),
             *([_legend_key(arc_name, dash="dot")] if short else []),
-            _heads(before, labels, name=before_name, size=13, opacity=BEFORE_OPACITY),
+            _heads(before, labels, name=before_name, size=13),
             _heads(after, labels, name=after_name, size=18)]
     reach = max(float(np.hypot(*before.T).max(initial=0.0)),
                 float(np.hypot(*after.T).max(initial=0.0)), 1e-9)
@@ -175,9 +178,8 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
         if len(labels) <= MAX_BEFORE_LABELS:  # a token that did not turn: one label
             moved = np.flatnonzero(~np.isclose(before, after).all(axis=-1))
             notes += _tip_notes(before[moved], [labels[t] for t in moved],
-                                [colors[t] for t in moved], opacity=BEFORE_OPACITY + 0.2)
-    shafts = [dict(shape, opacity=BEFORE_OPACITY)
-              for shape in _shafts(before, colors, width=3, dash="dash")]
+                                [colors[t] for t in moved])
+    shafts = _shafts(before, colors, width=2.5, dash="dash")
     arcs = [np.stack([data[-1]["x"], data[-1]["y"]], axis=-1)] if short else []
     both = np.concatenate([before, after, *arcs])                   # tips, and arcs: (N, 2)
     pad = (LABEL_ROOM if short else 0.08) * reach
@@ -257,7 +259,8 @@ def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, han
             axes[f"yaxis{_suffix(i)}"] = dict(hidden, domain=y_domain, anchor=f"x{_suffix(i)}",
                                              scaleanchor=f"x{_suffix(i)}")
             circles.append(dict(type="circle", xref=f"x{_suffix(i)}", yref=f"y{_suffix(i)}",
-                                x0=-1, x1=1, y0=-1, y1=1, line=dict(color="lightgray", width=1)))
+                                x0=-1, x1=1, y0=-1, y1=1,
+                                line=dict(color=LINE_GREY, width=1, dash="dot")))
             text = ("<br>".join(plain(line.strip()) for line in panel.split("\n")) if wrap
                     else plain(panel.replace("\n", "")))
             titles.append(dict(text=text, x=sum(x_domain) / 2, y=y_domain[1], xref="paper",

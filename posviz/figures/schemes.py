@@ -20,9 +20,9 @@ from posviz.figures.common import (
     plain,
 )
 
-KIND_COLORS = {"sliding": "#999999", "csa": "#2563eb", "hca": "#d97706"}
+KIND_COLORS = {"sliding": "#868686", "csa": "#2563eb", "hca": "#d97706"}
 """DeepSeek-V4's layer kinds: sliding window only, compressed sparse, heavily compressed."""
-AXIS_COLORS = ("#0072B2", "#E69F00", "#009E73")  # time, height, width (Okabe and Ito)
+AXIS_COLORS = tuple(COLORWAY[:3])  # time, height, width (Okabe and Ito)
 
 
 def kind_stack(kinds: list[str], names: dict[str, str], *, model: str, title: str,
@@ -70,13 +70,13 @@ def drift_chart(offsets: np.ndarray, curves: dict[str, np.ndarray], *, title: st
     """How far each named bug moves the scores (y, a share) against the distance between query
     and key (x, log scale), with a dashed line at the threshold and dotted vertical lines at
     marked distances (a window, a trained length), labelled at the top. The chosen curve is
-    drawn thick and over the others, which stay thin and light, each in its own colour."""
+    drawn thick and over the others, which stay thin and dotted, each in its own colour."""
     x = np.asarray(offsets, dtype=np.float32)
     drawn = sorted(enumerate(curves.items()), key=lambda c: c[1][0] == chosen)  # chosen last
     data = [dict(type="scatter", x=x, y=np.asarray(y, dtype=np.float32), mode="lines",
                  name=plain(name), line=dict(width=4 if name == chosen else 1.5,
-                                             color=COLORWAY[n % len(COLORWAY)]),
-                 opacity=1.0 if chosen in (None, name) else 0.5)
+                                             color=COLORWAY[n % len(COLORWAY)],
+                                             dash="solid" if chosen in (None, name) else "dot"))
             for n, (name, y) in drawn]
     shapes = [dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=threshold,
                    y1=threshold, line=dict(color=LINE_GREY, dash="dash", width=1))]

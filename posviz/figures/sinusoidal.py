@@ -23,7 +23,7 @@ def pe_heatmap(pe: np.ndarray, positions: np.ndarray, channels: np.ndarray, *, t
         hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}<br>%{{z:.4f}}"
                        "<extra></extra>"))
     frame = [dict(type="rect", xref="paper", x0=0, x1=1, y0=-0.5, y1=sentence_len - 0.5,
-                  line=dict(color="black", width=2))] if sentence_len else []
+                  line=dict(color=LINE_GREY, width=3))] if sentence_len else []
     note = [dict(text=plain(sentence_label), xref="paper", x=0.995, y=-0.5, yanchor="top",
                  xanchor="right", showarrow=False, bgcolor="rgba(255, 255, 255, 0.85)",
                  font=dict(color="black"))] if sentence_len else []
@@ -59,7 +59,7 @@ def offset_curve(offsets: np.ndarray, formula: np.ndarray, measured: dict[str, n
     curve = dict(type="scatter", mode="lines", x=offsets, y=formula, name=plain(formula_name),
                  line=dict(width=3))
     markers = [dict(type="scatter", mode="markers", x=offsets, y=values, name=plain(name),
-                    marker=dict(size=7, opacity=0.8)) for name, values in measured.items()]
+                    marker=dict(size=7)) for name, values in measured.items()]
     zero = dict(type="line", x0=0, x1=0, yref="paper", y0=0, y1=1,
                 line=dict(color=LINE_GREY, dash="dot"))
     return figure([curve, *markers], layout(

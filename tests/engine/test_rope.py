@@ -515,7 +515,9 @@ def test_plane_view_draws_each_token_before_and_after_in_its_own_colour():
         assert [s["x0"] for s in drawn] == [0, 0, 0]
         assert [s["line"]["color"] for s in drawn] == colors  # one colour per token
     assert {s["line"]["dash"] for s in shafts[:3]} == {"dash"}
-    assert all(s["opacity"] < 1 for s in shafts[:3]) and "dash" not in shafts[3]["line"]
+    assert "dash" not in shafts[3]["line"]  # before: dashed and thinner, never faded
+    assert all("opacity" not in s and s["line"]["width"] < shafts[3]["line"]["width"]
+               for s in shafts[:3])
     # heads point away from the origin: plotly's angle runs clockwise from straight up
     directions = np.degrees(np.arctan2(after[:, 1], after[:, 0]))
     np.testing.assert_allclose(array(heads_after["marker"]["angle"]), 90 - directions, atol=1e-4)
