@@ -166,3 +166,23 @@ def test_point_labels_on_each_other_or_on_an_arrow_head_are_caught(page):
     assert any('point label "1 想" overlaps a point\'s marker' in p for p in found), found
     spec["data"][1]["x"], spec["data"][1]["y"] = [-1.3, 0.2, -1.3, 1.3], [1.75, 1.5, -0.4, -1.1]
     assert drawn(page, spec, width=560) == []  # the same labels, set apart: clear
+
+
+def test_a_line_or_a_marker_too_faint_for_its_background_is_caught(page):
+    """Scene 6's first arrow as it was, Plasma's navy: 13:1 on white, 1.2:1 on a dark theme's
+    page; and a blue line faded to 30% on white."""
+    spec = line()
+    spec["data"] = [dict(type="scatter", x=[0, 1], y=[0, 1], mode="lines+markers",
+                         line=dict(color="#0d0887"), marker=dict(size=12))]
+    spec["layout"]["shapes"] = [dict(type="line", x0=0, y0=1, x1=1, y1=0, opacity=0.3,
+                                     line=dict(color="#0072b2"))]
+    found = drawn(page, spec)
+    assert found == ["case: a shape's line in rgb(0, 114, 178) at 0.30 has a contrast of "
+                     "1.55:1 on rgb(255,255,255), under 3:1"], found
+    spec["layout"]["shapes"][0]["opacity"] = 1  # 5.2:1
+    assert drawn(page, spec) == []
+    page.evaluate("document.body.style.background = '#0e1117'")
+    found = problems(page, 11)
+    page.evaluate("document.body.style.background = ''")
+    assert any("case: line in rgb(13, 8, 135) has a contrast of 1.2" in p for p in found), found
+    assert any("case: marker in rgb(13, 8, 135) has a contrast of 1.2" in p for p in found), found

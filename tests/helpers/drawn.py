@@ -11,7 +11,11 @@ A chart is legible when
   chart itself is not cut off by the page (a chart wider than its column scrolls inside it);
 - no text, superscripts included, is drawn smaller than the screen's minimum;
 - charts side by side in a row of columns start their plots at one height (one long title
-  does not push its plot below its neighbour's).
+  does not push its plot below its neighbour's);
+- every line and marker (a trace's lines and markers, shapes' lines, annotations' arrows) has
+  a contrast of CONTRAST or more against the page behind the chart (WCAG 1.4.11, non-text
+  contrast), its colour composited with its opacities over that background; a heatmap's cells
+  and a bar are areas read by their colour bar or axis, and are not held to it.
 
 A text box is the text's own box, turned with it (tick labels at 30 degrees have boxes at 30
 degrees), less a share of its line height above and below: lines of text touch where their
@@ -25,8 +29,10 @@ SHRINK = 0.2
 MARKER = 8
 """Pixels: a marker this large or larger marks a point; its box, less a sixth on each side (an
 arrow head's corners are empty), is in a label's way."""
+CONTRAST = 3.0
+"""The least contrast of a line or a marker against its background (WCAG 2.1 1.4.11)."""
 
-PROBLEMS_JS = """([minFont, shrink, marker]) => {
+PROBLEMS_JS = """([minFont, shrink, marker, least]) => {
   const problems = [];
   const describe = (box) => `${box.kind} "${box.text.slice(0, 40)}"`;
   const shown = (el) => el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
@@ -104,6 +110,62 @@ PROBLEMS_JS = """([minFont, shrink, marker]) => {
     return own.right > document.documentElement.clientWidth + 1 || own.left < -1;
   }
 
+  // WCAG's relative luminance and contrast ratio of sRGB colours [r, g, b] (0-255).
+  const luminance = (rgb) => rgb.map((v) => v / 255)
+    .map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, v, i) => sum + [0.2126, 0.7152, 0.0722][i] * v, 0);
+  const ratio = (a, b) => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  const rgba = (text) => {  // a computed colour: [r, g, b, alpha], or null for none
+    const v = (text || '').match(/-?[\\d.]+/g);
+    return !v || text === 'none' ? null : [...v.slice(0, 3).map(Number), v.length > 3 ? +v[3] : 1];
+  };
+  const opacity = (style, paint) => {
+    const value = style.getPropertyValue(`${paint}-opacity`);
+    return value === '' ? 1 : +value;
+  };
+  const over = ([r, g, b, a], back) => [r, g, b].map((v, i) => a * v + (1 - a) * back[i]);
+
+  // What shows behind an element: every background under it, composited on the white canvas.
+  function backdrop(el) {
+    const layers = [];
+    for (let at = el; at; at = at.parentElement) {
+      layers.push(rgba(getComputedStyle(at).backgroundColor));
+    }
+    return layers.filter(Boolean).reverse().reduce((back, c) => over(c, back), [255, 255, 255]);
+  }
+
+  // Each line and marker drawn in the chart: what it is, and its colour as drawn on back.
+  const INKS = [['.scatterlayer path.js-line', 'line', 'stroke'],
+                ['.scatterlayer path.point', 'marker', 'fill'],
+                ['.shapelayer path', "a shape's line", 'stroke'],
+                ['.annotation-arrow-g path', "an annotation's arrow", 'stroke']];
+  function inks(chart, back) {
+    const out = [];
+    for (const [selector, kind, paint] of INKS) {
+      for (const el of chart.querySelectorAll(`.svg-container ${selector}`)) {
+        const style = getComputedStyle(el);
+        const box = el.getBBox();
+        if (!shown(el) || (box.width === 0 && box.height === 0)) continue;
+        let own = rgba(style[paint]), alpha = opacity(style, paint);
+        if (paint === 'fill' && (!own || own[3] === 0)) {  // a marker drawn by its outline
+          own = rgba(style.stroke); alpha = opacity(style, 'stroke');
+        }
+        if (!own || (paint === 'stroke' && parseFloat(style.strokeWidth) === 0)) continue;
+        for (let at = el; at && at !== chart; at = at.parentElement) {
+          alpha *= +getComputedStyle(at).opacity;
+        }
+        if (alpha * own[3] === 0) continue;
+        const seen = over([own[0], own[1], own[2], own[3] * alpha], back);
+        out.push({ kind, colour: style[paint], alpha: own[3] * alpha,
+                   contrast: ratio(seen, back) });
+      }
+    }
+    return out;
+  }
+
   for (const chart of document.querySelectorAll('.posviz-chart.js-plotly-plot')) {
     const say = (text) => problems.push(`${chart.dataset.name}: ${text}`);
     const edge = chart.querySelector('.svg-container').getBoundingClientRect();
@@ -116,6 +178,14 @@ PROBLEMS_JS = """([minFont, shrink, marker]) => {
     obstacles.push(...markers(chart));
 
     if (clipped(chart)) say('the chart is wider than the page and does not scroll');
+    const back = backdrop(chart), faint = new Set();
+    for (const ink of inks(chart, back)) {
+      if (ink.contrast >= least) continue;
+      const line = `${ink.kind} in ${ink.colour}${ink.alpha < 1 ? ` at ${ink.alpha.toFixed(2)}`
+        : ''} has a contrast of ${ink.contrast.toFixed(2)}:1 on rgb(${back.map(Math.round)}), `
+        + `under ${least}:1`;
+      if (!faint.has(line)) { faint.add(line); say(line); }
+    }
     texts.forEach((a, i) => {
       if (a.kind === 'value') return;  // values may crowd each other, never a label
       obstacles.forEach((b, j) => {
@@ -169,4 +239,4 @@ PROBLEMS_JS = """([minFont, shrink, marker]) => {
 
 def problems(page, min_font: float) -> list[str]:
     """What is wrong with the charts drawn on the page: one line per defect, naming the chart."""
-    return page.evaluate(PROBLEMS_JS, [min_font, SHRINK, MARKER])
+    return page.evaluate(PROBLEMS_JS, [min_font, SHRINK, MARKER, CONTRAST])
