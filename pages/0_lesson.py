@@ -224,8 +224,8 @@ def picked_here(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> bool:
 def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.info(s.t("alibi.position_off"))
-    at.figure.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang), "lesson_alibi",
-               fit=True)
+    at.figure.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang, room=True),
+                    "lesson_alibi", fit=True)
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
     if s.position and picked_here(d, s, seq):  # where head 1's weight goes, under its penalty
         query = min(len(seq), PICK_KEYS) - 1

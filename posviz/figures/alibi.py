@@ -95,12 +95,14 @@ def slopes_bar(exponents: np.ndarray, n_base: int, *, title: str, x_title: str, 
 
 def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], labels: list[str], *,
               title: str, panel_format: str, x_title: str, y_title: str,
-              value_name: str) -> go.Figure:
+              value_name: str, room_heads: list[int] | None = None) -> go.Figure:
     """Small multiples: the (T, T) bias of each listed head (numbered from 1) of biases (H, T, T),
     row 0 on top, one shared colour scale, each panel titled
     panel_format.format(h=, m=slope_text(exponent)). NaN cells (hidden by the causal mask) are
     grey, apart from a zero bias (white). Up to GRID_COLUMNS panels to a row; the layout of
-    NARROW_COLUMNS to a row rides along in meta.narrow for a phone's column (static/chart.js)."""
+    NARROW_COLUMNS to a row rides along in meta.narrow for a phone's column (static/chart.js);
+    with room_heads, the room's grid of those heads rides along in meta.room (room_bias_grid:
+    what a projector in presentation mode draws instead)."""
     names = [plain(label) for label in labels]
     hover = (f"{plain(y_title)} %{{y}}<br>{plain(x_title)} %{{x}}<br>"
              f"{plain(value_name)} %{{z:.3f}}<extra></extra>")
@@ -168,7 +170,68 @@ def bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int], label
     if len(heads) > NARROW_COLUMNS:
         drawn["meta"]["narrow"] = grid(NARROW_COLUMNS, NARROW_PANEL_WIDTH, NARROW_PANEL_HEIGHT,
                                        "\n", gap=NARROW_GAP, bar_below=True)
+    if room_heads:
+        drawn["meta"]["room"] = room_bias_grid(
+            biases, exponents, room_heads, labels, title=title, panel_format=panel_format,
+            x_title=x_title, y_title=y_title, value_name=value_name)
     return figure(traces, drawn)
+
+
+ROOM_FLOOR = 1e-3
+"""The room's grid colours a penalty by its order of magnitude, from this up (a zero penalty,
+the diagonal, is drawn as this)."""
+ROOM_COLORS = [[0.0, "#C6DBEF"], [0.5, "#4292C6"], [1.0, "#08306B"]]
+"""Blues from a light blue, not white: the faintest penalty still reads as a penalty."""
+ROOM_PANEL_HEIGHT = 330  # pixels per panel of the room's grid, its title included
+ROOM_ALL_LABELS = 12
+"""Up to this many tokens the room's grid labels every query (their rows fit a projector's
+window at its text size); beyond, as many as fit."""
+
+
+def room_bias_grid(biases: np.ndarray, exponents: np.ndarray, heads: list[int],
+                   labels: list[str], *, title: str, panel_format: str, x_title: str,
+                   y_title: str, value_name: str) -> dict:
+    """The bias grid for the back of a hall (a projector in presentation mode): the listed heads
+    (a few: the first, a middle one, the last) in one row of large panels, every query
+    labelled (up to ROOM_ALL_LABELS), and each cell coloured by the penalty's order of
+    magnitude, log10(-bias), on one scale, so that a head of a small slope (1/256: penalties
+    of hundredths) reads as lighter than the first head's, never as white; the hover and the
+    colour bar's ticks give the bias itself. Returns the figure as a dict (for_the_room
+    draws it in its figure's place: meta.room)."""
+    names = [plain(label) for label in labels]
+    penalties = -np.asarray(biases)[np.asarray(heads) - 1]                   # (P, T, T)
+    magnitude = np.log10(np.maximum(penalties, ROOM_FLOOR))                  # NaN: hidden
+    low, high = np.log10(ROOM_FLOOR), max(float(np.nanmax(magnitude, initial=0.0)), 0.0)
+    decades = np.arange(np.ceil(low), np.floor(high) + 1)
+    hover = (f"{plain(y_title)} %{{y}}<br>{plain(x_title)} %{{x}}<br>"
+             f"{plain(value_name)} %{{customdata:.4f}}<extra></extra>")
+    cols, gap = len(heads), GRID_GAP
+    width = (1 - gap * (cols - 1)) / cols
+    traces, axes, titles = [], {}, []
+    for n, h in enumerate(heads):
+        suffix = "" if n == 0 else str(n + 1)
+        place = dict(xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+        traces += [masked_layer(magnitude[n], names, names, **place),
+                   dict(type="heatmap", z=magnitude[n].astype(np.float32), x=names, y=names,
+                        customdata=-penalties[n].astype(np.float32), coloraxis="coloraxis",
+                        hoverongaps=False, hovertemplate=hover, **place)]
+        x_domain = (n * (width + gap), n * (width + gap) + width)
+        axes[f"xaxis{suffix}"] = axis(x_title, type="category", range=[-0.5, len(names) - 0.5],
+                                      domain=x_domain, anchor=f"y{suffix}")
+        axes[f"yaxis{suffix}"] = axis(y_title if n == 0 else "", type="category",
+                                      showticklabels=n == 0, range=[len(names) - 0.5, -0.5],
+                                      domain=(0, 0.88), anchor=f"x{suffix}",
+                                      **(dict(tickmode="array", tickvals=names)
+                                         if len(names) <= ROOM_ALL_LABELS else {}))
+        titles.append(_panel_title(panel_format.format(h=h, m=slope_text(exponents[h - 1])),
+                                   x_domain, 0.9))
+    bar = dict(title=dict(text=plain(value_name)), tickmode="array", tickvals=decades,
+               ticktext=[f"−{10.0 ** d:g}" for d in decades])
+    spec = layout(title, TITLED_MARGIN + 70 + ROOM_PANEL_HEIGHT, annotations=titles,
+                  margin=dict(l=10, r=10, t=TITLED_MARGIN, b=10),
+                  coloraxis=dict(colorscale=ROOM_COLORS, cmin=low, cmax=max(high, low + 1),
+                                 colorbar=bar), **axes)
+    return json.loads(figure(traces, spec).to_json())
 
 
 def distance_bars(with_bias: np.ndarray, without: np.ndarray, *, title: str, x_title: str,

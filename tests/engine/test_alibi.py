@@ -36,6 +36,7 @@ from posviz.attention import (
 from posviz.embedding import token_embeddings
 from posviz.figures.alibi import (
     HIDDEN_COLOR,
+    ROOM_FLOOR,
     bias_grid,
     bias_lines,
     distance_bars,
@@ -45,7 +46,8 @@ from posviz.figures.alibi import (
     slopes_bar,
     t5_buckets,
 )
-from posviz.figures.common import plain, raised
+from posviz.figures.common import as_array as array
+from posviz.figures.common import for_the_room, plain, raised
 from posviz.relative import buckets_by_distance
 from posviz.tokens import token_labels
 from tests.helpers.figure_data import figure_json, grey_layers, value_traces
@@ -440,3 +442,25 @@ def test_the_bias_grid_carries_a_shorter_layout_for_a_projectors_window(n_tokens
         assert (lower[1] - lower[0]) * plot == pytest.approx(150 - 56 - 12)
     assert short["xaxis5"]["showticklabels"] is (n_tokens <= 8)
     assert json.loads(as_json(go.Layout(short).to_plotly_json())) == json.loads(as_json(short))
+
+
+def test_the_room_grid_draws_a_few_heads_large_none_of_them_white():
+    """Scene 7 on a projector: the first, a middle and the last of eight heads, every query
+    labelled, each penalty coloured by its order of magnitude (head 8's hundredths are not
+    white); for_the_room draws it in its figure's place."""
+    labels = token_labels(list("刚想到了一个办法"))
+    bias = causal_alibi_bias(8, len(labels))
+    fig = bias_grid(bias, slope_exponents(8), heads_shown(8), labels, title="t",
+                    panel_format="{h}", x_title="x", y_title="y", value_name="v",
+                    room_heads=heads_shown(8, 3))
+    room = fig.layout.meta["room"]
+    assert [a["text"] for a in room["layout"]["annotations"]] == ["1", "4", "8"]
+    assert room["layout"]["yaxis"]["tickvals"] == [plain(label) for label in labels]
+    scale = room["layout"]["coloraxis"]
+    assert scale["colorscale"][0][1] != "#FFFFFF" and scale["cmin"] == np.log10(ROOM_FLOOR)
+    last = array(room["data"][-1]["z"])
+    seen = last[~np.isnan(last)]
+    lowest = (seen.min() - scale["cmin"]) / (scale["cmax"] - scale["cmin"])
+    assert np.nanmax(last) > scale["cmin"] + 1  # head 8's penalties a decade above the floor
+    assert lowest == 0.0  # the diagonal (no penalty) at the scale's lightest blue, not white
+    assert for_the_room(figure_json(fig))["layout"]["annotations"][0]["text"] == "1"

@@ -60,13 +60,16 @@ def slopes_figure(n_heads: int, lang: str) -> go.Figure:
 
 
 @st.cache_resource(max_entries=32)
-def grid_figure(tokens: Tokens, n_heads: int, position: bool, lang: str) -> go.Figure:
+def grid_figure(tokens: Tokens, n_heads: int, position: bool, lang: str,
+                room: bool = False) -> go.Figure:
+    """The bias of every head (up to 16 shown); room: with the first, a middle and the last
+    head large for a projector in presentation mode (bias_grid's meta.room)."""
     return bias_grid(
         causal_alibi_bias(n_heads, len(tokens), position), slope_exponents(n_heads),
         heads_shown(n_heads), token_labels(list(tokens)), title=text("alibi.fig_grid", lang),
         panel_format=text("alibi.panel" if position else "alibi.panel_off", lang),
         x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
-        value_name=text("alibi.bias", lang))
+        value_name=text("alibi.bias", lang), room_heads=heads_shown(n_heads, 3) if room else None)
 
 
 @st.cache_resource(max_entries=64)
