@@ -48,3 +48,15 @@ def test_the_readme_is_a_front_door_and_its_documents_are_there():
         links = re.findall(r"\]\(([\w./-]+\.(?:md|png))(?:#[\w-]+)?\)", doc.read_text("utf-8"))
         for target in links:
             assert (doc.parent / target).resolve().exists(), (doc.name, target)
+
+
+def test_quick_start_says_how_to_choose_the_port():
+    """Besides its two commands, the Quick start shows the start command with another port,
+    and serve.py reads that flag as Streamlit's server.port."""
+    from serve import _flags
+
+    section = (ROOT / "README.md").read_text("utf-8").split("## Quick start", 1)[1]
+    found = re.search(r"`python serve\.py (--server\.port=(\d+))`", section.split("\n## ", 1)[0])
+    assert found, "the Quick start names no way to choose the port"
+    assert _flags([found.group(1)]) == {"server.port": int(found.group(2))}
+    assert len(quick_start()) == 2
