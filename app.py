@@ -1,5 +1,5 @@
 """posviz home: the typed sentence as a picture and as tokens, meaning vs place, and the
-lessons; a room to join or start."""
+lessons: the guided lesson first (start here), then a room to join or start."""
 
 from urllib.parse import urlsplit
 
@@ -18,6 +18,8 @@ HOME_CSS = """<style>
 .st-key-home_rooms [data-testid=stForm] [data-testid=stHorizontalBlock] {align-items: flex-end}
 [data-testid=stLayoutWrapper]:has(> [class*=st-key-home_card_]) {flex-grow: 1}
 [class*=st-key-home_card_] {height: 100%}
+.st-key-home_start {border-left: .3rem solid #ff4b4b; padding-left: .75rem; gap: .25rem}
+.st-key-home_start [data-testid=stPageLink] p {font-size: 1.25rem; font-weight: 700}
 </style>"""
 
 
@@ -43,6 +45,15 @@ def not_found(s: ui.Settings) -> None:
             ui.close_not_found_dialog()
 
 
+def start_here(s: ui.Settings) -> None:
+    """The first offer to a reader in no room: the guided lesson, above the fold on a desk and
+    on a phone (a room's join field and Start a room come after it)."""
+    with st.container(key="home_start"):
+        st.page_link(dict(ui.lesson_pages())["lesson"], label=s.t("home.start"),
+                     icon=":material/play_circle:", query_params=ui.shared_query(s))
+        st.caption(s.t("home.start_blurb"))
+
+
 def body(d: ui.Doc, s: ui.Settings) -> None:
     if d.live and missing_page():
         not_found(s)
@@ -50,6 +61,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     if d.live:
         st.html(HOME_CSS)
     if d.live and s.room is None:
+        start_here(s)
         join, start = st.container(key="home_rooms", border=True).columns(
             [3, 2], vertical_alignment="bottom")
         entry.join_box(join, s.lang, home=True)
