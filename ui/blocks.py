@@ -22,6 +22,7 @@ class Heading(TypedDict):
     t: Literal["heading"]
     level: int  # 1 title, 2 header, 3 subheader
     text: str
+    anchor: str | None  # its id on the page, which a link (#anchor) scrolls to; None: none set
 
 
 class Markdown(TypedDict):

@@ -51,12 +51,13 @@ def formula_markdown(parts: list[str]) -> str:
 
 
 def heading(where: Any, block: dict) -> None:
+    anchor = {} if block["anchor"] is None else {"anchor": block["anchor"]}
     if block["level"] == 1:
         where.title(block["text"])
     elif block["level"] == 2:
-        where.header(block["text"], anchor=False)
+        where.header(block["text"], **(anchor or {"anchor": False}))
     else:
-        where.subheader(block["text"])
+        where.subheader(block["text"], **anchor)
 
 
 def markdown(where: Any, block: dict) -> None:

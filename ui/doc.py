@@ -150,13 +150,14 @@ class Doc:
         self._put(Caption(t="caption", text=body))
 
     def title(self, body: str) -> None:
-        self._put(Heading(t="heading", level=1, text=body))
+        self._put(Heading(t="heading", level=1, text=body, anchor=None))
 
-    def header(self, body: str) -> None:
-        self._put(Heading(t="heading", level=2, text=body))
+    def header(self, body: str, anchor: str | None = None) -> None:
+        """A section's heading; anchor: its id, for a link to it (`[...](#anchor)`)."""
+        self._put(Heading(t="heading", level=2, text=body, anchor=anchor))
 
-    def subheader(self, body: str) -> None:
-        self._put(Heading(t="heading", level=3, text=body))
+    def subheader(self, body: str, anchor: str | None = None) -> None:
+        self._put(Heading(t="heading", level=3, text=body, anchor=anchor))
 
     def note(self, kind: str, body: str) -> None:
         """A callout: kind is info, warning, error or success."""

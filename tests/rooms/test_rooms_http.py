@@ -111,7 +111,8 @@ def test_a_follower_gets_the_room_at_once_when_its_version_is_old(site, loop):
     doc = room.pop("doc")
     assert room == {"version": 2, "closed": False, "page": "rope", "query": "rope_pair=3",
                     "live": None, "polls": {}}
-    assert doc[0] == {"t": "heading", "level": 1, "text": text("rope.title", "en")}
+    assert doc[0] == {"t": "heading", "level": 1, "text": text("rope.title", "en"),
+                      "anchor": None}
     assert {"t": "setting", "label": text("rope.pair", "en"), "value": "3"} in [
         block for row in doc if row["t"] == "columns" for column in row["columns"]
         for block in column]

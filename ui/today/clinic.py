@@ -11,6 +11,7 @@ from ui.doc import Doc
 from ui.markup import literal
 from ui.shared import Settings
 from ui.summary import number
+from ui.today import contents
 from ui.today.tables import report_link
 
 
@@ -34,7 +35,7 @@ def reported(d: Doc, s: Settings, key: str) -> None:
 
 
 def section(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("schemes.clinic_head"))
+    contents.heading(d, s, "schemes.clinic_head")
     d.markdown(s.prose("clinic"))
     keys = [b.key for b in ports.bugs()]
     key = d.coded_radio(s.t("schemes.bug_label"), keys, key="bug",

@@ -11,6 +11,7 @@ from ui.cached import today as cached
 from ui.doc import Doc
 from ui.shared import Settings
 from ui.summary import number
+from ui.today import contents
 from ui.today.tables import back_table, sources
 
 MODELS = (("smollm3_3b", "SmolLM3 3B"), ("kimi_linear_48b_a3b", "Kimi Linear 48B-A3B"),
@@ -92,7 +93,7 @@ def longrope(d: Doc, s: Settings) -> None:
 
 def section(d: Doc, s: Settings) -> None:
     """Schemes from the research frontier, on the sentence where they can be."""
-    d.subheader(s.t("today.frontier_head"))
+    contents.heading(d, s, "today.frontier_head")
     d.markdown(s.t("today.frontier_intro"))
     stacks(d, s)
     xpos(d, s)

@@ -10,7 +10,7 @@ from ui.cached import schemes as cached
 from ui.doc import Doc
 from ui.shared import Settings
 from ui.summary import number
-from ui.today import clinic
+from ui.today import clinic, contents
 from ui.today.tables import back_table, report_link, sources
 
 MODELS = (("gemma4_31b", "Gemma 4 31B"), ("deepseek_v4_flash", "DeepSeek-V4-Flash"),
@@ -29,7 +29,7 @@ def gemma4(d: Doc, s: Settings) -> None:
                                         "full_rope_theta"))
     lanes = proportional.lane_layout(wide, share)
     neox = proportional.lane_layout(n["head_dim_computed"], n["rotary_pct"], "neox")
-    d.subheader(s.t("schemes.gemma_head"))
+    contents.heading(d, s, "schemes.gemma_head")
     d.markdown(s.t("schemes.gemma_body", wide=wide, share=number(share), pairs=lanes.pairs,
                    lanes=lanes.turned, half=lanes.partner, base=number(base),
                    slowest=number(proportional.slowest_wavelength(wide, share, base)),
@@ -62,7 +62,7 @@ def deepseek(d: Doc, s: Settings) -> None:
                                               c["compress_rope_theta"],
                                               c["rope_scaling_factor"], original,
                                               c["sliding_window"])
-    d.subheader(s.t("schemes.v4_head"))
+    contents.heading(d, s, "schemes.v4_head")
     d.markdown(s.t("schemes.v4_body", layers=c["num_hidden_layers"], sliding=kinds["sliding"],
                    csa=kinds["csa"], hca=kinds["hca"], rope=c["qk_rope_head_dim"],
                    width=c["head_dim"], main=number(c["rope_theta"]),
@@ -80,7 +80,7 @@ def deepseek(d: Doc, s: Settings) -> None:
 
 def qwen(d: Doc, s: Settings) -> None:
     old, new = (modern.value(m, "mrope_section") for m in ("qwen2_vl_7b", "qwen3_vl_8b"))
-    d.subheader(s.t("schemes.qwen_head"))
+    contents.heading(d, s, "schemes.qwen_head")
     frames, rows, cols = cached.VIDEO
     d.markdown(s.t("schemes.qwen_body", old=list(old), new=list(new),
                    pairs=multimodal.pair_count(new),
@@ -99,7 +99,7 @@ def qwen(d: Doc, s: Settings) -> None:
 def fope(d: Doc, s: Settings) -> None:
     dim, length, base, _ = cached.fope_setting()
     pairs = bands.fope_pairs(dim, base, length)
-    d.subheader(s.t("schemes.bands_head"))
+    contents.heading(d, s, "schemes.bands_head")
     d.markdown(s.t("schemes.bands_body", dim=dim, pairs=pairs.pairs, length=length,
                    base=number(base), kept=pairs.kept, cut=pairs.cut, series=pairs.series,
                    padded=pairs.padded,
@@ -122,7 +122,7 @@ def section(d: Doc, s: Settings) -> None:
     """What shipped since 2026, on the sentence where it can be: Gemma 4's proportional RoPE,
     DeepSeek-V4's RoPE per layer, Qwen3-VL's interleaved M-RoPE, FoPE and HoPE, and the bugs
     ports of them shipped."""
-    d.header(s.t("schemes.head"))
+    contents.heading(d, s, "schemes.head")
     d.markdown(s.t("schemes.intro"))
     gemma4(d, s)
     deepseek(d, s)

@@ -12,6 +12,7 @@ from ui.cached import today as cached
 from ui.doc import Doc
 from ui.shared import Settings
 from ui.summary import number
+from ui.today import contents
 from ui.today.tables import sources
 
 CHUNK_DEMO = 2  # the chunk iRoPE's map uses for Llama 4's 8,192 (the lesson's too)
@@ -28,7 +29,7 @@ MODELS = (
 
 
 def complex_form(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("today.complex_head"))
+    contents.heading(d, s, "today.complex_head")
     d.markdown(s.t("today.complex_body"))
     d.formula(modern.COMPLEX_FORMULA)
     gaps = cached.pairing_gaps(tuple(s.tokens))
@@ -41,7 +42,7 @@ def complex_form(d: Doc, s: Settings) -> None:
 
 
 def partial(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("today.partial_head"))
+    contents.heading(d, s, "today.partial_head")
     m = "qwen3_next_80b_a3b"
     layers = frontier.layer_counts(m)
     d.markdown(s.t("today.partial_body", full=layers["rope"], linear=layers["linear"],
@@ -50,7 +51,7 @@ def partial(d: Doc, s: Settings) -> None:
 
 
 def mla(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("today.mla_head"))
+    contents.heading(d, s, "today.mla_head")
     v3 = {key: modern.value("deepseek_v3", key) for key in (
         "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim",
         "num_attention_heads")}
@@ -65,7 +66,7 @@ def mla(d: Doc, s: Settings) -> None:
 
 
 def irope(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("today.irope_head"))
+    contents.heading(d, s, "today.irope_head")
     c = {key: modern.value("llama4_scout", key) for key in (
         "attention_chunk_size", "num_hidden_layers", "attn_scale", "floor_scale")}
     d.markdown(s.t("today.irope_body", chunk=number(c["attention_chunk_size"]),
@@ -77,7 +78,7 @@ def irope(d: Doc, s: Settings) -> None:
 
 
 def llama(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("today.llama_head"))
+    contents.heading(d, s, "today.llama_head")
     m = "llama3_1_8b"
     dim, base, low, high = (modern.value(m, key) for key in (
         "head_dim", "rope_theta", "rope_scaling_low_freq_factor",
@@ -106,7 +107,7 @@ def llama(d: Doc, s: Settings) -> None:
 
 
 def mrope(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("today.mrope_head"))
+    contents.heading(d, s, "today.mrope_head")
     sections = modern.value("qwen2_vl_7b", "mrope_section")
     _, rows, cols = cached.GRID
     d.markdown(s.t("today.mrope_body", pairs=multimodal.pair_count(sections),
@@ -119,7 +120,7 @@ def mrope(d: Doc, s: Settings) -> None:
 
 
 def gemma(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("today.gemma_head"))
+    contents.heading(d, s, "today.gemma_head")
     g = {key: modern.value("gemma3_27b", key) for key in (
         "sliding_window", "rope_local_base_freq", "rope_theta_global", "rope_scaling_factor",
         "max_position_embeddings")}
@@ -147,7 +148,7 @@ def base(row: modern.TableRow) -> str:
 
 
 def table(d: Doc, s: Settings) -> None:
-    d.subheader(s.t("today.table_head"))
+    contents.heading(d, s, "today.table_head")
     rows = [modern.table_row(model) for model, _, _ in MODELS]
     d.table({s.t("today.col.model"): [name for _, name, _ in MODELS],
              s.t("today.col.scheme"): [s.t(f"today.schemes.{scheme}") for _, _, scheme in MODELS],
@@ -162,7 +163,7 @@ def table(d: Doc, s: Settings) -> None:
 def lineage(d: Doc, s: Settings) -> None:
     """Relative position before RoPE, and Kazemnejad et al.'s construction on the sentence:
     positions read back from one causal layer without position."""
-    d.subheader(s.t("today.lineage_head"))
+    contents.heading(d, s, "today.lineage_head")
     d.markdown(s.t("today.lineage"))
     d.markdown(s.t("today.count_demo"))
     counted = modern.positions_without_encoding(len(s.tokens))

@@ -8,7 +8,11 @@ import { el, inline, md, room, say, screen } from "./screen.js";
 
 // ---- one function per kind, in ui/blocks.py's order (ui/blocks_streamlit.py: the app's) ----
 
-const heading = (block) => inline(`h${block.level}`, "", block.text);
+function heading(block) {  // with its anchor as its id: a link (#anchor) scrolls to it
+  const node = inline(`h${block.level}`, "", block.text);
+  if (block.anchor) node.id = block.anchor;
+  return node;
+}
 
 function markdown(block) {
   const node = el("div", "posviz-markdown");
