@@ -21,6 +21,7 @@ from posviz.permutation import readable, reads_the_same, reordered, reversal
 from posviz.sinusoidal import FORMULA, dot_by_offset
 from rooms import LETTERS
 from ui import answer_key as right_option
+from ui import lesson_end
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
 from ui.cached import schemes as clinic
@@ -421,6 +422,8 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     SCENE_BODIES[name](d, s, tuple(s.tokens), at)
     if d.live:
         navigation(s, scene, name)
+    if scene == len(SCENES):  # the lesson's end: a recap, what next, the concept check alone
+        lesson_end.section(d, s, SCENES, in_room(d, s))
 
 
 SCENE_BODIES = dict(meaning=meaning, position=position, sum=total, order=order,
