@@ -71,6 +71,7 @@ def test_in_a_room_the_answer_waits_for_the_reveal_and_then_shows_the_largest_ch
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_one_token_is_told_why_there_is_nothing_to_compare(lang):
     found = scene("x", lang)
-    assert not [b for b in found if b["t"] in ("question", "chart")]
+    assert not [b for b in found if b["t"] == "chart" or (  # the lesson's end asks its own
+        b["t"] == "question" and b["poll"].startswith("scene-"))]
     assert any(b["t"] == "note" and b["text"] == text("lesson.port.need_two", lang)
                for b in found)

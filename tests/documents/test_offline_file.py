@@ -88,7 +88,7 @@ def test_the_guided_lesson_downloads_as_one_file_that_works_with_no_network(
     for n in range(len(documents.scenes())):
         section = sections.nth(n)
         section.scroll_into_view_if_needed()
-        expect(section.locator("h2")).to_contain_text(f"{n + 1}.")
+        expect(section.locator("h2").first).to_contain_text(f"{n + 1}.")
         hosts = section.locator(".posviz-chart-host:not(.posviz-answer *)")  # answers: hidden
         for i in range(hosts.count()):  # a chart draws when it comes near the view
             hosts.nth(i).scroll_into_view_if_needed()
@@ -102,6 +102,10 @@ def test_the_guided_lesson_downloads_as_one_file_that_works_with_no_network(
     assert page.locator(".posviz-chart-host .js-plotly-plot").count() >= len(documents.scenes())
     assert page.locator(".katex").count() >= 2  # scenes 5 and 6 set their formulas
     assert page.locator("b", has_text="bold").count() == 0  # typed markup stays text
+    end = sections.nth(len(documents.scenes()) - 1)  # the lesson's end, its links within it
+    expect(end.locator("#lesson-end")).to_have_text(text("ending.head", "zh"))
+    end.locator("a[href='#concept-check']").click()
+    expect(end.locator("#concept-check")).to_be_in_viewport()
     question = sections.nth(0).locator(".posviz-question")
     expect(question.locator(".posviz-answer")).to_be_hidden()
     question.locator(".posviz-reveal").click()
@@ -237,4 +241,19 @@ def test_a_files_font_follows_its_language(browser, tmp_path, lang, widest):
                           " '::after').content")
     assert colon == ('"："' if lang == "zh" else '": "')
     assert not requests and not errors
+    page.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_today_files_contents_link_to_its_sections(browser, tmp_path, lang):
+    """The page on today's models as a file: each heading carries its anchor as its id, and a
+    link of the contents list scrolls to its section."""
+    saved = tmp_path / "today.html"
+    saved.write_bytes(documents.page_file("today", f"text={SENTENCE}", lang))
+    page, requests, errors = opened_watched(browser, saved)
+    expect(page.locator("#schemes-clinic")).to_have_text(text("schemes.clinic_head", lang))
+    page.locator(".posviz-markdown li a[href='#schemes-clinic']").click()
+    expect(page.locator("#schemes-clinic")).to_be_in_viewport()
+    assert page.locator(".posviz-markdown li a[href^='#']").count() == 16
+    assert not requests and not errors, (requests, errors)
     page.close()
