@@ -45,13 +45,12 @@ def not_found(s: ui.Settings) -> None:
             ui.close_not_found_dialog()
 
 
-def start_here(s: ui.Settings) -> None:
+def start_here(d: ui.Doc, s: ui.Settings) -> None:
     """The first offer to a reader in no room: the guided lesson, above the fold on a desk and
     on a phone (a room's join field and Start a room come after it)."""
-    with st.container(key="home_start"):
-        st.page_link(dict(ui.lesson_pages())["lesson"], label=s.t("home.start"),
-                     icon=":material/play_circle:", query_params=ui.shared_query(s))
-        st.caption(s.t("home.start_blurb"))
+    box = d.container(key="home_start")
+    box.link(s.t("home.start"), dict(ui.lesson_pages())["lesson"], ui.shared_query(s))
+    box.caption(s.t("home.start_blurb"))
 
 
 def body(d: ui.Doc, s: ui.Settings) -> None:
@@ -60,8 +59,9 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     d.markdown(s.t("home.intro"))
     if d.live:
         st.html(HOME_CSS)
+    if not (s.room is not None if d.live else d.room):
+        start_here(d, s)
     if d.live and s.room is None:
-        start_here(s)
         join, start = st.container(key="home_rooms", border=True).columns(
             [3, 2], vertical_alignment="bottom")
         entry.join_box(join, s.lang, home=True)
