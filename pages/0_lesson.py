@@ -178,6 +178,7 @@ def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None
         d.warning(s.t("rope.no_position"))
     at.figure.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope", fit=True)
     d.formula(rope.FORMULA)  # under the figure: a projector shows the figure first
+    d.markdown(s.t("lesson.rope.pairing"))  # which channels pair: what scene 11 asks about
     x, q, k, wq, wk = cached.rope_head(seq)
     last, moved = len(seq) - 1, np.array([0, SHIFT])
     rope_before, rope_after = rope.shifted_rope_scores(q, k, last, 0, moved)

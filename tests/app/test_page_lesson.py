@@ -319,3 +319,14 @@ def test_scene_4_speaks_of_the_typed_sentence_and_its_reversal(typed, lang, said
     if typed != "刚想到了":
         assert "“刚想到了” and “了到想刚” hold" not in prose
         assert "“刚想到了”和“了到想刚”用" not in prose
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_scene_6_teaches_the_channel_pairing_that_scene_11_asks_about(lang):
+    """Scene 11 asks which map comes from a port that paired channels wrongly: scene 6 says
+    which channels RoPE pairs, that the code chooses, and that scene 11 asks about it."""
+    from ui import documents
+    from ui.i18n import text
+
+    said = [b.get("text") for b in documents.blocks("lesson", "scene=6", lang)]
+    assert text("lesson.rope.pairing", lang) in said
