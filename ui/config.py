@@ -14,8 +14,8 @@ CLIENT_CPU = "POSVIZ_CLIENT_CPU"  # CPU-seconds of page runs a client address ma
 
 
 def lecturer_password() -> str:
-    """The passphrase that starts a room, or "" when anyone may start one (as typed: spaces
-    count)."""
+    """The lecturer's passphrase (as typed: spaces count), or "" for none: then this machine's
+    own browser is the lecturer's without one (ui.lecturer)."""
     return os.environ.get(LECTURER_PASSWORD, "")
 
 

@@ -8,8 +8,9 @@ The lecturer is whoever proves it (`proven`):
 - a browser that opened the lecturer's link the server printed at start (`?lecturer=SECRET`,
   rooms.routes.lecturer.KeyLinks marks it with a signed HttpOnly cookie): a lab server, or
   behind HAProxy;
-- a session that typed the passphrase (POSVIZ_LECTURER_PASSWORD), when the server has one
-  (Start a room then asks this machine's own browser for it too, as a public server should).
+- a session that typed the passphrase (POSVIZ_LECTURER_PASSWORD), when the server has one:
+  then this machine's own browser is asked for it too, as a public server should (a tunnel on
+  this machine, such as `ssh -R`, brings every visitor from this machine's own address).
 
 Only the lecturer starts rooms, so a session that leads its room (it holds the room's key: the
 lecturer's own, or a one-time lecturer link the lecturer handed out) is the lecturer's too. A
@@ -25,16 +26,18 @@ import streamlit as st
 
 from rooms import LECTURER_COOKIE, shared_rooms, signing
 from rooms.address import this_machine
+from ui import config
 from ui.room import keys
 from ui.shared import Settings
 
 
-def proven(machine: bool = True) -> bool:
-    """Whether this session proved it is the lecturer's (this machine's own browser unless not
-    machine, the lecturer's cookie, or the passphrase typed): the module's docstring."""
+def proven() -> bool:
+    """Whether this session proved it is the lecturer's: this machine's own browser (unless the
+    server has a passphrase: then a tunnel on this machine, whose visitors all arrive from it,
+    cannot hand them the lecturer's place), the lecturer's cookie, or the passphrase typed."""
     headers = st.context.headers
-    if machine and this_machine(st.context.ip_address,
-                                headers if hasattr(headers, "get") else {}):
+    if not config.lecturer_password() and this_machine(
+            st.context.ip_address, headers if hasattr(headers, "get") else {}):
         return True
     if st.session_state.get(keys.PROVEN):
         return True

@@ -63,3 +63,27 @@ def test_a_session_leading_its_room_is_the_lecturer_and_a_document_is_nobody(mon
     assert not lecturer.is_lecturer(type(s)(**{**s.__dict__, "room": following}))
     monkeypatch.setattr(lecturer, "this_machine", lambda peer, headers: True)
     assert not lecturer.is_lecturer(settings({}, "en"))  # a document: no controls
+
+
+def test_with_a_passphrase_this_machines_address_alone_proves_nothing(monkeypatch):
+    """A tunnel on the lecturer's laptop (ssh -R) brings every student from the laptop's own
+    address: with a passphrase set, that address no longer makes a session the lecturer's;
+    the passphrase typed (or the lecturer's link) does, and without a passphrase the laptop's
+    own browser is the lecturer's as ever."""
+    from types import SimpleNamespace
+
+    from ui import lecturer
+    from ui.room import keys
+    from ui.shared import settings
+
+    monkeypatch.setattr(lecturer, "this_machine", lambda peer, headers: True)  # via the tunnel
+    monkeypatch.setattr(lecturer.st, "context", SimpleNamespace(ip_address="127.0.0.1",
+                                                                headers={}, cookies={}))
+    monkeypatch.setattr(lecturer.st, "session_state", {})
+    s = settings({}, "en", controls=True)
+    monkeypatch.delenv("POSVIZ_LECTURER_PASSWORD", raising=False)
+    assert lecturer.is_lecturer(s)
+    monkeypatch.setenv("POSVIZ_LECTURER_PASSWORD", "a long passphrase")
+    assert not lecturer.is_lecturer(s)
+    lecturer.st.session_state[keys.PROVEN] = True  # the passphrase typed at Start a room
+    assert lecturer.is_lecturer(s)

@@ -37,7 +37,7 @@ def _start(field: str) -> None:
     if wait := store.wait(STARTS, network):
         note("too_many_starts", seconds=int(wait) + 1)
         return
-    lecturer = proven(machine=not passphrase())  # a passphrase is asked of every browser
+    lecturer = proven()  # with a passphrase, it is asked of every browser
     if not lecturer and not passphrase():  # a student's browser: rooms are the lecturer's
         note("not_lecturer")
         return
@@ -110,7 +110,7 @@ def start_box(where, s, home: bool = False) -> None:
     browser on a server without a passphrase is told who starts rooms instead."""
     suffix = keys.HOME if home else ""
     field = keys.PASSPHRASE + suffix
-    lecturer = proven(machine=not passphrase())
+    lecturer = proven()
     if not lecturer and not passphrase():
         where.caption(s.t("room.lecturer_only"))
         return
