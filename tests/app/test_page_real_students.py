@@ -146,17 +146,21 @@ def _start_then_type(url: str, source: str, path: str, cookies: dict[str, str] |
     return offered, led, *_said(messages)
 
 
-def test_a_student_who_presses_start_a_room_gets_no_room_and_no_path(served):
+def test_a_student_who_presses_start_a_room_gets_no_room_and_no_path(served, tmp_path):
     """With no passphrase set (the README's `python serve.py`), a student's browser at another
     address is offered no Start a room and is told who starts rooms; its typed path gets the
     students' one answer and loads nothing. The lecturer's link the server printed makes a
     browser at any address the lecturer: it starts a room and opens the typed path; a wrong
     link makes nobody the lecturer."""
-    url, _, typed = served
+    url = served[0]
+    ids = {"vocab_size": len(tokenizer()), "bos_token_id": 0, "eos_token_id": 0}
+    typed = saved(LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=4, num_key_value_heads=2, **ids),
+                  tmp_path / "unopened-llama")  # opened by no one before this test
     offered, led, errors, said = _start_then_type(url, "127.0.0.90", str(typed))
     assert (offered, led) == (False, False)
     assert len(errors) == 1 and errors[0].startswith(text("real.not_open", "en", names="")[:40])
-    assert "typed-llama" not in said
+    assert "unopened-llama" not in said
 
     secret = os.environ["POSVIZ_SECRET"].encode()
     lecturer = Http(url, source="127.0.0.91")
@@ -171,4 +175,4 @@ def test_a_student_who_presses_start_a_room_gets_no_room_and_no_path(served):
     offered, led, errors, said = _start_then_type(url, "127.0.0.91", str(typed),
                                                   {LECTURER_COOKIE: lecturer.cookies[
                                                       LECTURER_COOKIE]})
-    assert (offered, led) == (True, True) and not errors and "typed-llama" in said
+    assert (offered, led) == (True, True) and not errors and "unopened-llama" in said
