@@ -14,14 +14,15 @@ import streamlit as st
 
 import ui
 from posviz import modern, ports, proportional, rope
-from posviz.alibi import mean_attention_distance
+from posviz.alibi import heads_shown, mean_attention_distance
 from posviz.attention import HEAD_DIM
 from posviz.embedding import token_embeddings
 from posviz.permutation import readable, reads_the_same, reordered, reversal
 from posviz.sinusoidal import FORMULA, dot_by_offset
+from posviz.tokens import MAX_TOKENS
 from rooms import LETTERS
 from ui import answer_key as right_option
-from ui import lesson_end
+from ui import lesson_end, live
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
 from ui.cached import schemes as clinic
@@ -102,7 +103,9 @@ def distance_table(d: ui.Doc, s: ui.Settings, rows: list[dict[str, object]],
 def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     # the question's sentence: the copy's row is marked (◆) beside the token it copies
     at.figure.chart(cached.embedding_figure((*seq, seq[0]), ("panel_e",), s.position, s.lang,
-                                       "lesson.meaning.fig"), "lesson_meaning", fit=True)
+                                       "lesson.meaning.fig"), "lesson_meaning", fit=True,
+                    live=cached.embedding_live(("panel_e",), s.position, s.lang, True,
+                                               "lesson.meaning.fig"))
     d.caption(s.t("lesson.copied"))
     d.chips([*s.tokens, s.tokens[0]])
     rows = cached.copy_distances(seq, s.position)
@@ -114,7 +117,8 @@ def meaning(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
 def position(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.info(s.t("lesson.position.off"))
-    at.figure.chart(cached.position_figure(len(seq), s.lang), "lesson_position", fit=True)
+    at.figure.chart(cached.position_figure(len(seq), s.lang), "lesson_position", fit=True,
+                    live=live.frame(MAX_TOKENS))
     same_dot, near_dot, far_dot = dot_by_offset(np.array([0, NEAR - SAME, FAR - SAME]),
                                                 cached.EMBED_D)
     ask(at.question, s, "position", right_option.position(near_dot, far_dot), same=SAME, near=NEAR,
@@ -125,7 +129,9 @@ def total(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.info(s.t("lesson.sum.off"))
     at.figure.chart(cached.embedding_figure(seq, ("panel_e", "panel_p", "panel_x"), s.position,
-                                       s.lang), "lesson_sum", fit=True)
+                                       s.lang), "lesson_sum", fit=True,
+                    live=cached.embedding_live(("panel_e", "panel_p", "panel_x"), s.position,
+                                               s.lang, False))
     d.caption(s.t("embedding.sum_caption"))
     rows = cached.copy_distances(seq, s.position)
     copy = right_option.copy_row(rows, len(seq))
@@ -147,7 +153,9 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
                    sentence=literal(written(s.tokens)), reversed=literal(written(turned_tokens)),
                    a=literal(s.tokens[0]), b=literal(s.tokens[1])))
     # the case the question asks about, whatever the switch: no position, no causal mask
-    at.figure.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order", fit=True)
+    at.figure.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order", fit=True,
+                    live=live.attention(cached.LAYERS, cached.HEADS, "none", False, -1,
+                                        ("same", "reversed")))
     yours, turned = d.columns(2)
     yours.caption(s.t("lesson.order.yours"))
     yours.chips(s.tokens)
@@ -166,11 +174,11 @@ def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None
     if not s.position:
         d.info(s.t("sinusoidal.position_off"))
     heatmap, curve = cached.sinusoidal_figures(len(seq), s.lang)
-    at.figure.chart(heatmap, "lesson_sinusoidal", fit=True)
+    at.figure.chart(heatmap, "lesson_sinusoidal", fit=True, live=live.frame(cached.SINE_N))
     after, before = dot_by_offset(np.array([OFFSET, -OFFSET]), cached.SINE_D)
     if answer := ask(at.question, s, "sinusoidal", right_option.sinusoidal(after, before), k=OFFSET,
                      after=after, before=before):
-        answer.chart(curve, "lesson_offset")
+        answer.chart(curve, "lesson_offset", live=live.fixed())
 
 
 def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
@@ -227,7 +235,9 @@ def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.info(s.t("alibi.position_off"))
     at.figure.chart(alibi.grid_figure(seq, cached.ALIBI_HEADS, s.position, s.lang, room=True),
-                    "lesson_alibi", fit=True)
+                    "lesson_alibi", fit=True,
+                    live=live.alibi(cached.ALIBI_HEADS, heads_shown(cached.ALIBI_HEADS),
+                                    s.position))
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
     if s.position and picked_here(d, s, seq):  # where head 1's weight goes, under its penalty
         query = min(len(seq), PICK_KEYS) - 1
@@ -254,7 +264,8 @@ def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
             at.question, s, "causal", seq, weights, query,
             right_option.first_hidden(weights[query, :PICK_KEYS]),
             seen=float(weights[query, :query + 1].sum())):
-        at.figure.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal", fit=True)
+        at.figure.chart(cached.causal_figure(seq, scheme, s.lang), "lesson_causal", fit=True,
+                        live=live.attention(1, cached.HEADS, scheme, True, 0, scale="fixed"))
     else:
         d.info(s.t("lesson.picture_hidden"))
     weight = run.mean_weights(0)[0, 0]

@@ -46,6 +46,16 @@ class Formula(TypedDict):
     parts: list[str]  # LaTeX, each part unbreakable (ui.doc.formula_parts)
 
 
+class Live(TypedDict):
+    """How the viewer draws a chart again for a sentence its reader types (ui.live declares
+    each recipe, assets/viewer/src/viewer/live.js computes it with the browser's engine): the
+    recipe's name, its sizes and switches, and the words it may put in the chart (each already
+    as the figure shows text). Not a block: a field of one."""
+    recipe: Literal["fixed", "embedding", "frame", "attention", "alibi"]
+    params: dict[str, int | float | str | bool]
+    words: dict[str, str]
+
+
 class Chart(TypedDict):
     t: Literal["chart"]
     name: str
@@ -53,6 +63,8 @@ class Chart(TypedDict):
     toolbar: bool
     summary: str  # what it shows, in sentences (ui.summary)
     fit: bool  # seen whole in the window, in presentation mode (a lesson scene's figure)
+    live: Live | None  # its recipe for a typed sentence; None: drawn for the page's sentence
+    # only (the viewer says so beside it when its reader types another)
 
 
 class Metric(TypedDict):
@@ -221,6 +233,10 @@ def _fits(value: object, hint: object) -> bool:
     if origin is dict:
         return isinstance(value, dict) and all(
             _fits(key, args[0]) and _fits(item, args[1]) for key, item in value.items())
+    if is_typeddict(hint) and "t" not in get_type_hints(hint):  # a field's record (Live)
+        hints = get_type_hints(hint)
+        return (isinstance(value, dict) and set(value) == set(hints)
+                and all(_fits(value[name], kind) for name, kind in hints.items()))
     if is_typeddict(hint):
         check(value)
         return value["t"] == get_args(get_type_hints(hint)["t"])[0]

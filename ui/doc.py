@@ -36,6 +36,7 @@ from ui.blocks import (
     Formula,
     Heading,
     Link,
+    Live,
     Markdown,
     Metric,
     Note,
@@ -180,11 +181,13 @@ class Doc:
         and stand side by side on a desk, one under the other on a phone."""
         self._put(Formula(t="formula", parts=formula_parts(tex)))
 
-    def chart(self, figure: Any, name: str, toolbar: bool = True, fit: bool = False) -> None:
+    def chart(self, figure: Any, name: str, toolbar: bool = True, fit: bool = False,
+              live: Live | None = None) -> None:
         """A plotly figure, keyed by name on its page (see ui.chart; fit: in the window, in
-        presentation mode)."""
+        presentation mode; live: how a viewer draws it for a sentence its reader types,
+        ui.live)."""
         self._put(Chart(t="chart", name=name, figure=figure_json(figure), toolbar=toolbar,
-                        summary=figure_summary(figure, self.lang), fit=fit))
+                        summary=figure_summary(figure, self.lang), fit=fit, live=live))
 
     def metric(self, label: str, value: str, delta: str | None = None, help: str | None = None,
                border: bool = False) -> None:

@@ -14,7 +14,7 @@ from posviz.alibi import hide_masked
 from posviz.attention import one_head
 from posviz.embedding import repeat_distances, token_embeddings
 from posviz.figures.attention import change_bars, order_maps, visibility_grid
-from posviz.figures.common import token_heatmap
+from posviz.figures.common import layout, token_heatmap
 from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps
 from posviz.figures.rope import plane_view
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap
@@ -22,6 +22,8 @@ from posviz.modern import chunked_mask
 from posviz.permutation import reordered
 from posviz.sinusoidal import dot_by_offset, dots_from_starts, sinusoidal, sinusoidal_sampled
 from posviz.tokens import MAX_TOKENS, repeated, token_labels
+from ui import live
+from ui.blocks import Live
 from ui.cached import attention
 from ui.i18n import text
 
@@ -58,6 +60,15 @@ def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool, la
         token_labels(list(tokens)), title=text(title_key or rows_title(marked), lang),
         x_title=text("common.dimension_axis", lang), y_title=text("common.token_axis", lang),
         marked_rows=marked, files=[PANEL_FILES[name] for name in panels])
+
+
+def embedding_live(panels: tuple[str, ...], position: bool, lang: str, copied: bool,
+                   title_key: str | None = None) -> Live:
+    """embedding_figure's recipe for a typed sentence (copied: the sentence's first token copied
+    to its end, as scene 1 shows it), with its title for rows marked and not."""
+    titled = [layout(text(title_key or rows_title(marked), lang))["title"]["text"]
+              for marked in ([0], [])]
+    return live.embedding(EMBED_D, panels, position, copied, *titled)
 
 
 def rows_title(marked: list[int]) -> str:

@@ -1,0 +1,56 @@
+"""Each live chart's recipe: how the viewer draws it again, with the browser's engine, for a
+sentence its reader types (the `live` field of a chart block, ui/blocks.py's `Live`).
+
+The figure's layout, colours and words stay those the server decided; a recipe names which
+engine functions fill which of its traces, with which sizes and switches, and sends any words
+that change with the sentence (each as the figure shows text: escaped, powers raised). The
+viewer (assets/viewer/src/viewer/live.js) has one function per recipe, of the same name, and
+refuses, visibly, any other.
+
+- fixed: the chart does not depend on the sentence (the same for every reader).
+- embedding: E, P and E + P panels (params: d_model, panels "e p x", position, copied: the first
+  token copied to the end); rows labelled with the tokens, repeated ones marked ◆; the colour
+  scale symmetric about 0; words: the title with and without a marked row.
+- frame: a table of positions whose first rows (the sentence's, at most `rows`) are framed.
+- attention: the head-mean weights of one layer of the seeded stack (params: layers, heads,
+  scheme, causal, layer, orders "same" or "same reversed"), each order a panel, its cells hidden
+  by the mask grey; scale "top" (0 to the largest weight) or "fixed".
+- alibi: the causal ALiBi bias of the heads shown (params: heads, shown "1 2 ...", position);
+  the colour scale from the lowest bias (-1 at least) to 0.
+"""
+
+from __future__ import annotations
+
+from ui.blocks import Live
+
+
+def fixed() -> Live:
+    return Live(recipe="fixed", params={}, words={})
+
+
+def embedding(d_model: int, panels: tuple[str, ...], position: bool, copied: bool,
+              title_marked: str, title_plain: str) -> Live:
+    """panels: of "panel_e", "panel_p", "panel_x" (ui.cached.lesson's names); titles as the
+    figure's layout holds them (posviz.figures.common.layout)."""
+    names = {"panel_e": "e", "panel_p": "p", "panel_x": "x"}
+    return Live(recipe="embedding",
+                params={"d_model": d_model, "panels": " ".join(names[p] for p in panels),
+                        "position": position, "copied": copied},
+                words={"title_marked": title_marked, "title_plain": title_plain})
+
+
+def frame(rows: int) -> Live:
+    return Live(recipe="frame", params={"rows": rows}, words={})
+
+
+def attention(layers: int, heads: int, scheme: str, causal: bool, layer: int,
+              orders: tuple[str, ...] = ("same",), scale: str = "top") -> Live:
+    return Live(recipe="attention",
+                params={"layers": layers, "heads": heads, "scheme": scheme, "causal": causal,
+                        "layer": layer, "orders": " ".join(orders), "scale": scale},
+                words={})
+
+
+def alibi(heads: int, shown: list[int], position: bool) -> Live:
+    return Live(recipe="alibi", params={"heads": heads, "shown": " ".join(map(str, shown)),
+                                        "position": position}, words={})
