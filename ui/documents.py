@@ -58,7 +58,9 @@ VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "c
                "room_full", "set_aside", "busy", "unknown_block", "unknown_field", "how_sure",
                "sure", "guessing", "round_two", "first_answer", "round_1", "round_2", "changed",
                "closed", "closed_mine", "check_head", "voted_check", "check_over", "jump_open",
-               "jump_answered", "jump_round_two", "question_open")
+               "jump_answered", "jump_round_two", "question_open", "try_label", "try_hint",
+               "try_tokens", "try_cut", "try_empty", "try_live", "try_stale", "try_reset",
+               "try_back", "try_open", "unknown_recipe")
 
 
 def pages() -> dict[str, str]:

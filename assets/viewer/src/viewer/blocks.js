@@ -48,6 +48,7 @@ function chart(block) {  // drawn once in the page (drawCharts): it sizes to its
   host.dataset.name = block.name;
   host.dataset.toolbar = String(block.toolbar);
   host.dataset.summary = block.summary;
+  if (block.live) host.dataset.live = JSON.stringify(block.live);  // its recipe (live.js)
   return host;
 }
 
@@ -175,11 +176,15 @@ export function draw(blocks, into) {
 // are among the viewer's (ui.documents.viewer_strings holds ui.chart.chart_labels).
 export function drawCharts(scope) {
   scope.querySelectorAll(".posviz-chart-host").forEach((host) => {
-    if (host.querySelector(".posviz-chart")) return;
-    drawChart({ figure: host.dataset.figure, name: host.dataset.name, labels: screen.strings,
-                plotly: room && room.plotly,
-                summary: host.dataset.summary,
-                modebar: host.dataset.toolbar !== "false" }, host);
+    if (!host.querySelector(".posviz-chart")) redrawChart(host, host.dataset.figure);
   });
   fitFormulas(scope, ".posviz-formula-part");
+}
+
+// A chart's host drawn (again) with a figure (JSON): the block's own, or a typed sentence's.
+export function redrawChart(host, figure) {
+  drawChart({ figure, name: host.dataset.name, labels: screen.strings,
+              plotly: room && room.plotly,
+              summary: host.dataset.summary,
+              modebar: host.dataset.toolbar !== "false" }, host);
 }

@@ -5,6 +5,7 @@
 
 import { plotly } from "../chart/chart.js";
 import { draw, drawCharts } from "./blocks.js";
+import { drawTokens, sentenceBox } from "./live.js";
 import { openQuestion, placeJump } from "./question.js";
 import { el, pause, room, root, say, screen, wordForm } from "./screen.js";
 
@@ -12,11 +13,43 @@ const MAX_WAIT = 5000;
 const SHORT = { en: "EN", zh: "中文" };  // the language buttons' labels (their names: aria)
 let shown = { version: -1, view: null, live: null, revealed: [], open: null };
 let asking = null;  // the request waiting on the room, aborted on a language switch
+let trying = null;  // the reader's own sentence box, once opened (kept across the room's views)
+
+// The reader tries a sentence of their own on the scene the lecturer shows: the box under the
+// bar, the live charts drawn for it (live.js) on this view and the next, until "Back to
+// following" empties it, closes it and draws the lecturer's again.
+const current = () => root.querySelector(":scope > .posviz-document");
+
+function openTry() {
+  if (!trying || trying.lang !== room.lang) {
+    const made = sentenceBox((tokens) => { if (current()) drawTokens(current(), tokens); },
+                             say("try_back"), closeTry);
+    if (trying) trying.box.remove();
+    trying = { ...made, lang: room.lang };
+  }
+  if (!trying.box.isConnected) {
+    const top = root.querySelector(":scope > .posviz-bar");
+    if (top) top.after(trying.box);
+    else root.prepend(trying.box);
+  }
+  root.classList.add("posviz-trying-own");
+  trying.input.focus();
+}
+
+function closeTry() {
+  if (trying) trying.box.remove();
+  root.classList.remove("posviz-trying-own");
+  const top = root.querySelector(":scope > .posviz-bar .posviz-following");
+  if (top) top.textContent = say("following");
+}
+
+const tryingOwn = () => Boolean(trying && trying.box.isConnected);
 
 function bar(payload) {
   const top = el("header", "posviz-bar");
   if (room.spaced) top.appendChild(el("span", "posviz-room", say("room", { code: room.spaced })));
-  top.appendChild(el("span", "posviz-following", payload ? say("following") : ""));
+  top.appendChild(el("span", "posviz-following", payload && !tryingOwn() ? say("following")
+    : ""));
   const langs = el("span", "posviz-langs");
   langs.setAttribute("role", "group");
   langs.setAttribute("aria-label", say("language"));
@@ -37,7 +70,10 @@ function bar(payload) {
     query.set("follow", "false");
     if (room.lang !== "en") query.set("lang", room.lang);
     explore.href = `${payload.page}?${query}`;
-    top.appendChild(explore);
+    const own = el("button", "posviz-explore posviz-try-open", say("try_open"));
+    own.type = "button";
+    own.onclick = openTry;
+    top.append(own, explore);
   }
   return top;
 }
@@ -109,10 +145,17 @@ function showRoom(payload) {
   }
   draw(payload.doc, main);  // the room's own question or concept check first, then the view
   placeJump(main);
-  root.replaceChildren(bar(payload), main);
+  if (tryingOwn()) {  // the box stays where it is (a reader typing keeps the focus)
+    [...root.children].filter((node) => node !== trying.box).forEach((node) => node.remove());
+    trying.box.before(bar(payload));
+    trying.box.after(main);
+  } else {
+    root.replaceChildren(bar(payload), main);
+  }
   document.documentElement.lang = main.lang;
   document.title = `${say("room", { code: room.spaced })} · posviz`;
   drawCharts(main);
+  if (tryingOwn()) drawTokens(main, trying.tokens());
   if (moved) window.scrollTo(0, 0);
   const told = news(payload, main, moved);
   if (told) announce(told);

@@ -1,0 +1,248 @@
+// A sentence its reader types, drawn into the page's live charts by the browser's engine
+// (../engine/, the Python engine's twin: docs/engines.md). Each chart block names its recipe
+// (ui/live.py, ui/blocks.py's Live); one function per recipe below, of the same name, fills the
+// figure the server sent with the engine's arrays for the typed tokens: its layout, colours and
+// words stay the server's, but for the token labels and the words the recipe was sent. A chart
+// with no recipe says, beside it, that it still shows the page's sentence; a recipe this screen
+// does not know is refused, said, and the chart left as sent.
+
+import * as alibi from "../engine/alibi.js";
+import * as attention from "../engine/attention.js";
+import * as emb from "../engine/embedding.js";
+import * as sn from "../engine/sinusoidal.js";
+import * as tk from "../engine/tokens.js";
+import { redrawChart } from "./blocks.js";
+import { el, say } from "./screen.js";
+
+const DEBOUNCE = 250;  // ms after the last keystroke: typing never waits on a drawing
+
+// ---- the figure's text, as ui's figures write it --------------------------------------------
+
+// posviz.figures.common.plain: text shown as typed (plotly reads <b>, &amp; ... as markup)
+const plain = (text) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;")
+  .replaceAll(">", "&gt;");
+const rows = (a) => {  // an engine matrix (T, C) as plotly's rows
+  const [t, c] = a.shape.slice(-2);
+  return Array.from({ length: t }, (_, i) => Array.from(a.data.subarray(i * c, (i + 1) * c)));
+};
+const masked = (z) => z.map((row) => row.map((v) => (Number.isNaN(v) ? 1 : 0)));
+const layouts = (layout) => [layout, ...["narrow", "short"].map((k) => layout.meta && layout.meta[k])
+  .filter(Boolean)];
+
+// The labels of the page's sentence, wherever an axis names them (key ticks, upright on two
+// lines), become the typed sentence's: the same place for the same position.
+function relabel(layout, before, after) {
+  layouts(layout).forEach((shape) => Object.keys(shape).filter((key) => /^[xy]axis\d*$/.test(key))
+    .forEach((key) => {
+      const axis = shape[key];
+      if (!Array.isArray(axis.tickvals) || !axis.tickvals.every((v) => before.includes(v))) return;
+      if (axis.tickvals.length !== before.length && before.length !== after.length) {
+        delete axis.tickvals;
+        delete axis.ticktext;
+        return;
+      }
+      const upright = Array.isArray(axis.ticktext) && axis.ticktext.some((t) => t.includes("<br>"));
+      axis.tickvals = axis.tickvals.map((v) => after[before.indexOf(v)])
+        .filter((v) => v !== undefined);
+      if (axis.ticktext) {
+        axis.ticktext = axis.tickvals.map((v) => (upright ? v.replace(" ", "<br>") : v));
+      }
+    }));
+}
+
+function retitle(layout, text) {
+  layouts(layout).forEach((shape) => { if (shape.title) shape.title.text = text; });
+}
+
+// The value traces of a figure of maps, each with the grey layer painted under its hidden cells
+// (posviz.figures.common.masked_layer: hoverinfo "skip") when it has one.
+function maps(figure) {
+  const out = [];
+  let grey = null;
+  figure.data.forEach((trace) => {
+    if (trace.type !== "heatmap") return;
+    if (trace.hoverinfo === "skip") grey = trace;
+    else {
+      out.push({ trace, grey });
+      grey = null;
+    }
+  });
+  return out;
+}
+
+function fillMaps(figure, matrices, labelSets) {
+  maps(figure).forEach(({ trace, grey }, i) => {
+    const z = rows(matrices[i]);
+    const labels = labelSets[i];
+    Object.assign(trace, { z, x: labels, y: labels });
+    if (grey) Object.assign(grey, { z: masked(z), x: labels, y: labels });
+  });
+}
+
+const finite = (matrices) => matrices.flatMap((m) => Array.from(m.data))
+  .filter((v) => !Number.isNaN(v));
+
+// ---- one function per recipe, in ui/live.py's order -----------------------------------------
+
+function fixed() {
+  return {};
+}
+
+function embedding(figure, tokens, params, words) {
+  const seq = params.copied ? [...tokens, tokens[0]] : tokens;
+  const e = emb.token_embeddings(seq, params.d_model);
+  const p = params.position ? sn.sinusoidal(seq.length, params.d_model)
+    : { shape: e.shape, data: new Float64Array(e.data.length) };
+  const x = { shape: e.shape, data: e.data.map((v, i) => v + p.data[i]) };
+  const panels = { e, p, x };
+  const matrices = params.panels.split(" ").map((name) => panels[name]);
+  const counts = new Map();
+  seq.forEach((token) => counts.set(token, (counts.get(token) || 0) + 1));
+  const marked = seq.map((token) => counts.get(token) > 1);
+  const labels = tk.token_labels(seq).map((label, t) => plain((marked[t] ? "◆ " : "") + label));
+  figure.data.filter((trace) => trace.type === "heatmap").forEach((trace, i) => {
+    Object.assign(trace, { z: rows(matrices[i]), y: labels });
+  });
+  const bound = Math.max(...finite(matrices).map(Math.abs), 0) || 1;
+  Object.assign(figure.layout.coloraxis, { cmin: -bound, cmax: bound });
+  retitle(figure.layout, marked.some(Boolean) ? words.title_marked : words.title_plain);
+  return Object.fromEntries(params.panels.split(" ").map((name, i) => [name, matrices[i]]));
+}
+
+function frame(figure, tokens, params) {
+  const shown = Math.min(tokens.length, params.rows);
+  layouts(figure.layout).forEach((shape) => (shape.shapes || [])
+    .filter((s) => s.type === "rect").forEach((s) => { s.y1 = shown - 0.5; }));
+  return { rows: shown };
+}
+
+function attentionMaps(figure, tokens, params) {
+  const seqs = params.orders.split(" ").map((order) => (order === "reversed"
+    ? [...tokens].reverse() : tokens));
+  const layer = params.layer < 0 ? params.layers + params.layer : params.layer;
+  const matrices = seqs.map((seq) => {
+    const x = emb.token_embeddings(seq, attention.HEAD_DIM * params.heads);
+    const run = attention.attention_stack(x, params.layers, params.heads, params.scheme,
+                                          params.causal);
+    const mean = attention.mean_weights(run, layer);
+    return params.causal ? alibi.hide_masked(mean) : mean;
+  });
+  fillMaps(figure, matrices, seqs.map((seq) => tk.token_labels(seq).map(plain)));
+  if (params.scale === "top") figure.layout.coloraxis.cmax = Math.max(...finite(matrices)) || 1;
+  return Object.fromEntries(params.orders.split(" ").map((order, i) => [order, matrices[i]]));
+}
+
+function alibiBias(figure, tokens, params) {
+  const shown = params.shown.split(" ").map(Number);
+  const bias = alibi.causal_alibi_bias(params.heads, tokens.length, params.position);
+  const t = tokens.length;
+  const heads = shown.map((h) => ({ shape: [t, t],
+                                    data: bias.data.subarray((h - 1) * t * t, h * t * t) }));
+  const labels = tk.token_labels(tokens).map(plain);
+  fillMaps(figure, heads, heads.map(() => labels));
+  figure.layout.coloraxis.cmin = Math.min(...finite(heads), -1);
+  delete figure.layout.meta.room;  // the projector's own grid is the page's sentence's
+  return Object.fromEntries(shown.map((h, i) => [`head ${h}`, heads[i]]));
+}
+
+const RECIPES = { fixed, embedding, frame, attention: attentionMaps, alibi: alibiBias };
+
+// ---- the page's charts, for a typed sentence ------------------------------------------------
+
+function note(host, kind, text) {
+  let line = host.previousElementSibling;
+  if (!line || !line.classList.contains("posviz-live-note")) {
+    line = el("p", "posviz-live-note");
+    host.before(line);
+  }
+  line.className = `posviz-live-note ${kind}`;
+  line.textContent = text;
+}
+
+function unnote(host) {
+  const line = host.previousElementSibling;
+  if (line && line.classList.contains("posviz-live-note")) line.remove();
+}
+
+// Each chart of scope drawn for tokens (null: the page's own sentence again). The engine's
+// arrays each recipe drew are kept on its host (posvizLive), by name.
+export function drawTokens(scope, tokens) {
+  scope.querySelectorAll(".posviz-chart-host").forEach((host) => {
+    const live = host.dataset.live ? JSON.parse(host.dataset.live) : null;
+    if (!tokens) {
+      if (host.posvizLive) redrawChart(host, host.dataset.figure);
+      host.posvizLive = null;
+      unnote(host);
+      return;
+    }
+    if (!live) {
+      note(host, "stale", say("try_stale"));
+      return;
+    }
+    const recipe = RECIPES[live.recipe];
+    if (!recipe) {
+      console.error(`posviz: a chart recipe ${JSON.stringify(live.recipe)} not known`);
+      note(host, "warning", say("unknown_recipe", { recipe: String(live.recipe) }));
+      return;
+    }
+    if (live.recipe === "fixed") {
+      unnote(host);
+      return;
+    }
+    const figure = JSON.parse(host.dataset.figure);
+    const arrays = recipe(figure, tokens, live.params, live.words);
+    host.posvizLive = { tokens, arrays };
+    note(host, "live", say("try_live"));
+    redrawChart(host, JSON.stringify(figure));
+  });
+}
+
+// The box a reader types a sentence in: its tokens as chips under it (the first MAX_TOKENS,
+// each shortened as a chart's label is), and how many there are. onTokens(tokens or null) runs
+// DEBOUNCE ms after the last keystroke. reset: the words of the button that empties it (and
+// then runs onReset).
+export function sentenceBox(onTokens, reset, onReset = () => {}) {
+  const box = el("section", "posviz-try");
+  box.id = "posviz-try";
+  const label = el("label", "posviz-try-label", say("try_label"));
+  const input = el("textarea", "posviz-try-input");
+  Object.assign(input, { id: "posviz-try-input", rows: 2, spellcheck: false, dir: "auto" });
+  input.setAttribute("autocomplete", "off");
+  label.htmlFor = input.id;
+  const status = el("p", "posviz-try-status");
+  status.setAttribute("role", "status");
+  const chips = el("div", "posviz-chips posviz-try-chips");
+  const back = el("button", "posviz-reveal posviz-try-reset", reset);
+  back.type = "button";
+  back.hidden = true;
+  box.append(label, input, status, chips, back, el("p", "posviz-caption", say("try_hint")));
+  let timer = 0;
+  const run = () => {
+    const all = tk.tokenize(input.value);
+    const [tokens, typed] = tk.clip_tokens(all, tk.MAX_TOKENS);
+    status.textContent = !tokens.length ? (input.value ? say("try_empty") : "")
+      : typed > tokens.length ? say("try_cut", { n: typed, max: tk.MAX_TOKENS })
+        : say("try_tokens", { n: typed });
+    chips.replaceChildren(...tokens.map((token, t) => {
+      const chip = el("span", "posviz-chip");
+      chip.append(el("sub", "", String(t)), ` ${tk.short(token)}`);
+      return chip;
+    }));
+    back.hidden = !input.value;
+    onTokens(tokens.length ? tokens : null);
+  };
+  input.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(run, DEBOUNCE);
+  });
+  back.onclick = () => {
+    clearTimeout(timer);
+    input.value = "";
+    run();
+    onReset();
+  };
+  return { box, input, back, tokens: () => {
+    const [tokens] = tk.clip_tokens(tk.tokenize(input.value), tk.MAX_TOKENS);
+    return tokens.length ? tokens : null;
+  } };
+}
