@@ -1,0 +1,181 @@
+"""The lesson file as a live handout: opened from disk on a phone with the network cut, a
+sentence typed into its box redraws every live figure with the browser's engine, and each
+figure's arrays are the Python engine's for that sentence (to 1e-12); a figure the browser
+cannot compute says, beside it, that it still shows the lesson's sentence. Hostile text typed
+into the box stays text, bounded. `python -m ui.handout` writes the file without a server."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from posviz.alibi import causal_alibi_bias, heads_shown, hide_masked
+from posviz.attention import HEAD_DIM, attention_stack
+from posviz.embedding import token_embeddings
+from posviz.sinusoidal import sinusoidal
+from posviz.tokens import MAX_TOKENS, clip_tokens, token_labels, tokenize
+from tests.documents.test_offline_file import RAN_JS
+from tests.helpers.hostile import HOSTILE
+from ui import handout
+from ui.cached import lesson
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+TYPED = "了到想刚"
+TOLERANCE = 1e-12
+PHONE = dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+
+# A drawn chart's value maps (not the grey layers under hidden cells), NaN as null.
+DRAWN_JS = """(host) => {
+  const gd = host.querySelector('.posviz-chart');
+  if (!gd || !gd.data) return null;
+  return JSON.stringify(gd.data.filter((t) => t.type === 'heatmap' && t.hoverinfo !== 'skip')
+    .map((t) => ({ z: Array.from(t.z, (row) => Array.from(row, (v) => (Number.isNaN(v) ? null
+                                                                         : v))),
+                   y: Array.from(t.y) })));
+}"""
+
+
+def expected(tokens: list[str]) -> dict[str, list[np.ndarray]]:
+    """Each live chart's maps for the sentence, as the Python engine computes them."""
+    copied = [*tokens, tokens[0]]
+    e = token_embeddings(tokens, lesson.EMBED_D)
+    p = sinusoidal(len(tokens), lesson.EMBED_D)
+
+    def mean(seq: list[str], layers: int, scheme: str, causal: bool, layer: int) -> np.ndarray:
+        x = token_embeddings(seq, HEAD_DIM * lesson.HEADS)
+        return attention_stack(x, layers, lesson.HEADS, scheme, causal).mean_weights(layer)
+
+    bias = causal_alibi_bias(lesson.ALIBI_HEADS, len(tokens))
+    return {
+        "lesson_meaning": [token_embeddings(copied, lesson.EMBED_D)],
+        "lesson_sum": [e, p, e + p],
+        "lesson_order": [mean(seq, lesson.LAYERS, "none", False, -1)
+                         for seq in (tokens, tokens[::-1])],
+        "lesson_alibi": [bias[h - 1] for h in heads_shown(lesson.ALIBI_HEADS)],
+        "lesson_causal": [hide_masked(mean(tokens, 1, "sinusoidal", True, 0))],
+    }
+
+
+FRAMED = {"lesson_position": MAX_TOKENS, "lesson_sinusoidal": lesson.SINE_N}
+STALE = ("lesson_rope", "lesson_leak", "lesson_today", "lesson_port")
+
+
+@pytest.fixture(scope="module")
+def handout_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("handout") / "lesson.html"
+    assert handout.main(["--lang", "zh", "--out", str(out)]) == out
+    return out
+
+
+def phone(browser, requests: list[str]):
+    context = browser.new_context(**PHONE)
+
+    def route(r) -> None:
+        if r.request.url.startswith(("file:", "data:", "blob:")):
+            r.continue_()
+        else:
+            requests.append(r.request.url)
+            r.abort()
+    context.route("**/*", route)
+    context.set_offline(True)
+    return context.new_page()
+
+
+def host(page, name: str):
+    return page.locator(f".posviz-chart-host:has(.posviz-chart[data-name='{name}'])")
+
+
+def drawn_for(page, name: str, labels: list[str]) -> list[dict]:
+    """The chart's drawn maps, once it is drawn for the sentence whose labels are given (its
+    first map's first row)."""
+    chart = host(page, name)
+    chart.scroll_into_view_if_needed()
+    handle = chart.element_handle()
+    page.wait_for_function(f"""(host) => {{
+      const got = ({DRAWN_JS})(host);
+      const first = got === null ? null : JSON.parse(got)[0].y[0];  // the sentence's own order
+      return first === {json.dumps(labels[0])} || first === '◆ ' + {json.dumps(labels[0])};
+    }}""", arg=handle)
+    return json.loads(page.evaluate(DRAWN_JS, handle))
+
+
+def as_array(z: list) -> np.ndarray:
+    return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+
+
+def test_a_phone_types_a_sentence_into_the_handout_and_every_live_figure_is_computed(
+        browser, handout_file, artifacts):
+    """From disk, offline, on a 390 x 844 phone: tap the box, type 了到想刚 (no Enter)."""
+    requests: list[str] = []
+    page = phone(browser, requests)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(handout_file.as_uri())
+    box = page.locator("#posviz-try-input")
+    expect(box).to_be_visible()
+    box.tap()
+    page.keyboard.type(TYPED)
+    tokens = clip_tokens(tokenize(TYPED))[0]
+    expect(page.locator(".posviz-try-status")).to_have_text(
+        text("viewer.try_tokens", "zh", n=len(tokens)))
+    labels = token_labels(tokens)
+    for name, maps in expected(tokens).items():
+        drawn = drawn_for(page, name, labels)
+        assert len(drawn) == len(maps), name
+        for got, want in zip(drawn, maps, strict=True):
+            got_z = as_array(got["z"])
+            assert got_z.shape == want.shape, name
+            assert np.array_equal(np.isnan(got_z), np.isnan(want)), name
+            assert np.nanmax(np.abs(got_z - want), initial=0.0) <= TOLERANCE, name
+        assert host(page, name).locator(
+            "xpath=preceding-sibling::p[1][contains(@class,'live')]").count() == 1, name
+    for name, rows in FRAMED.items():
+        chart = host(page, name)
+        chart.scroll_into_view_if_needed()
+        frame = page.wait_for_function("""(host) => {
+          const gd = host.querySelector('.posviz-chart');
+          const rect = gd && gd.layout && (gd.layout.shapes || []).find((s) => s.type === 'rect');
+          return rect && rect.y1;
+        }""", arg=chart.element_handle()).json_value()
+        assert frame == min(len(tokens), rows) - 0.5, name
+    for name in STALE:  # said beside it, not shown as the student's
+        note = host(page, name).locator("xpath=preceding-sibling::p[1]")
+        expect(note).to_have_class("posviz-live-note stale")
+        expect(note).to_have_text(text("viewer.try_stale", "zh"))
+    host(page, "lesson_sum").scroll_into_view_if_needed()
+    page.screenshot(path=artifacts / "handout-phone.png")
+    page.locator(".posviz-try-reset").tap()  # the lesson's sentence again, every note gone
+    expect(page.locator(".posviz-live-note")).to_have_count(0)
+    assert not requests and not errors, (requests, errors)
+    page.context.close()
+
+
+def test_hostile_text_typed_into_the_handout_stays_text_and_bounded(browser, handout_file):
+    """Markup, 10,000 characters, unpaired surrogates, bidi overrides: shown inert, the chips
+    bounded, and a note past the figures' MAX_TOKENS."""
+    requests: list[str] = []
+    page = phone(browser, requests)
+    page.goto(handout_file.as_uri())
+    scripts = page.evaluate("document.scripts.length")
+    box = page.locator("#posviz-try-input")
+    long = "刚" * 10_000
+    for typed in [*HOSTILE[:40], "\u202eevil\u202c <b>x</b>", "a\ud800b\udfff", long]:
+        box.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", typed)
+        n = len(tokenize(typed))
+        status = page.locator(".posviz-try-status")
+        if n > MAX_TOKENS:
+            expect(status).to_have_text(text("viewer.try_cut", "zh", n=n, max=MAX_TOKENS))
+        elif n:
+            expect(status).to_have_text(text("viewer.try_tokens", "zh", n=n))
+        assert not page.evaluate(RAN_JS, scripts), typed[:40]
+    chips = page.locator(".posviz-try-chips")
+    expect(chips.locator(".posviz-chip")).to_have_count(MAX_TOKENS)
+    assert chips.evaluate("(el) => el.getBoundingClientRect().height") <= 844 / 3
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert not requests
+    page.context.close()
