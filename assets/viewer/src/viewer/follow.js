@@ -33,6 +33,8 @@ function openTry() {
     else root.prepend(trying.box);
   }
   root.classList.add("posviz-trying-own");
+  const top = root.querySelector(":scope > .posviz-bar .posviz-following");
+  if (top) top.textContent = "";  // not following while trying: "Back to following" says how
   trying.input.focus();
 }
 

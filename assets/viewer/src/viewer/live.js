@@ -35,15 +35,22 @@ function relabel(layout, before, after) {
   layouts(layout).forEach((shape) => Object.keys(shape).filter((key) => /^[xy]axis\d*$/.test(key))
     .forEach((key) => {
       const axis = shape[key];
+      const [low, high] = Array.isArray(axis.range) ? axis.range : [];
+      if (Math.min(low, high) === -0.5 && Math.max(low, high) === before.length - 0.5) {
+        axis.range = low < high ? [-0.5, after.length - 0.5] : [after.length - 0.5, -0.5];
+      }  // a token axis spans the typed sentence's positions
       if (!Array.isArray(axis.tickvals) || !axis.tickvals.every((v) => before.includes(v))) return;
-      if (axis.tickvals.length !== before.length && before.length !== after.length) {
-        delete axis.tickvals;
-        delete axis.ticktext;
-        return;
+      if (before.length !== after.length) {  // every label when the page's were all shown
+        if (axis.tickvals.length === before.length) axis.tickvals = before;
+        else {
+          delete axis.tickvals;
+          delete axis.ticktext;
+          return;
+        }
       }
       const upright = Array.isArray(axis.ticktext) && axis.ticktext.some((t) => t.includes("<br>"));
-      axis.tickvals = axis.tickvals.map((v) => after[before.indexOf(v)])
-        .filter((v) => v !== undefined);
+      axis.tickvals = before.length === after.length
+        ? axis.tickvals.map((v) => after[before.indexOf(v)]) : [...after];
       if (axis.ticktext) {
         axis.ticktext = axis.tickvals.map((v) => (upright ? v.replace(" ", "<br>") : v));
       }
@@ -72,6 +79,7 @@ function maps(figure) {
 
 function fillMaps(figure, matrices, labelSets) {
   maps(figure).forEach(({ trace, grey }, i) => {
+    relabel(figure.layout, Array.from(trace.y || []), labelSets[i]);
     const z = rows(matrices[i]);
     const labels = labelSets[i];
     Object.assign(trace, { z, x: labels, y: labels });
