@@ -1,0 +1,72 @@
+"""A student tries a sentence of their own on the room's screen: on a phone following the
+lecturer's scene, "Try your own sentence", the box tapped and 了到想刚 typed (no Enter); the
+scene's live figure is the Python engine's for that sentence (to 1e-12), computed in the phone's
+browser with no request but the room's own long poll; one tap on "Back to following" shows the
+lecturer's figure again and follows on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from posviz.embedding import token_embeddings
+from posviz.sinusoidal import sinusoidal
+from posviz.tokens import token_labels, tokenize
+from tests.documents.test_handout import PHONE, TOLERANCE, TYPED, as_array, drawn_for
+from tests.helpers.load_fixtures import page_url, rerun, settle
+from tests.helpers.room_fixtures import ticket
+from ui.cached.lesson import EMBED_D
+from ui.i18n import text
+
+pytestmark = pytest.mark.browser
+
+LESSON = "pages/0_lesson.py"
+SCENE = 3  # E, P and E + P
+
+
+def test_a_phone_in_a_room_tries_its_own_sentence_and_one_tap_follows_again(
+        server, browser, request):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    request.addfinalizer(context.close)
+    lecturer = context.new_page()
+    lecturer.goto(page_url(server, LESSON, {"scene": str(SCENE), "text": "刚想到了", "lang": "zh"}))
+    settle(lecturer)
+    with rerun(lecturer):
+        lecturer.locator("[data-testid=stSidebar]").get_by_role(
+            "button", name=text("room.start", "zh")).click()
+    lecturer.wait_for_url("**room=*")
+    code = lecturer.evaluate("new URLSearchParams(location.search).get('room')")
+    lecturer.locator(f"[data-granted='{code}']").wait_for(state="attached")
+
+    phone_context = browser.new_context(**PHONE)
+    request.addfinalizer(phone_context.close)
+    phone = phone_context.new_page()
+    errors: list[str] = []
+    phone.on("pageerror", lambda e: errors.append(str(e)))
+    phone.goto(f"{server}/_posviz/follow/{code}?t={ticket(code)}&lang=zh")
+    expect(phone.locator("#posviz-viewer h2").first).to_have_text(
+        f"{SCENE}. {text('lesson.sum.head', 'zh')}", timeout=30_000)
+    lecturers = token_labels(tokenize("刚想到了"))
+    drawn_for(phone, "lesson_sum", lecturers)  # the lecturer's figure, drawn
+
+    asked: list[str] = []
+    phone.on("request", lambda r: asked.append(r.url))
+    phone.get_by_role("button", name=text("viewer.try_open", "zh")).tap()
+    box = phone.locator("#posviz-try-input")
+    box.tap()
+    phone.keyboard.type(TYPED)
+    tokens = tokenize(TYPED)
+    got = drawn_for(phone, "lesson_sum", token_labels(tokens))
+    e, p = token_embeddings(tokens, EMBED_D), sinusoidal(len(tokens), EMBED_D)
+    for drawn, want in zip(got, [e, p, e + p], strict=True):
+        assert np.max(np.abs(as_array(drawn["z"]) - want)) <= TOLERANCE
+    assert all("/_posviz/room/" in url for url in asked), asked  # computed here
+    expect(phone.locator(".posviz-following")).to_have_text("")
+
+    phone.get_by_role("button", name=text("viewer.try_back", "zh")).tap()
+    expect(box).to_have_count(0)
+    expect(phone.locator(".posviz-following")).to_have_text(text("viewer.following", "zh"))
+    back = drawn_for(phone, "lesson_sum", lecturers)
+    assert [row["y"] for row in back][0] == lecturers
+    assert not errors, errors
