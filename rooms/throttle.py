@@ -81,6 +81,13 @@ FIRST_WORD = Rate("first-word", burst=1, per_minute=1 / 720)
 """A voter id's own guess of the projector's word (one, and one more in a room's 12 hours):
 a classmate's first word is compared whatever anyone else on its network typed, so a prankster
 behind the class's address cannot keep the class's right words out."""
+HALL = Rate("hall", burst=1, per_minute=1 / 90)
+"""The hall's networks for a room: a network from which a browser showed it was in the hall
+(the QR code's ticket, or the projector's word) takes this room and network's one token, which
+comes back 90 minutes after the last such proof. While it is gone, every word typed from that
+network is compared, whatever else the network sends (no WORDS, no FIRST_WORD): a prankster
+behind the class's address cannot keep a classmate's right word out. A network nobody there
+proved itself from (a script at home with the code alone) keeps FIRST_WORD and WORDS."""
 WORDS = Rate("words", burst=30, per_minute=15)
 """Every other guess of the projector's word (a voter id's second and later, a browser's
 without an id), per room and network (the key is both): taken before the word is compared, so a

@@ -2,11 +2,13 @@
 projector's word (POST /_posviz/room/{code}/word, {word}), which shows the browser was in the
 hall; and the voter ids both hand out (`issue`).
 
-A voter id's first word is its own (rooms.throttle.FIRST_WORD): compared whatever its network
-typed before, so a classmate's right word gets in beside a prankster. Every other word spends
-its network's budget for the room (rooms.throttle.WORDS), taken before the word is compared and
-given back when it is right: a network past it is answered 429 whatever it types. Wrong words
-are counted for the room's lecturer (GUESSED), who can give the room a new word.
+On the hall's network for the room (rooms.throttle.HALL: a browser there showed the QR code's
+ticket or the word lately) every word is compared, whatever else the network sends: a prankster
+behind the class's address keeps no classmate out, newcomer or one who mistyped. Elsewhere a
+voter id's first word is its own (FIRST_WORD): compared whatever its network typed before.
+Every other word spends its network's budget for the room (WORDS), taken before the word is
+compared and given back when it is right: a network past it is answered 429 whatever it types.
+Wrong words are counted for the room's lecturer (GUESSED), who can give the room a new word.
 """
 
 from __future__ import annotations
@@ -22,33 +24,42 @@ from rooms.routes.arrival import NO_STORE, Entry, refused, wrong
 from rooms.routes.cookies import set_cookie
 from rooms.routes.service import RoomService
 from rooms.signing import Voter
-from rooms.throttle import FIRST_WORD, GUESSED, MINTS, WORD_MINTS, WORDS
+from rooms.throttle import FIRST_WORD, GUESSED, HALL, MINTS, WORD_MINTS, WORDS
 
 
 async def issue(service: RoomService, entry: Entry, room: Room, rate: Rate) -> str | None:
     """A voter id for the browser within its network's rate of ids (MINTS for the code alone,
     PRESENT_MINTS with the QR code's ticket, WORD_MINTS with the projector's word), or its own
-    made present (the same voter, nothing spent) when rate is not MINTS; None past the rate."""
+    made present (the same voter, nothing spent) when rate is not MINTS; None past the rate. A
+    present id makes its network the hall's for the room (HALL)."""
     present = rate is not MINTS
     if present and entry.voter is not None:
-        return await service.calls.new_voter(room.code, True, entry.voter)
-    if await service.calls.spend(rate, entry.network):
+        token = await service.calls.new_voter(room.code, True, entry.voter)
+    elif await service.calls.spend(rate, entry.network):
         return None
-    return await service.calls.new_voter(room.code, present)
+    else:
+        token = await service.calls.new_voter(room.code, present)
+    if present:
+        await service.calls.spend(HALL, f"{room.code}:{entry.network}", True)
+    return token
 
 
 async def word_proof(service: RoomService, room: Room, voter: Voter | None, network: str,
                      typed: object) -> tuple[bool, float]:
     """Whether typed is the open room's word now, and the seconds to wait when the guess has no
-    budget left (then typed is not even compared and nothing is written): the voter id's own
-    first guess, else its network's budget of words for the room."""
-    rate, budget = FIRST_WORD, f"{room.code}:{voter.id}" if voter is not None else ""
-    if not budget or await service.calls.spend(rate, budget):
-        rate, budget = WORDS, f"{room.code}:{network}"
-        if wait := await service.calls.spend(rate, budget):
-            return False, wait
+    budget left (then typed is not even compared and nothing is written): on the hall's
+    network, always compared; elsewhere the voter id's own first guess, else its network's
+    budget of words for the room."""
+    rate, budget = None, f"{room.code}:{network}"
+    if not await service.calls.wait(HALL, budget):  # not the hall's network: budgeted
+        rate, budget = FIRST_WORD, f"{room.code}:{voter.id}" if voter is not None else ""
+        if not budget or await service.calls.spend(rate, budget):
+            rate, budget = WORDS, f"{room.code}:{network}"
+            if wait := await service.calls.spend(rate, budget):
+                return False, wait
     if signing.worded(service.rooms.secret, typed, room.code, time.time(), room.word):
-        await service.calls.give_back(rate, budget)
+        if rate is not None:
+            await service.calls.give_back(rate, budget)
         return True, 0.0
     await service.calls.spend(GUESSED, room.code, True)
     return False, 0.0
