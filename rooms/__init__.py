@@ -28,8 +28,9 @@ The package, one direction from bottom to top:
 - rooms.records: the records and their checks; rooms.signing: what the server signs;
 - rooms.backend: what a backend stores (`Backend`), with rooms.sqlite_backend (one server
   process, nothing installed) and rooms.redis_backend (several processes sharing the rooms);
-- rooms.rules: the rooms' rules over a backend (`Rooms`); `open_rooms` picks the backend from a
-  URL such as `POSVIZ_ROOM_STORE=redis://127.0.0.1:6379/0`;
+- rooms.rules: the rooms' rules over a backend (`Rooms`, one face over a module a job: rates,
+  keys, lifetime, polls, check, presence); `open_rooms` picks the backend from a URL such as
+  `POSVIZ_ROOM_STORE=redis://127.0.0.1:6379/0`;
 - rooms.routes: the HTTP routes, served by one `RoomService` that serve.py builds.
 
 A store that fails (a deleted, corrupt or read-only file, a Redis that stopped) raises StoreDown,
