@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import resource
 import shutil
@@ -21,6 +22,7 @@ from typing import TypeVar
 from urllib.parse import urlencode
 
 import websockets
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -94,10 +96,44 @@ def _full_run_finished(payload: bytes | str) -> bool:
         ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR)
 
 
+# What each page's connections carried, oldest first (for `rerun` to say on a time-out): the
+# runs it asked for and the runs' ends the server sent, each with its socket's number.
+_FRAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+FRAMES_SAID = 40  # a time-out says at most the last this many
+
+
+def _said(payload: bytes | str, sent: bool) -> str | None:
+    """A frame in a few words: a run asked for (the whole page's or a fragment's), or a run's
+    end (how it ended); None for the rest."""
+    if isinstance(payload, str):
+        return None
+    if sent:
+        message = BackMsg.FromString(payload)
+        if message.WhichOneof("type") != "rerun_script":
+            return None
+        return f"asked: {message.rerun_script.fragment_id or 'the whole page'}"
+    message = ForwardMsg.FromString(payload)
+    if message.WhichOneof("type") != "script_finished":
+        return None
+    return f"ended: {ForwardMsg.ScriptFinishedStatus.Name(message.script_finished)}"
+
+
 def _watch(page) -> None:
+    frames, opened = _FRAMES.setdefault(page, []), itertools.count(1)
+
     def connected(socket) -> None:
-        if socket.url.endswith("/_stcore/stream"):
-            _SOCKETS[page] = socket
+        if not socket.url.endswith("/_stcore/stream"):
+            return
+        number = next(opened)
+        frames.append(f"socket {number} opened")
+
+        def seen(payload, sent: bool) -> None:
+            if (said := _said(payload, sent)) is not None:
+                frames.append(f"{time.monotonic():.2f} socket {number} {said}")
+        socket.on("framesent", lambda payload: seen(payload, True))
+        socket.on("framereceived", lambda payload: seen(payload, False))
+        socket.on("close", lambda _: frames.append(f"socket {number} closed"))
+        _SOCKETS[page] = socket
     page.on("websocket", connected)
 
 
@@ -129,10 +165,23 @@ def rerun(page) -> Iterator[None]:
     socket = _SOCKETS.get(page)
     if socket is None:
         raise RuntimeError("rerun needs a page made by the browser fixture (Watched)")
-    with socket.expect_event("framereceived", predicate=_full_run_finished, timeout=ARRIVES_MS):
-        yield
+    frames = _FRAMES[page]
+    before = len(frames)
+    try:
+        with socket.expect_event("framereceived", predicate=_full_run_finished,
+                                 timeout=ARRIVES_MS):
+            yield
+    except PlaywrightTimeout:  # say what was asked and what ended since the block began
+        seen = frames[before:][-FRAMES_SAID:] or "nothing"
+        raise AssertionError(f"no run of the whole page ended within {ARRIVES_MS} ms; the "
+                             f"page's connections since: {seen}, script state "
+                             f"{page.evaluate(SCRIPT_STATE_JS)}") from None
     page.evaluate(DRAWN_FRAMES_JS)  # the page has handled the message and drawn what it said
     settle(page)
+
+
+SCRIPT_STATE_JS = """() => (document.querySelector('[data-testid=stApp]') || {dataset: {}})
+  .dataset.testScriptState || 'no app'"""
 
 
 def nav_click(page, label: str) -> None:
