@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from posviz import pretrained
+from posviz.pretrained import probing
+from posviz.pretrained.records import Loaded, Refused, Scheme, error_line
 
 RELATIVE = 1e-5  # float32 frequencies agree with their formula to this
 REPORTS = {"halves_as_pairs": ("halves_as_pairs",), "gemma4_prefix": ("gemma4_prefix",),
@@ -84,7 +85,7 @@ class Port:
                 stack.enter_context(_permuted(self._lanes))
                 yield
         except Exception as err:  # transformers' own code, run with the port's change
-            raise pretrained.Refused("fails", pretrained._first_line(err)) from err
+            raise Refused("fails", error_line(err)) from err
 
 
 # ---- the pairing: rotate_half read through a permutation, for one layer's run ---------------
@@ -223,10 +224,10 @@ def _turns_halves(namespace: dict) -> bool:
         return False
 
 
-def _given(model, ids: list[int]) -> tuple[dict, dict, pretrained._Probe, dict]:
+def _given(model, ids: list[int]) -> tuple[dict, dict, probing.Probe, dict]:
     """One run of the model: what each module was given as position_embeddings (cos, sin), the
     split-halves rotate_half calls made while it ran (their namespace and width), and the
-    attention modules (pretrained's probe of the same run)."""
+    attention modules (posviz.pretrained.probing's probe of the same run)."""
     given: dict[int, tuple] = {}
     calls: dict[int, list] = defaultdict(list)
     running: list[int] = []
@@ -256,7 +257,7 @@ def _given(model, ids: list[int]) -> tuple[dict, dict, pretrained._Probe, dict]:
         with ExitStack() as stack:
             for namespace in namespaces:
                 stack.enter_context(_read_through(namespace))
-            probe, _ = pretrained._probe(model, ids)
+            probe, _ = probing.probe(model, ids)
     finally:
         _SEEN.reset(token)
         for handle in handles:
@@ -280,11 +281,11 @@ def _buffers(model, kind: str | None) -> list[tuple[object, str, object]]:
     """The rotary modules' inv_freq buffers of a layer kind (None: the single kind)."""
     name = "inv_freq" if kind is None else f"{kind}_inv_freq"
     return [(module, name, buffer) for path, module in model.named_modules()
-            if "Rotary" in type(module).__name__ and pretrained._text_path(path)
+            if "Rotary" in type(module).__name__ and probing.text_path(path)
             for own, buffer in module.named_buffers(recurse=False) if own == name]
 
 
-def ports(loaded: pretrained.Loaded) -> tuple[Port, ...]:
+def ports(loaded: Loaded) -> tuple[Port, ...]:
     """The clinic's bugs that apply to a loaded transformers model, in REPORTS' order
     (one_base once per base), each ready to run (`pretrained.read(..., port=...)`); () for a
     model without RoPE and for posviz's own models. Runs the model once (Refused, "fails", if
@@ -300,9 +301,9 @@ def ports(loaded: pretrained.Loaded) -> tuple[Port, ...]:
     try:
         with loaded.lock, torch.inference_mode():
             given, calls, probe, namespaces = _given(model,
-                                                     [i % vocab for i in pretrained.PROBE])
+                                                     [i % vocab for i in probing.PROBE])
     except Exception as err:  # transformers' own run, watched by hooks
-        raise pretrained.Refused("fails", pretrained._first_line(err)) from err
+        raise Refused("fails", error_line(err)) from err
     if len(probe.modules) != len(probe.layers):
         return ()
     by_layer = dict(zip(probe.layers, probe.modules, strict=True))
@@ -370,7 +371,7 @@ def _proportional(model, sites) -> tuple[Port, ...]:
     return found[0]
 
 
-def _one_base(model, scheme: pretrained.Scheme) -> tuple[Port, ...]:
+def _one_base(model, scheme: Scheme) -> tuple[Port, ...]:
     """For a model whose kinds of layer turn at different bases (each a default, linear or
     proportional RoPE, so that its base can be swapped): one port per base, turning every
     layer at that base."""

@@ -14,6 +14,7 @@ from transformers import BloomConfig, GPT2Config, LlamaConfig
 
 from posviz import ported, ports, pretrained
 from posviz.figures.common import as_array as array
+from posviz.pretrained import checking
 from posviz.tokens import token_labels
 from tests.helpers.controls import opened
 from tests.helpers.figure_data import chart_specs, value_traces
@@ -173,7 +174,7 @@ def test_too_large_for_this_machine_is_said_with_the_sizes(on_this_machine, monk
     fresh.mkdir()
     for file in (on_this_machine / "gpt2").iterdir():
         (fresh / file.name).write_bytes(file.read_bytes())
-    monkeypatch.setattr(pretrained, "available_memory", lambda: 1_000)
+    monkeypatch.setattr(checking, "available_memory", lambda: 1_000)
     at = page(str(fresh))
     needed = f"{pretrained.card(fresh).needed / 2**10:.1f} KB"
     assert [e.value for e in at.error] == [text(

@@ -41,7 +41,7 @@ SAMPLE = [group[-1] for group in CATEGORIES.values()]  # one hostile text of eac
 def memory_held_still(monkeypatch):
     """The real-model page shows the memory free, read afresh by each of the two runs compared:
     held at one figure, so that another process's allocation between them is no difference."""
-    monkeypatch.setattr("posviz.pretrained.available_memory", lambda: 8 << 30)
+    monkeypatch.setattr("posviz.pretrained.checking.available_memory", lambda: 8 << 30)
 
 
 def name_of(route: str | None) -> str:

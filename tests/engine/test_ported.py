@@ -30,6 +30,7 @@ from transformers.models.gpt_neox import modeling_gpt_neox  # noqa: E402
 from transformers.models.llama import modeling_llama  # noqa: E402
 
 from posviz import ported, pretrained, proportional  # noqa: E402
+from posviz.pretrained import probing  # noqa: E402
 from posviz.rope import apply_rope  # noqa: E402
 from tests.helpers.hf_models import saved, tokenizer  # noqa: E402
 
@@ -290,7 +291,7 @@ def test_a_run_that_fails_as_the_port_runs_is_refused_in_words_and_put_back(mode
             "fails", "RuntimeError: a shape the port did not expect")
         assert modeling_gemma4.rotate_half is rotate
     np.testing.assert_array_equal(pretrained.read(loaded, SENTENCE).weights, before)
-    monkeypatch.setattr(pretrained, "_probe", lambda *_: 1 / 0)
+    monkeypatch.setattr(probing, "probe", lambda *_: 1 / 0)
     with pytest.raises(pretrained.Refused) as refused:
         ported.ports(loaded)
     assert refused.value.detail == "ZeroDivisionError: division by zero"

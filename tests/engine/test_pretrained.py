@@ -29,6 +29,7 @@ from transformers import (  # noqa: E402
 
 from posviz import pretrained  # noqa: E402
 from posviz.alibi import alibi_slopes  # noqa: E402
+from posviz.pretrained import checking  # noqa: E402
 from tests.helpers.hf_models import saved, tokenizer  # noqa: E402
 
 SENTENCES = ["刚想到了", "了到想刚", "the quick brown fox jumps over the lazy dog", "a",
@@ -239,7 +240,7 @@ def test_refusals_each_name_their_reason(tmp_path, folders, monkeypatch):
         "AutoModelForCausalLM": "modeling_mine.Mine"}})) == "own_code"
     assert reason(write(tmp_path / "vision", {"model_type": "vit",
                                               "architectures": ["ViTModel"]})) == "not_causal"
-    monkeypatch.setattr(pretrained, "available_memory", lambda: 1000)
+    monkeypatch.setattr(checking, "available_memory", lambda: 1000)
     assert reason(folders["llama"].parent / "copy-that-is-not-there") == "unknown"
     fresh = tmp_path / "large"
     fresh.mkdir()

@@ -34,6 +34,7 @@ from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 from posviz import pretrained
+from posviz.pretrained import checking
 from tests.helpers.hf_models import saved, tiny_config, tokenizer
 
 TYPES = tuple(sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES))
@@ -87,7 +88,7 @@ def build(model_type: str, folder: Path, vocab: int) -> Path:
         _reference(_fresh(path), SENTENCE)
     except Exception as err:
         raise ValueError(f"transformers' own run fails: {_first_line(err)}") from err
-    kind = pretrained._json(path / "config.json", path).get("model_type")
+    kind = checking._json(path / "config.json", path).get("model_type")
     if kind != model_type and kind not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
         raise ValueError(f"its causal LM saves a {kind} configuration, which "
                          "AutoModelForCausalLM does not load")
