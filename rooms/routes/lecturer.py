@@ -110,6 +110,12 @@ def same_server(path: str) -> str:
     return "/" + quote(relative, safe="/-._~!$&'()*+,;=:@")
 
 
+def without_secret(path: str, kept: list[tuple[str, str]]) -> str:
+    """The same page of this server with the query left once a link's secret is taken out (no
+    bare `?` when nothing is left)."""
+    return same_server(path) + (f"?{urlencode(kept)}" if kept else "")
+
+
 class KeyLinks:
     """A middleware on the app's pages: the browser's holder cookie, and lecturer links
     answered without their token (see the module's docstring)."""
@@ -152,8 +158,7 @@ class KeyLinks:
             with contextlib.suppress(StoreDown):  # the page says the rooms are down
                 await self.service.calls.spend(WRONG, rooms.network(who(request)), True)
             kept.append(("lecturer_refused", "1"))
-        answer = RedirectResponse(f"{same_server(scope['path'])}?{urlencode(kept)}", 303,
-                                  headers=NO_STORE)
+        answer = RedirectResponse(without_secret(scope["path"], kept), 303, headers=NO_STORE)
         if right:
             set_cookie(answer, request, LECTURER_COOKIE,
                        signing.lecturer_mark(rooms.secret, time.time()), signing.LECTURER_SECONDS)
@@ -172,8 +177,7 @@ class KeyLinks:
             with contextlib.suppress(StoreDown):  # the page says the rooms are down
                 await self.service.calls.spend(WRONG, rooms.network(who(request)), True)
             kept.append(("lead_refused", "1"))
-        answer = RedirectResponse(f"{same_server(scope['path'])}?{urlencode(kept)}", 303,
-                                  headers=NO_STORE)
+        answer = RedirectResponse(without_secret(scope["path"], kept), 303, headers=NO_STORE)
         if token and code is not None and not keyed:
             set_cookie(answer, request, lead_cookie(code), token[:100], LEAD_SECONDS)
         if HOLDER_COOKIE not in request.cookies:

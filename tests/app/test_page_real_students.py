@@ -166,6 +166,7 @@ def test_a_student_who_presses_start_a_room_gets_no_room_and_no_path(served, tmp
     lecturer = Http(url, source="127.0.0.91")
     status, _ = run_apart(lecturer.request("GET", f"/?lecturer={lecturer_token(secret)}"))
     assert status == 303 and "lecturer=" not in lecturer.headers["location"]
+    assert not lecturer.headers["location"].endswith("?")  # nothing left: no bare "?"
     assert LECTURER_COOKIE in lecturer.cookies
     wrong = Http(url, source="127.0.0.92")
     status, _ = run_apart(wrong.request("GET", "/?lecturer=not-the-secret-at-all"))
