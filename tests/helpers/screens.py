@@ -4,8 +4,9 @@ accessibility audit open them, and the width a chart is drawn at on each.
 
 A chart is as wide as its place in Streamlit's main column: the column itself (`main` pixels on
 the screen), less a bordered box's padding and border (a rem each side), shared with the other
-columns of its row less their gaps (a rem each), or, on a screen narrower than 640 px, the whole
-row's width (Streamlit stacks columns there). The screen sweep holds Streamlit to this rule on
+columns of its row less their gaps (a rem each; by the shares the row declares, equally where it
+declares none), or, on a screen narrower than 640 px, the whole row's width (Streamlit stacks
+columns there). The screen sweep holds Streamlit to this rule on
 every page it opens; the viewer's check lays the viewer out by it and holds it to it too, so that
 each chart is checked at the width the app draws it at.
 """
@@ -67,9 +68,18 @@ WIDTHS_JS = """([root, [main, rem, stacked]]) => {
     let width = main;
     for (const e of outer) {
       if (e.matches('[data-testid=stColumn]') && !stacked) {
-        const n = [...e.parentElement.children].filter(
-          (c) => c.matches('[data-testid=stColumn]')).length;
-        width = (width - (n - 1) * rem) / n;
+        const row = [...e.parentElement.children].filter(
+          (c) => c.matches('[data-testid=stColumn]'));
+        const n = row.length;
+        // a column's share as Streamlit declares it (flex-basis: calc(P% - gap)), an equal
+        // share where none is declared; what the bases leave is shared equally
+        const share = (c) => {
+          const declared = /calc\(([\d.]+)%/.exec(getComputedStyle(c).flexBasis);
+          return declared ? Number(declared[1]) / 100 : 1 / n;
+        };
+        const bases = row.map((c) => share(c) * width - rem);
+        const left = width - bases.reduce((a, b) => a + b, 0) - (n - 1) * rem;
+        width = bases[row.indexOf(e)] + left / n;
       }
       if (parseFloat(getComputedStyle(e).borderLeftWidth) > 0) width -= 2 * rem;
     }
