@@ -41,7 +41,7 @@ OFFSET = 3                      # scene 5: k places after against k places befor
 SHIFT = 100                     # scene 6 moves the sentence this far
 CHUNK = 2                       # scene 10's chunk, standing in for Llama 4's 8,192
 PORT_BUG = "gemma4_prefix"      # scene 11's port: Gemma 4's channels paired inside their stretch
-PROJECTOR_COLUMNS = (3, 1)  # a projector's figure and question side by side, for a question
+PROJECTOR_COLUMNS = (4, 1)  # a projector's figure and question side by side, for a question
 ABOUT_THE_FIGURE = ("port",)  # about what only the figure shows (which map is the port's)
 PICK_KEYS = 6                   # a predicted picture's keys: the marked token is the last of
 # the first six (a poll has at most six options)
