@@ -58,7 +58,7 @@ DARK_JS = """() => getComputedStyle(document.querySelector('[data-testid=stApp]'
 # Each chart in root whose place is not as wide as the rule says (module docstring), within a
 # pixel: its name, its place's width and the rule's. Columns are Streamlit's (the viewer names
 # its own so too); a bordered box is any element with a left border between the chart and root.
-WIDTHS_JS = """([root, [main, rem, stacked]]) => {
+WIDTHS_JS = r"""([root, [main, rem, stacked]]) => {
   const top = document.querySelector(root);
   return [...top.querySelectorAll('.posviz-chart')].filter((c) => c.offsetParent !== null)
     .flatMap((chart) => {
