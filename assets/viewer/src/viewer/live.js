@@ -173,39 +173,58 @@ function unnote(host) {
 }
 
 // Each chart of scope drawn for tokens (null: the page's own sentence again). The engine's
-// arrays each recipe drew are kept on its host (posvizLive), by name.
+// arrays each recipe drew are kept on its host (posvizLive), by name. One chart a task, those
+// in view first, so that a key typed meanwhile waits on one chart at most; a newer call drops
+// what is left of an older one.
+let pass = 0;
+
 export function drawTokens(scope, tokens) {
-  scope.querySelectorAll(".posviz-chart-host").forEach((host) => {
-    const live = host.dataset.live ? JSON.parse(host.dataset.live) : null;
-    if (!tokens) {
-      if (host.posvizLive) redrawChart(host, host.dataset.figure);
-      host.posvizLive = null;
-      unnote(host);
-      return;
-    }
-    if (!live) {
-      note(host, "stale", say("try_stale"));
-      return;
-    }
-    const recipe = RECIPES[live.recipe];
-    if (!recipe) {
-      console.error(`posviz: a chart recipe ${JSON.stringify(live.recipe)} not known`);
-      note(host, "warning", say("unknown_recipe", { recipe: String(live.recipe) }));
-      return;
-    }
-    if (live.recipe === "fixed") {
-      unnote(host);
-      return;
-    }
-    const figure = JSON.parse(host.dataset.figure);
-    const start = performance.now();
-    const arrays = recipe(figure, tokens, live.params, live.words);
-    // the engine's time for this chart, on the page's timeline (tests/benchmarks/live_benchmark.py)
-    performance.measure("posviz-engine", { start, detail: host.dataset.name });
-    host.posvizLive = { tokens, arrays };
-    note(host, "live", say("try_live"));
-    redrawChart(host, JSON.stringify(figure));
-  });
+  const mine = ++pass;
+  const hosts = [...scope.querySelectorAll(".posviz-chart-host")]
+    .sort((a, b) => fromView(a) - fromView(b));
+  const next = () => {
+    if (mine !== pass || !hosts.length) return;
+    drawOne(hosts.shift(), tokens);
+    setTimeout(next, 0);
+  };
+  next();
+}
+
+function fromView(host) {  // pixels between a chart and the window (0 when it is in view)
+  const { top, bottom } = host.getBoundingClientRect();
+  return Math.max(0, top - window.innerHeight, -bottom);
+}
+
+function drawOne(host, tokens) {
+  const live = host.dataset.live ? JSON.parse(host.dataset.live) : null;
+  if (!tokens) {
+    if (host.posvizLive) redrawChart(host, host.dataset.figure);
+    host.posvizLive = null;
+    unnote(host);
+    return;
+  }
+  if (!live) {
+    note(host, "stale", say("try_stale"));
+    return;
+  }
+  const recipe = RECIPES[live.recipe];
+  if (!recipe) {
+    console.error(`posviz: a chart recipe ${JSON.stringify(live.recipe)} not known`);
+    note(host, "warning", say("unknown_recipe", { recipe: String(live.recipe) }));
+    return;
+  }
+  if (live.recipe === "fixed") {
+    unnote(host);
+    return;
+  }
+  const figure = JSON.parse(host.dataset.figure);
+  const start = performance.now();
+  const arrays = recipe(figure, tokens, live.params, live.words);
+  // the engine's time for this chart, on the page's timeline (tests/benchmarks/live_benchmark.py)
+  performance.measure("posviz-engine", { start, detail: host.dataset.name });
+  host.posvizLive = { tokens, arrays };
+  note(host, "live", say("try_live"));
+  redrawChart(host, JSON.stringify(figure));
 }
 
 // The box a reader types a sentence in: its tokens as chips under it (the first MAX_TOKENS,
