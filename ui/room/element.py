@@ -15,6 +15,7 @@ from rooms import shared_rooms, signing
 from ui.chart import module
 from ui.room import keys
 from ui.room.membership import Member
+from ui.state import PERSONAL
 
 _ELEMENT = st.components.v2.component("posviz_room", js=module("room.js"))
 
@@ -36,12 +37,14 @@ def keep(m: Member, page: str, lang: str, lead: bool, following: bool = False) -
     """Keep the tab in its room: a follower's goes to the room's screen while following; a
     lecturer's publishes its view. A lecturer's key goes to the browser once, for the server to
     set it in its HttpOnly cookie: the tab says when that is done (`granted`), and no run after
-    it sends the key again."""
+    it sends the key again. A lecturer's tab is sent the query parameters it keeps out of the
+    view it publishes (ui.state.PERSONAL)."""
     proof = signing.joined(shared_rooms().secret, m.code, m.room.expires)
     data = {"code": m.code, "page": page, "joined": proof, "follow": following, "lang": lang}
     if lead:
         granted = m.key_kept or st.session_state.get(keys.GRANTED) == m.code
-        data |= {"lead": True} | ({} if granted else {"grant": st.session_state[keys.KEY]})
+        data |= ({"lead": True, "personal": sorted(PERSONAL)}
+                 | ({} if granted else {"grant": st.session_state[keys.KEY]}))
     with st.sidebar:
         _ELEMENT(data=data, key=keys.ELEMENT, width="stretch", on_granted_change=_granted)
 

@@ -19,7 +19,6 @@
 // to wait); a tab whose room store is down asks the server's health route until it answers,
 // then reruns its page, which finds the room again.
 
-const PERSONAL = ["lang", "present", "room", "key", "follow", "t"];
 const SETTLE_MS = 300;  // how long an address must stay put to be published, or undone
 const TICK_MS = 150;
 const GONE_MS = 3000;   // a follower whose element is gone this long stops following
@@ -56,9 +55,11 @@ const post = (url, body) => fetch(url, {
 // Whether the address shows the page the server drew (not yet, while a page switch runs).
 const settled = () => location.pathname === `${tab.root}${tab.data.page}`;
 
+// The address's query string without the parameters that belong to one reader (the element's
+// data names them: ui.state.PERSONAL).
 function shared(search) {
   const query = new URLSearchParams(search);
-  PERSONAL.forEach((name) => query.delete(name));
+  tab.data.personal.forEach((name) => query.delete(name));
   return query.toString();
 }
 
