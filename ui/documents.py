@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from urllib.parse import parse_qs, quote, urlencode
 
-from rooms import spaced
+from rooms import LETTERS, spaced
 from rooms.kept import Kept
 from rooms.screens import Screens
 from ui import config, shared
@@ -30,7 +30,7 @@ from ui.answer_key import check_questions
 from ui.blocks import check_document, fields, walk
 from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
-from ui.i18n import LANGS, lang_tag, text
+from ui.i18n import LANGS, catalog, lang_tag, text
 from ui.state import PERSONAL
 
 log = logging.getLogger("posviz.documents")
@@ -50,17 +50,6 @@ logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").add
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
 LESSON = "lesson"
-VIEWER_KEYS = ("room", "following", "explore", "ended", "ended_body", "home", "connecting",
-               "offline", "tap", "voted", "right", "wrong", "answer_is", "results",
-               "show_answer", "hide_answer", "language", "scene", "contents", "vote_failed",
-               "poll_closed", "not_open", "no_room", "now_showing", "asked", "need_word",
-               "bad_voter", "word_label", "word_submit", "word_join", "word_wrong", "too_many",
-               "room_full", "set_aside", "busy", "unknown_block", "unknown_field", "how_sure",
-               "sure", "guessing", "round_two", "first_answer", "round_1", "round_2", "changed",
-               "closed", "closed_mine", "check_head", "voted_check", "check_over", "jump_open",
-               "jump_answered", "jump_round_two", "question_open", "try_label", "try_hint",
-               "try_tokens", "try_cut", "try_empty", "try_live", "try_stale", "try_reset",
-               "try_back", "try_open", "unknown_recipe")
 
 
 def pages() -> dict[str, str]:
@@ -207,8 +196,10 @@ def script_json(value: object) -> str:
 
 
 def viewer_strings(lang: str) -> dict[str, str]:
-    """The viewer's own words in lang (static/viewer.js), and its charts' export buttons."""
-    return ({key: text(f"viewer.{key}", lang) for key in VIEWER_KEYS}
+    """The viewer's own words in lang (static/viewer.js): every one of the catalog's viewer
+    section (assets/i18n/viewer.toml), and its charts' export buttons."""
+    return ({key.removeprefix("viewer."): text(key, lang) for key in catalog()
+             if key.startswith("viewer.")}
             | chart_labels(lang) | {"down": text("room.down", lang)})
 
 
@@ -226,7 +217,7 @@ def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str, vote
               "lang": lang, "chosen": chosen, "state": state, "voter": voter, "wait": wait,
               "langs": LANGS, "tags": {each: lang_tag(each) for each in LANGS},
               "strings": {each: viewer_strings(each) for each in LANGS},
-              "kinds": fields(), "plotly": url("plotly-posviz.min.js")}
+              "kinds": fields(), "letters": LETTERS, "plotly": url("plotly-posviz.min.js")}
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -251,7 +242,7 @@ def offline_html(title: str, documents: list[dict], lang: str, heading: str = ""
     for each in documents:
         checked(each["blocks"])
     data = {"lang": lang, "strings": viewer_strings(lang), "documents": documents,
-            "heading": heading, "kinds": fields()}
+            "heading": heading, "kinds": fields(), "letters": LETTERS}
     chart = "data:text/javascript;charset=utf-8," + quote(_asset("chart.js"), safe="")
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">

@@ -2,7 +2,6 @@
 // it follows (null in a file) or the file's data, the reader's words, the room's questions'
 // states, and the few ways it makes elements.
 
-export const LETTERS = "ABCDEF";
 export const md = window.markdownit({ html: false, linkify: false });
 const read = (id) => {  // the page's data: a file's documents, or the room the page shows
   const data = document.getElementById(id);
@@ -11,6 +10,7 @@ const read = (id) => {  // the page's data: a file's documents, or the room the 
 export const file = read("posviz-file");
 export const room = read("posviz-room");
 export const root = document.getElementById("posviz-viewer");
+export const LETTERS = (file || room).letters;  // a question's options, as lettered (rooms.LETTERS)
 export const screen = {
   strings: file ? file.strings : room.strings[room.lang],  // the reader's words
   kinds: (file || room).kinds,  // the fields of every kind of block (ui/blocks.py's)
