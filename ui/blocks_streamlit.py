@@ -17,9 +17,12 @@ import streamlit as st
 from ui.chart import chart_json
 from ui.markup import entities, options_html, text_table
 
-FORMULA_CSS = """<style>
-[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) {overflow-x: auto}
-[data-testid=stMarkdownContainer]:has(> p > .katex:only-child) .katex .base {margin: .3em 1em}
+FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)"
+"""The box of each formula on the app's page (Streamlit's Markdown holding one KaTeX formula
+alone), as styled here and fitted to its line by the page element (ui.view, static/view.js)."""
+FORMULA_CSS = f"""<style>
+{FORMULAS} {{overflow-x: auto}}
+{FORMULAS} .katex .base {{margin: .3em 1em}}
 </style>"""
 r"""A formula's parts (KaTeX's bases, one a part) keep 1em on each side: two side by side are a
 \qquad apart, and a part that a narrow line puts under another stays centred (a \qquad of

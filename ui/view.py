@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.blocks_streamlit import FORMULAS
 from ui.chart import module
 from ui.i18n import lang_tag
 from ui.room import keys
@@ -23,10 +24,11 @@ REVEAL = f"[class*=st-key-lesson_reveal_] input, [class*=st-key-{keys.REVEAL}sce
 
 
 def page_lang(lang: str) -> None:
-    """Give the page lang as its language (screen readers pick their voice by it). Draws
-    nothing."""
+    """Give the page lang as its language (screen readers pick their voice by it), and the
+    formulas it fits to their lines (FORMULAS). Draws nothing."""
     with st.sidebar:
-        _PAGE(data={"lang": lang_tag(lang)}, key="posviz_page", width="stretch")
+        _PAGE(data={"lang": lang_tag(lang), "formulas": FORMULAS}, key="posviz_page",
+              width="stretch")
 
 
 def open_at_top(view: str, next_button: str = "", back_button: str = "",

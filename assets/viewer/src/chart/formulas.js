@@ -7,7 +7,6 @@
 // and it overflows its line at a size it could still shrink from (its content redrawn in place
 // changes no width an observer sees).
 const SMALLEST = 0.6;
-const FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)";
 let fontsWatched = false;
 const fitter = new ResizeObserver((entries) => entries.forEach(({ target }) => {
   if (target.clientWidth !== target.posvizFitWidth) fit(target);
@@ -20,7 +19,9 @@ function fit(box) {
   if (over > 1.005) box.style.fontSize = `${Math.max(SMALLEST, 1 / over) * 100}%`;
 }
 
-export function fitFormulas(scope, selector = FORMULAS) {
+// Fits the formulas under scope that selector finds (the app's page: its element's data,
+// ui.blocks_streamlit.FORMULAS; the viewer: its own formulas' parts).
+export function fitFormulas(scope, selector) {
   if (!fontsWatched) {  // a formula set before its fonts came is measured again
     fontsWatched = true;
     document.fonts.addEventListener("loadingdone", () => document.querySelectorAll(selector)

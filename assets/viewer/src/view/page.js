@@ -15,7 +15,7 @@ let queued = false;
 function touch() {
   queued = false;
   focusableTables();
-  fitFormulas(document);
+  if (tab.formulas) fitFormulas(document, tab.formulas);
   numberPads(document);
   namePager();
 }
@@ -87,6 +87,7 @@ export function namePager() {
 
 export function page({ data }) {
   document.documentElement.lang = data.lang;
+  tab.formulas = data.formulas;  // the app's formulas (ui.blocks_streamlit.FORMULAS)
   watchPage();
   touch();
   shadeHeader();
