@@ -14,7 +14,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui.chart import chart_json
+from ui.chart import STATIC, chart_json
 from ui.markup import entities, options_html, text_table
 
 FORMULAS = "[data-testid=stMarkdownContainer]:has(> p > .katex:only-child)"
@@ -29,10 +29,9 @@ r"""A formula's parts (KaTeX's bases, one a part) keep 1em on each side: two sid
 TeX's would stay at the end of the line before). Stacked on a phone they keep a gap between
 them; one wider than its line is set smaller (static/view.js), and at its smallest scrolls
 sideways in its line. The page holds it once (ui.page)."""
-CHIPS_CSS = """<style>.posviz-chip {display:inline-block; margin:0 .3em .3em 0;
-    padding:.15em .5em; border:1px solid rgba(128,128,128,.5); border-radius:.4em;
-    font-size:1.4rem}
-    .posviz-chip sub {opacity:.75; font-size:.7em}</style>"""
+CHIPS_CSS = f"<style>{(STATIC / 'chips.css').read_text(encoding='utf-8')}</style>"
+"""The chips' style, the viewer's too (static/chips.css, built from
+assets/viewer/src/viewer/chips.css)."""
 
 
 def draw(where: Any, block: dict) -> Any:

@@ -117,4 +117,10 @@ for (const [entry, file] of OWN) {
   });
   write(file, stamp(Object.keys(made.metafile.inputs)) + made.outputFiles[0].text);
 }
-write('viewer.css', stamp(['src/viewer/viewer.css'], ['/*', ' */']) + readFileSync(join(here, 'src/viewer/viewer.css'), 'utf8'));
+// The viewer's styles, headed by the chips' (src/viewer/chips.css), which the app loads on its
+// own from static/chips.css: one rule for both renderers.
+const own = (source) => readFileSync(join(here, source), 'utf8');
+const chips = 'src/viewer/chips.css';
+write('chips.css', stamp([chips], ['/*', ' */']) + own(chips));
+write('viewer.css', stamp([chips, 'src/viewer/viewer.css'], ['/*', ' */']) + own(chips)
+  + own('src/viewer/viewer.css'));
