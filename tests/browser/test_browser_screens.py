@@ -64,6 +64,7 @@ from tests.helpers.load_fixtures import (
 )
 from tests.helpers.markup import MARKUP, inert
 from tests.helpers.screens import DARK_JS, SCREENS, WIDTHS_JS, Screen
+from ui.blocks_streamlit import FORMULAS
 from ui.i18n import text
 
 pytestmark = pytest.mark.browser
@@ -113,7 +114,7 @@ SETTLED_JS = """() => {
     .every((c) => c.posvizWidth === c.clientWidth && (c.getBoundingClientRect().top > innerHeight
       || (!c.posvizPending && !!c.posvizConfig && c.classList.contains('js-plotly-plot'))));
 }""".replace("FINISHED", FINISHED).replace("CHART_BOXES", CHART_BOXES).replace(
-    "FORMULAS", repr(f"{STREAMLIT_FORMULA}:has(> p > .katex:only-child)"))
+    "FORMULAS", repr(FORMULAS))
 
 PLOTS = "[data-testid=stMain] .js-plotly-plot .draglayer"  # every chart's plot areas
 
