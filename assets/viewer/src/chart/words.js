@@ -24,7 +24,8 @@ const AROUND = `
 看不到 第一个 最后一个
 内 哪 它 你 从 多 得 动 让 这 逐 那 线 为止 一段 关注 哪里 范围 开始 怎样 保留
 分 得分 偏离 没有 转动 配对 错误 这个 最多 逐对 每一对 起作用
-只 用 里 仍 两半 只有 开着 忽略 整块 相邻 读成 一部分 同一种`;
+只 用 里 仍 两半 只有 开着 忽略 整块 相邻 读成 一部分 同一种
+或 本身`;
 
 export const WORDS = new Set(`${TERMS} ${AROUND}`.split(/\s+/).filter(Boolean));
 const LONGEST = Math.max(...[...WORDS].map((word) => word.length));
