@@ -40,8 +40,12 @@ def screens() -> Screens:
 
 
 def app(service: RoomService) -> st.App:
-    """The app with the rooms' routes serving from service, and lecturer links answered
-    without their token (made once, in the server process)."""
+    """The app with the rooms' routes serving from service, its pages given the same rooms
+    (ui.services), and lecturer links answered without their token (made once, in the server
+    process)."""
+    from ui.services import give_rooms
+
+    give_rooms(service.rooms)
     return st.App("app.py", routes=routes(service),
                   middleware=[Middleware(KeyLinks, service=service)])
 
@@ -74,7 +78,7 @@ def _urls(address: str, port: int, secure: bool) -> list[str]:
 
 def run(argv: Sequence[str]) -> None:
     """Serve the app, as configured by argv's Streamlit flags, until stopped (Ctrl+C,
-    SIGTERM). Its rooms' service serves from the rooms the app's pages keep (shared_rooms)."""
+    SIGTERM). Its rooms' service and the app's pages serve from one Rooms (shared_rooms)."""
     if runtime.exists():
         raise SystemExit("posviz starts with `python serve.py`, not `streamlit run serve.py`")
     config.get_config_options(force_reparse=True, options_from_flags=_flags(argv))

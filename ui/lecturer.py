@@ -24,10 +24,11 @@ import time
 
 import streamlit as st
 
-from rooms import LECTURER_COOKIE, shared_rooms, signing
+from rooms import LECTURER_COOKIE, signing
 from rooms.address import this_machine
 from ui import config
 from ui.room import keys
+from ui.services import rooms
 from ui.shared import Settings
 
 
@@ -43,7 +44,7 @@ def proven() -> bool:
         return True
     cookies = getattr(st.context, "cookies", None)  # none in a run without a browser
     mark = cookies.get(LECTURER_COOKIE) if hasattr(cookies, "get") else None
-    return isinstance(mark, str) and signing.is_lecturer_mark(shared_rooms().secret, mark,
+    return isinstance(mark, str) and signing.is_lecturer_mark(rooms().secret, mark,
                                                               time.time())
 
 

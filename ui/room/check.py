@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rooms import StoreDown, shared_rooms
+from rooms import StoreDown
 from rooms.export import gains_csv
 from rooms.records import PHASES, Gain
 from ui.answer_key import check_questions
@@ -16,6 +16,7 @@ from ui.room import keys
 from ui.room.membership import Member, refusing
 from ui.room.poll_bars import gains_bars
 from ui.room.tick import every
+from ui.services import rooms
 from ui.state import flag, remembered
 
 CHECK_SECONDS = 2.0  # how often the lecturer's count of students in a sitting is read again
@@ -23,12 +24,12 @@ CHECK_SECONDS = 2.0  # how often the lecturer's count of students in a sitting i
 
 @refusing
 def _open(code: str, phase: str, lang: str) -> None:
-    shared_rooms().open_check(code, phase, check_questions(lang))
+    rooms().open_check(code, phase, check_questions(lang))
 
 
 @refusing
 def _close(code: str, phase: str) -> None:
-    shared_rooms().close_check(code, phase)
+    rooms().close_check(code, phase)
 
 
 def _percent(value: float | None) -> str:
@@ -69,7 +70,7 @@ def panel(s, m: Member) -> None:
 @st.fragment
 def _sittings(s, m: Member) -> None:
     every(CHECK_SECONDS, keys.TICK_CHECK)
-    store = shared_rooms()
+    store = rooms()
     try:
         room = store.room(m.code)
         if room is None or room.closed:
@@ -109,7 +110,7 @@ def gains_panel(s, m: Member | None) -> None:
     if m is None or not m.lecturer or not st.session_state.get(keys.KEPT_CHECK_SHOW):
         return
     try:
-        gains = shared_rooms().gains(m.code)
+        gains = rooms().gains(m.code)
     except StoreDown:
         st.warning(s.t("room.down"))
         return

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rooms import shared_rooms, signing
+from rooms import signing
 from ui.chart import module
 from ui.room import keys
 from ui.room.membership import Member
+from ui.services import rooms
 from ui.state import PERSONAL
 
 _ELEMENT = st.components.v2.component("posviz_room", js=module("room.js"))
@@ -39,7 +40,7 @@ def keep(m: Member, page: str, lang: str, lead: bool, following: bool = False) -
     set it in its HttpOnly cookie: the tab says when that is done (`granted`), and no run after
     it sends the key again. A lecturer's tab is sent the query parameters it keeps out of the
     view it publishes (ui.state.PERSONAL)."""
-    proof = signing.joined(shared_rooms().secret, m.code, m.room.expires)
+    proof = signing.joined(rooms().secret, m.code, m.room.expires)
     data = {"code": m.code, "page": page, "joined": proof, "follow": following, "lang": lang}
     if lead:
         granted = m.key_kept or st.session_state.get(keys.GRANTED) == m.code

@@ -8,7 +8,7 @@ import hmac
 
 import streamlit as st
 
-from rooms import normal_code, shared_rooms, spaced
+from rooms import normal_code, spaced
 from rooms.throttle import STARTS
 from ui import config
 from ui.i18n import text
@@ -24,6 +24,7 @@ from ui.room.membership import (
     note,
     refusing,
 )
+from ui.services import rooms
 
 
 def passphrase() -> str:
@@ -33,7 +34,7 @@ def passphrase() -> str:
 
 @refusing
 def _start(field: str) -> None:
-    store, network = shared_rooms(), client_network()
+    store, network = rooms(), client_network()
     if wait := store.wait(STARTS, network):
         note("too_many_starts", seconds=int(wait) + 1)
         return
@@ -66,7 +67,7 @@ def _join(field: str) -> None:
         note("bad_code")
     elif blocked(code=code):
         pass
-    elif shared_rooms().room(code) is None:
+    elif rooms().room(code) is None:
         count_wrong()
         gone_note(code)
     else:
@@ -77,7 +78,7 @@ def _join(field: str) -> None:
 @refusing
 def close(code: str) -> None:
     """End the room for everyone (the lecturer's Close, confirmed)."""
-    shared_rooms().close(code)
+    rooms().close(code)
     note("closed", code=spaced(code))
     leave()
 
@@ -86,7 +87,7 @@ def close(code: str) -> None:
 def new_word(code: str) -> None:
     """A new projector's word for the room at once (its lecturer saw the word being guessed):
     every word shown before is wrong from now on."""
-    shared_rooms().new_word(code)
+    rooms().new_word(code)
     note("new_word")
 
 

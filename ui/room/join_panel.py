@@ -9,13 +9,14 @@ import time
 import segno
 import streamlit as st
 
-from rooms import shared_rooms, signing, spaced
+from rooms import signing, spaced
 from rooms.signing import TICKET_SECONDS
 from ui.i18n import text
 from ui.room import keys
 from ui.room.links import network_base, only_this_machine, student_link
 from ui.room.membership import Member
 from ui.room.tick import every
+from ui.services import rooms
 
 JOIN_SECONDS = 10.0  # how often the projector's QR code and word are drawn again
 
@@ -29,7 +30,7 @@ def _qr_png(link: str) -> bytes:
 
 def room_word(code: str) -> int:
     """How many new words the room's lecturer asked for (signing.word's turn)."""
-    room = shared_rooms().room(code)
+    room = rooms().room(code)
     return 0 if room is None else room.word
 
 
@@ -65,7 +66,7 @@ def _presence(code: str, lang: str) -> None:
     every TICKET_SECONDS (a photo of them posted outside the hall stops working within
     minutes), so they are drawn again every JOIN_SECONDS."""
     every(JOIN_SECONDS, keys.TICK_PRESENCE)
-    word = signing.word(shared_rooms().secret, code, time.time(), room_word(code))
+    word = signing.word(rooms().secret, code, time.time(), room_word(code))
     held = st.container(key=keys.PRESENCE)  # the QR code fits the screen's height, and
     held.html(f'<p class="posviz-room-word"><span>{text("room.word_head", lang)}</span> '
               f'<b lang="en">{word}</b></p>')  # the word stays in view, large, above it

@@ -9,9 +9,10 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from rooms import shared_rooms, signing
+from rooms import signing
 from rooms.address import network_address
 from ui import config
+from ui.services import rooms
 
 
 def public_base() -> str:
@@ -48,7 +49,7 @@ def student_link(code: str, ticket: bool = False) -> str:
     shows it was in the hall, and which joins even while a script floods the class's network
     address with wrong codes. The ticket changes every signing.TICKET_SECONDS."""
     if ticket:
-        ticketed = urlencode({"t": signing.ticket(shared_rooms().secret, code, time.time())})
+        ticketed = urlencode({"t": signing.ticket(rooms().secret, code, time.time())})
         return f"{public_base()}_posviz/follow/{code}?{ticketed}"
     return f"{public_base()}?{urlencode({'room': code})}"
 

@@ -39,7 +39,6 @@ from rooms import (
     key_cookie,
     lead_cookie,
     normal_code,
-    shared_rooms,
     signing,
     spaced,
 )
@@ -48,6 +47,7 @@ from rooms.signing import Voter
 from rooms.throttle import WRONG
 from ui.i18n import text
 from ui.room import keys
+from ui.services import rooms
 from ui.state import history_navigation, to_url
 
 
@@ -96,21 +96,21 @@ def notes(lang: str, place: str = "page") -> list[str]:
 
 def client_network() -> str:
     """This session's client network, as the rooms keep it (the rate limits' key)."""
-    return shared_rooms().network(client_address(
+    return rooms().network(client_address(
         st.context.ip_address, st.context.headers.get("X-Forwarded-For")))
 
 
 def count_wrong() -> None:
     """Count a wrong code (key, passphrase) against this session's network."""
-    shared_rooms().spend(WRONG, client_network(), force=True)
+    rooms().spend(WRONG, client_network(), force=True)
 
 
 def blocked(said: str = "too_many", code: str | None = None) -> bool:
     """Whether this client tried too many wrong codes (or passphrases) lately: then it may try
     none for now (but room code, when classmates on its network follow it: Rooms.wrong_wait),
     and the note said says so."""
-    rooms, network = shared_rooms(), client_network()
-    wait = rooms.wait(WRONG, network) if code is None else rooms.wrong_wait(code, network)
+    store, network = rooms(), client_network()
+    wait = store.wait(WRONG, network) if code is None else store.wrong_wait(code, network)
     if wait:
         note(said, seconds=int(wait) + 1)
     return bool(wait)
@@ -125,7 +125,7 @@ def holder() -> str | None:
 def key_for(code: str) -> tuple[str | None, bool]:
     """The key this session holds for the room (from the session, the cookie, or a one-time
     lecturer link it uses up now), and whether the browser's cookie holds it already."""
-    store = shared_rooms()
+    store = rooms()
     cookie = _cookie(key_cookie(code))
     if code in st.session_state.get(keys.FORGOT, ()):
         cookie = None  # deleted on Leave; this session's copy of the cookies is older
@@ -160,7 +160,7 @@ def gone_note(code: str) -> None:
     browser was in it before it would have ended, else not found."""
     proof = _cookie(JOINED_COOKIE)
     lost = (st.session_state.get(keys.SEEN) == code
-            or signing.was_in(shared_rooms().secret, proof, code, time.time()))
+            or signing.was_in(rooms().secret, proof, code, time.time()))
     led = lost and st.session_state.get(keys.KEY)
     note("lost_lead" if led else "lost" if lost else "no_room", code=spaced(code))
 
@@ -186,13 +186,13 @@ def _membership() -> Member | None:
         code = normal_code(raw)
         if raw is not None and code is None:
             note("bad_code")
-        if code and signing.ticketed(shared_rooms().secret, ticket, code, time.time()):
+        if code and signing.ticketed(rooms().secret, ticket, code, time.time()):
             st.session_state[keys.SEEN] = code
         elif code and code != st.session_state.get(keys.ROOM) and blocked(code=code):
             code = None
         st.session_state[keys.ROOM] = code or ""
     code = st.session_state[keys.ROOM]
-    room = shared_rooms().room(code) if code else None
+    room = rooms().room(code) if code else None
     if code and room is None:
         if st.session_state.get(keys.SEEN) != code:
             count_wrong()
@@ -211,8 +211,8 @@ def _membership() -> Member | None:
     key, kept = key_for(code)
     st.session_state[keys.KEY] = key
     if key is not None:
-        shared_rooms().lecturer_here(code)
-    voter = shared_rooms().voter(code, _cookie(VOTER_COOKIE))
+        rooms().lecturer_here(code)
+    voter = rooms().voter(code, _cookie(VOTER_COOKIE))
     return Member(code, key is not None, voter, room, kept)
 
 
@@ -224,7 +224,7 @@ def leave() -> None:
         st.session_state[keys.FORGET] = code
         st.session_state.setdefault(keys.FORGOT, set()).add(code)
         with contextlib.suppress(StoreDown):  # the room keeps this browser's key no more
-            shared_rooms().let_go(code, holder())
+            rooms().let_go(code, holder())
     st.session_state[keys.ROOM] = ""
     st.query_params.pop("room", None)
     st.query_params.pop(keys.FOLLOW, None)
@@ -248,7 +248,7 @@ def refusing(callback=None, *, place: str = "page"):
 def rooms_led() -> list[str]:
     """The open rooms whose key this browser's cookies hold (none once it left them)."""
     prefix, forgot = key_cookie(""), st.session_state.get(keys.FORGOT, set())
-    store = shared_rooms()
+    store = rooms()
     try:
         return [code for name, key in st.context.cookies.to_dict().items()
                 if name.startswith(prefix) and (code := normal_code(name[len(prefix):]))

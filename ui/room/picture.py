@@ -4,9 +4,10 @@ model's key."""
 
 from __future__ import annotations
 
-from rooms import StoreDown, shared_rooms
+from rooms import StoreDown
 from ui.chart import chart
 from ui.room.poll_bars import picture_rows
+from ui.services import rooms
 
 
 def class_picture(where, s, poll_id: str, tokens: tuple[str, ...], weights, query: int,
@@ -17,7 +18,7 @@ def class_picture(where, s, poll_id: str, tokens: tuple[str, ...], weights, quer
     if m is None:
         return
     try:
-        split = shared_rooms().split(m.code, poll_id)
+        split = rooms().split(m.code, poll_id)
     except StoreDown:
         where.warning(s.t("room.down"))
         return

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rooms import LETTERS, Poll, StoreDown, shared_rooms
+from rooms import LETTERS, Poll, StoreDown
 from rooms.records import SECOND, next_step
 from rooms.signing import Voter
 from ui.chart import chart
@@ -18,6 +18,7 @@ from ui.room.links import screen_link
 from ui.room.membership import Member, client_network, note, refusing
 from ui.room.poll_bars import poll_bars, sure_bars
 from ui.room.tick import every
+from ui.services import rooms
 
 TALLY_SECONDS = 1.0  # how often a lecturer's live counts are read again
 
@@ -29,22 +30,22 @@ def options_list(where, labels: list[str]) -> None:
 
 @refusing
 def _vote(code: str, poll_id: str, voter: Voter, option: int, sure: bool | None = None) -> None:
-    shared_rooms().vote(code, poll_id, voter.token, option, client_network(), sure=sure)
+    rooms().vote(code, poll_id, voter.token, option, client_network(), sure=sure)
 
 
 @refusing
 def _second_round(code: str, poll_id: str) -> None:
-    shared_rooms().second_round(code, poll_id)
+    rooms().second_round(code, poll_id)
 
 
 @refusing
 def _set_aside(code: str, network: str) -> None:
-    note("answers_set_aside", n=shared_rooms().set_aside(code, network))
+    note("answers_set_aside", n=rooms().set_aside(code, network))
 
 
 @refusing
 def _reveal(code: str, poll_id: str, correct: int | None) -> None:
-    shared_rooms().reveal(code, poll_id, correct)
+    rooms().reveal(code, poll_id, correct)
 
 
 def _share(value: float | None) -> str:
@@ -59,7 +60,7 @@ def _tally(code: str, poll_id: str, letters: str, lang: str, show: bool,
     is known); how they split, by confidence, only if show (the hall sees the projector: a
     split shown before the reveal sways those still deciding)."""
     every(TALLY_SECONDS, keys.tick_tally(poll_id))
-    store = shared_rooms()
+    store = rooms()
     try:
         split = store.split(code, poll_id)
         here = store.headcount(code)
@@ -103,7 +104,7 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
     """A poll as this member sees it: options with letters; the lecturer's live counts and
     Reveal, or a student's answer buttons; once revealed, everyone's distribution and the
     right option. labels are the options in the reader's language."""
-    store = shared_rooms()
+    store = rooms()
     letters = LETTERS[:len(poll.options)]
     options_list(where, labels)
     current = store.current(m.code, poll.id) or poll
@@ -157,7 +158,7 @@ def show_poll(where, s, m: Member, poll: Poll, labels: list[str],
 def _revealed(where, s, code: str, poll: Poll, letters: str) -> None:
     """A revealed question: each round's answers (side by side when there were two), how many
     changed their answer between them, and the right option in words."""
-    split = shared_rooms().split(code, poll.id)
+    split = rooms().split(code, poll.id)
     rounds = split.rounds if split else ()
     columns = where.columns(len(rounds)) if len(rounds) > 1 else [where]
     for number, (column, tally) in enumerate(zip(columns, rounds, strict=False), start=1):
@@ -183,7 +184,7 @@ def lesson_poll(where, s, m: Member | None, scene: str, question: str, labels: l
     ahead of the lecturer."""
     if m is None:
         return None
-    store = shared_rooms()
+    store = rooms()
     try:
         if m.lecturer:
             poll = store.lesson_poll(m.code, scene, question, labels)

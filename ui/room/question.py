@@ -8,12 +8,13 @@ import time
 
 import streamlit as st
 
-from rooms import LETTERS, StoreDown, shared_rooms
+from rooms import LETTERS, StoreDown
 from ui.markup import entities
 from ui.room import keys
 from ui.room.links import screen_link
 from ui.room.membership import Member, note, notes, refusing
 from ui.room.polls import show_poll
+from ui.services import rooms
 
 ASK = "ask"  # the place of the ask form's messages (ui.room.membership.note)
 ASKED_AGAIN = 3.0
@@ -49,7 +50,7 @@ def _ask(code: str) -> None:
     if correct and LETTERS.index(correct) >= len(options) >= 2:
         note("correct_missing", ASK, letter=correct, n=len(options))
         return
-    shared_rooms().ask(code, question, options, LETTERS.index(correct) if correct else None)
+    rooms().ask(code, question, options, LETTERS.index(correct) if correct else None)
     st.session_state.update({keys.ASK_QUESTION: "", keys.ASK_OPTIONS: "", keys.ASK_CORRECT: "",
                              keys.KEPT_SHOW_JOIN: False,  # the question on the first screen
                              keys.ASKED_AT: time.monotonic()})
@@ -57,7 +58,7 @@ def _ask(code: str) -> None:
 
 @refusing
 def _put_away(code: str) -> None:
-    shared_rooms().put_away(code)
+    rooms().put_away(code)
 
 
 def live_question(s, m: Member | None) -> None:
@@ -78,7 +79,7 @@ def _live_question(s, m: Member) -> None:
             box.link_button(s.t("room.answer_on_screen"), screen_link(m.code, s.lang),
                             type="primary")
         return
-    poll = shared_rooms().poll(m.code, m.room.live)
+    poll = rooms().poll(m.code, m.room.live)
     if poll is None:
         return
     box = st.container(border=True)

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from rooms import RoomError, StoreDown, shared_query, shared_rooms, spaced
+from rooms import RoomError, StoreDown, shared_query, spaced
 from rooms.export import answers_csv
 from rooms.throttle import GUESSED_SHOWN
 from ui.i18n import text
@@ -21,6 +21,7 @@ from ui.room.membership import LIMIT_VALUES, Member, back_to, leave, rooms_led
 from ui.room.question import ask_form
 from ui.room.report import report_file
 from ui.room.tick import every
+from ui.services import rooms
 from ui.state import PERSONAL, flag, remembered, to_url
 
 HEADCOUNT_SECONDS = 5.0  # how often the lecturer's count of connected students is read again
@@ -67,11 +68,11 @@ def _lead(box, s, m: Member, page: str) -> None:
         ask_form(s, m)
     with box.expander(s.t("check.head")):
         check.panel(s, m)
-    box.download_button(s.t("room.download"), data=lambda: answers_csv(shared_rooms(), m.code),
+    box.download_button(s.t("room.download"), data=lambda: answers_csv(rooms(), m.code),
                         file_name=f"posviz-room-{m.code}.csv", mime="text/csv",
                         on_click="ignore", width="stretch")
     box.download_button(s.t("report.download"), data=lambda: report_file(
-        shared_rooms(), m.code, s.lang, time.time()), file_name=f"posviz-room-{m.code}.html",
+        rooms(), m.code, s.lang, time.time()), file_name=f"posviz-room-{m.code}.html",
         mime="text/html", on_click="ignore", width="stretch")
     with box.popover(s.t("room.close"), width="stretch"):
         st.caption(s.t("room.close_help"))
@@ -83,7 +84,7 @@ def _lead(box, s, m: Member, page: str) -> None:
         st.caption(s.t("room.lecturer_link_help"))
         if st.button(s.t("room.lecturer_link_show"), key=keys.SHOW_KEY, type="primary"):
             try:
-                token = shared_rooms().lead_link(m.code, st.session_state[keys.KEY])
+                token = rooms().lead_link(m.code, st.session_state[keys.KEY])
             except (StoreDown, RoomError):  # the rooms, or this room, went meanwhile
                 st.warning(s.t("room.down"))
             else:
@@ -119,7 +120,7 @@ def _headcount(where, code: str, lang: str) -> None:
     """Who is really there, read again every HEADCOUNT_SECONDS (which also tells the room its
     lecturer is still here)."""
     every(HEADCOUNT_SECONDS, keys.TICK_HEADCOUNT)
-    store = shared_rooms()
+    store = rooms()
     try:
         room = store.room(code)
         if room is None or room.closed:  # ended, or lost by the store: the page says which
