@@ -1,6 +1,7 @@
-"""The app's page run: the shared sidebar (navigation, language, sentence, position switch,
-presentation mode, the page's tools and file, the room's box), what a room puts across the page,
-the page's CSS, then the page's body drawn with Streamlit (`run`, which ui.run calls)."""
+"""The app's page run (`run`, which ui.run calls), in three parts: the shared sidebar
+(`sidebar`: navigation, language, sentence, position switch, presentation mode, the page's tools
+and file, the room's box) with the page's CSS, what a room puts across the page (`room`), then
+the page's body drawn with Streamlit."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from ui.doc import Doc, StreamlitDoc
 from ui.i18n import LANGS, text
 from ui.lecturer import proven
 from ui.navigation import links
-from ui.room import check, join_panel, membership, question, sidebar
+from ui.room import check, join_panel, membership, question
 from ui.room import keys as room_keys
+from ui.room import sidebar as room_sidebar
 from ui.shared import DEFAULT_LANG, DEFAULT_TEXT, ROOT, Settings, head
 from ui.state import coded_radio, flag, kept, remembered, to_url
 from ui.view import page_lang
@@ -79,14 +81,38 @@ def _file_button(s: Settings, name: str) -> None:
 
 
 def page(name: str) -> Settings:
-    """Draw the shared sidebar and what a room puts across the page; return the shared
-    settings.
+    """Draw the shared sidebar, the page's CSS and what a room puts across the page; return the
+    shared settings."""
+    s = sidebar(name)
+    st.html(css(s))
+    room(s, name)
+    return s
+
+
+def sidebar(name: str) -> Settings:
+    """The shared sidebar: navigation, the shared controls (settings), the page's tools and
+    file, the room's box; returns the shared settings."""
+    nav, controls = st.sidebar.container(), st.sidebar.container()
+    s = settings(name, controls)
+    links(nav, s)
+    controls.caption(s.t("common.one_token") if len(s.tokens) == 1
+                     else s.t("common.n_tokens", n=len(s.tokens)))
+    with st.sidebar:
+        tools(name)
+    page_lang(s.lang)
+    _file_button(s, name)
+    room_sidebar.section(s, s.room, _path(name))
+    return s
+
+
+def settings(name: str, controls) -> Settings:
+    """The shared settings from the sidebar's language, sentence (in controls), position switch
+    (in controls) and presentation mode, and the session's room; the page's title and icon.
 
     The shared settings are kept with `ui.state.remembered` rather than bind="query-params":
     Streamlit drops a bound parameter on a page switch when the widget was first drawn by
     another page, and every page draws these.
     """
-    nav, controls = st.sidebar.container(), st.sidebar.container()
     lang = coded_radio(st.sidebar, "Language · 语言", list(LANGS), key="lang",
                        format_func=LANGS.get, horizontal=True)
     presenting = remembered("present", False, flag)
@@ -106,25 +132,29 @@ def page(name: str) -> Settings:
                                 help=text("common.present_help", lang), **presenting)
     to_url("present", present, False, "true")
     tokens, n_typed = clip_tokens(tokenize(typed or ""))
-    s = Settings(lang, typed or "", tokens, n_typed, position, present, member)
-    links(nav, s)
-    controls.caption(s.t("common.one_token") if len(tokens) == 1
-                     else s.t("common.n_tokens", n=len(tokens)))
-    with st.sidebar:
-        tools(name)
-    page_lang(lang)
-    _file_button(s, name)
-    path = "" if name == "home" else name
-    sidebar.section(s, member, path)
-    st.html(PAGE_CSS + FORMULA_CSS + (PRESENTATION_CSS if present else "")
-            + (ENGLISH_ONLY_CSS if lang != DEFAULT_LANG else ""))
-    join_panel.join_panel(s, member)
-    check.gains_panel(s, member)
-    sidebar.student_bar(s, member, path)
-    for note in membership.notes(lang):
+    return Settings(lang, typed or "", tokens, n_typed, position, present, member)
+
+
+def css(s: Settings) -> str:
+    """The page's CSS: the house's, formulas', presentation mode's, another language's."""
+    return (PAGE_CSS + FORMULA_CSS + (PRESENTATION_CSS if s.present else "")
+            + (ENGLISH_ONLY_CSS if s.lang != DEFAULT_LANG else ""))
+
+
+def room(s: Settings, name: str) -> None:
+    """What the session's room puts across the page: its code for the projector, the concept
+    check's gains, a student's bar, the room's notes and the lecturer's live question."""
+    join_panel.join_panel(s, s.room)
+    check.gains_panel(s, s.room)
+    room_sidebar.student_bar(s, s.room, _path(name))
+    for note in membership.notes(s.lang):
         st.warning(note)
-    question.live_question(s, member)
-    return s
+    question.live_question(s, s.room)
+
+
+def _path(name: str) -> str:
+    """The page's path in the app's address ("" for home)."""
+    return "" if name == "home" else name
 
 
 def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
