@@ -352,9 +352,8 @@ def test_the_two_token_counts_each_say_what_they_count(on_this_machine, lang):
 def test_a_next_token_is_shown_as_its_characters_or_its_bytes_never_a_box():
     """Each guess is its characters, if a reader can see them all, or its bytes: a piece of a
     character, a control character, an unassigned one."""
-    from ui.documents import _module
+    from ui.real.words import spelled
 
-    spelled = _module("pages/8_real.py").spelled
     s = __import__("ui").shared.settings({}, "en")
     assert spelled(pretrained.Guess("\ufffd", b"\xe5\x88", 0.1), s) == text(
         "real.bytes_token", "en", bytes="E5 88")
@@ -512,11 +511,11 @@ def test_the_models_open_now_name_the_one_just_opened_first(machine, lang):
 def test_a_next_token_shown_holds_no_glyph_a_font_draws_as_a_box(token):
     """Whatever a token decodes to, the page shows visible characters: its text when every
     character of it is one a reader can see, its bytes otherwise (never U+FFFD)."""
-    from ui.documents import _module
+    from ui.real.words import spelled
 
     decoded, raw = token
-    shown_ = _module("pages/8_real.py").spelled(pretrained.Guess(decoded, raw, 0.5),
-                                                __import__("ui").shared.settings({}, "en"))
+    shown_ = spelled(pretrained.Guess(decoded, raw, 0.5),
+                     __import__("ui").shared.settings({}, "en"))
     assert "\ufffd" not in shown_ and all(ch.isprintable() for ch in shown_)
 
 
