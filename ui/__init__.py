@@ -3,9 +3,10 @@
 A page is a `body(d, s)` that draws through a Doc (ui.doc) with the shared Settings (ui.shared).
 `ui.run("<name>", body)` runs it in the app: the shared sidebar, the lecture room, then the body
 drawn with Streamlit (ui.page); ui.documents records the same body as JSON blocks, for a room's
-screen or a file. The rest lives in modules of its own: the lecture room in ui.room, links
-between pages in ui.navigation, the elements that act in the browser in ui.view, the settings
-kept in the session and the URL in ui.state.
+screen or a file. The rest lives in modules of its own: the lecture room in ui.room (the rooms
+it reads, the app's as given, in ui.services), links between pages in ui.navigation, the
+elements that act in the browser in ui.view, the settings kept in the session and the URL in
+ui.state.
 """
 
 from __future__ import annotations
