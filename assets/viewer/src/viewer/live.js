@@ -29,9 +29,37 @@ const masked = (z) => z.map((row) => row.map((v) => (Number.isNaN(v) ? 1 : 0)));
 const layouts = (layout) => [layout, ...["narrow", "short"].map((k) => layout.meta && layout.meta[k])
   .filter(Boolean)];
 
+// posviz.figures.common.NICE_STEPS; posviz.figures.attention's TICK_SIZE and _label_width
+const NICE_STEPS = [1, 2, 5, 10, 20, 25, 50, 100];
+const TICK_SIZE = 11;
+const labelWidth = (label) => TICK_SIZE * [...label].reduce((sum, c) => sum
+  + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u
+    .test(c) || c.codePointAt(0) > 0xffff ? 1 : 0.62), 0);
+const widest = (labels) => Math.max(0, ...labels.map((l) => labelWidth(l.replace(/<br>/g, " "))));
+
+// A longer sentence than the layout was made for: every step-th label, the least nice step that
+// labels no more of them than the layout labelled (so that they stand no closer together).
+const thinned = (labels, room) => {
+  const step = NICE_STEPS.find((s) => labels.length / s <= room) || NICE_STEPS.at(-1);
+  return labels.filter((_, i) => i % step === 0);
+};
+
+// Query labels written left of panels whose margin the server sized for its own labels
+// (automargin off): the margin grows by as much as the typed sentence's widest label is wider.
+function widen(shape, before, after) {
+  const drawn = Object.keys(shape).filter((key) => /^yaxis\d*$/.test(key)).some((key) =>
+    shape[key].automargin === false && shape[key].showticklabels !== false
+    && shape[key].side !== "right");
+  const more = widest(after) - widest(before);
+  if (drawn && more > 0 && shape.margin && typeof shape.margin.l === "number") {
+    shape.margin.l = Math.ceil(shape.margin.l + more);
+  }
+}
+
 // The labels of the page's sentence, wherever an axis names them (key ticks, upright on two
 // lines), become the typed sentence's: the same place for the same position.
 function relabel(layout, before, after) {
+  layouts(layout).forEach((shape) => widen(shape, before, after));
   layouts(layout).forEach((shape) => Object.keys(shape).filter((key) => /^[xy]axis\d*$/.test(key))
     .forEach((key) => {
       const axis = shape[key];
@@ -50,7 +78,8 @@ function relabel(layout, before, after) {
       }
       const upright = Array.isArray(axis.ticktext) && axis.ticktext.some((t) => t.includes("<br>"));
       axis.tickvals = before.length === after.length
-        ? axis.tickvals.map((v) => after[before.indexOf(v)]) : [...after];
+        ? axis.tickvals.map((v) => after[before.indexOf(v)])
+        : after.length > before.length ? thinned(after, before.length) : [...after];
       if (axis.ticktext) {
         axis.ticktext = axis.tickvals.map((v) => (upright ? v.replace(" ", "<br>") : v));
       }
@@ -109,6 +138,14 @@ function embedding(figure, tokens, params, words) {
   const marked = seq.map((token) => counts.get(token) > 1);
   const labels = tk.token_labels(seq).map((label, t) => plain((marked[t] ? "◆ " : "") + label));
   figure.data.filter((trace) => trace.type === "heatmap").forEach((trace, i) => {
+    const before = Array.from(trace.y || []);
+    if (labels.length > before.length) {  // rows each labelled (dtick 1) thinned to fit
+      layouts(figure.layout).forEach((shape) => Object.keys(shape)
+        .filter((key) => /^yaxis\d*$/.test(key) && shape[key].dtick === 1).forEach((key) => {
+          delete shape[key].dtick;
+          Object.assign(shape[key], { tickmode: "array", tickvals: thinned(labels, before.length) });
+        }));
+    }
     Object.assign(trace, { z: rows(matrices[i]), y: labels });
   });
   const bound = Math.max(...finite(matrices).map(Math.abs), 0) || 1;
@@ -242,6 +279,9 @@ export function sentenceBox(onTokens, reset, onReset = () => {}) {
   const status = el("p", "posviz-try-status");
   status.setAttribute("role", "status");
   const chips = el("div", "posviz-chips posviz-try-chips");
+  status.id = "posviz-try-status";  // the chips scroll when many: reached by the keyboard too
+  chips.setAttribute("role", "group");
+  chips.setAttribute("aria-labelledby", status.id);
   const back = el("button", "posviz-reveal posviz-try-reset", reset);
   back.type = "button";
   back.hidden = true;
@@ -258,6 +298,7 @@ export function sentenceBox(onTokens, reset, onReset = () => {}) {
       chip.append(el("sub", "", String(t)), ` ${tk.short(token)}`);
       return chip;
     }));
+    chips.tabIndex = tokens.length ? 0 : -1;
     back.hidden = !input.value;
     onTokens(tokens.length ? tokens : null);
   };
