@@ -19,6 +19,13 @@ named and described, its drawing hidden from screen readers; on the phone (a cha
 the same on every screen) every data table opens with its numbers, headed in the reader's
 words. The file asks nothing of any host and logs no script error.
 
+The lesson file as a live handout (ui.handout) joins the sweep on the desk and the phone, in each
+language: a sentence typed into its box (tapped on the phone, clicked on the desk, no Enter),
+every live figure redrawn for it by the browser's engine, then held in the light theme and the
+dark to the same checks of its charts, by axe (every rule in the light theme, the colour rules
+in the dark, the window as tall as the page) and, on the phone, by its data tables.
+tests/documents/test_handout.py checks the figures' numbers and hostile text.
+
 A picture of each chart with a finding is kept in test-artifacts/viewer/ (elsewhere than under
 CI, of every chart, in the light theme).
 """
@@ -30,8 +37,9 @@ from pathlib import Path
 
 import pytest
 
+from posviz.tokens import MAX_TOKENS, clip_tokens, tokenize
 from tests.conftest import ROOT
-from tests.helpers.axe import DESCRIBED_JS
+from tests.helpers.axe import DESCRIBED_JS, Audits, report
 from tests.helpers.chart_text import VIEWER_FORMULA, chart_text
 from tests.helpers.drawn import problems
 from tests.helpers.screens import SCREENS, WIDTHS_JS, Screen
@@ -44,7 +52,8 @@ from tests.helpers.viewer import (
     tabled,
     views,
 )
-from ui.i18n import lang_tag
+from ui import handout
+from ui.i18n import lang_tag, text
 
 pytestmark = pytest.mark.browser
 
@@ -54,6 +63,16 @@ SENTENCES = {"en": LONG, "zh": "刚想到了"}  # the screen sweep's phone and p
 SHOTS = ROOT / "test-artifacts" / "viewer"
 CI = os.environ.get("CI") == "true"
 VIEWS = [name for name, *_ in views(LABELLED["en"])]
+TYPED = {"en": LONG, "zh": "了到想刚"}  # typed into the live handout's box
+HANDHELD = [screen for screen in SCREENS if not screen.room]  # where a handout is read
+
+# True once every chart of the handout shows the typed sentence of n tokens: a live one redrawn
+# for it by the engine (a fixed one as it was), any other saying beside it that it does not.
+TYPED_JS = """(n) => [...document.querySelectorAll('.posviz-chart-host')].every((host) => {
+  const live = host.dataset.live ? JSON.parse(host.dataset.live) : null;
+  if (!live) return !!host.previousElementSibling?.matches('.posviz-live-note.stale');
+  return live.recipe === 'fixed' || (host.posvizLive && host.posvizLive.tokens.length === n);
+})"""
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +140,52 @@ def test_every_chart_of_every_view_is_legible_where_the_viewer_draws_it(browser,
                  for line in tabled(page, lang)]
     context.close()
     assert not said, "\n".join(said)
+
+
+@pytest.fixture(scope="module")
+def handouts(tmp_path_factory):
+    """The live handout (python -m ui.handout) in each language."""
+    folder = tmp_path_factory.mktemp("handout")
+    return {lang: handout.main(["--lang", lang, "--out", str(folder / f"{lang}.html")])
+            for lang in TYPED}
+
+
+@pytest.mark.parametrize("lang", list(TYPED))
+@pytest.mark.parametrize("screen", HANDHELD, ids=[s.name for s in HANDHELD])
+def test_the_live_handout_typed_into_is_legible_and_accessible(browser, handouts, screen, lang):
+    """The handout as it lays itself out on one screen, a sentence typed into its box, every
+    chart redrawn for it: legible in the light theme, then the dark, and audited in each."""
+    said: list[str] = []
+    context, page = opened(browser, screen, handouts[lang], said, as_app=False)
+    box = page.locator("#posviz-try-input")
+    if screen.phone:
+        box.tap()
+    else:
+        box.click()
+    page.keyboard.type(TYPED[lang])
+    tokens, n = clip_tokens(tokenize(TYPED[lang]), MAX_TOKENS)
+    assert n <= MAX_TOKENS
+    page.locator(".posviz-try-status").filter(
+        has_text=text("viewer.try_tokens", lang, n=n)).wait_for()
+    page.wait_for_function(TYPED_JS, arg=len(tokens), timeout=60_000, polling=100)
+    tab = Audits(page, screen)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for theme in ("light", "dark"):
+        drawn_whole(page)
+        found: dict[str, list[str]] = {}
+        for line in problems(page, screen.min_font):
+            found.setdefault(line.split(":")[0].split(" and ")[0], []).append(line)
+        if formulas := chart_text(page, DOCUMENT, lang, VIEWER_FORMULA):
+            found.setdefault("formulas", []).extend(formulas)
+        for name in found:
+            if name != "formulas":
+                shot(page, name, SHOTS / f"handout-{screen.name}-{lang}-{theme}-{name}.png")
+        said += [f"{screen.name}, {lang}, {theme}: {line}"
+                 for lines in found.values() for line in lines]
+        tab.start(app=False, every=theme == "light")  # axe: every rule, then the colours'
+        tab.finish("handout", lang)  # and the page turned to the other theme
+        tab.screen_size()
+    if screen.phone:
+        said += [f"{screen.name}, {lang}: {line}" for line in tabled(page, lang)]
+    context.close()
+    assert not said and not tab.found, "\n".join([*said, report(tab.found)])

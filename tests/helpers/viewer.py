@@ -94,9 +94,10 @@ REVEAL_JS = """() => document.querySelectorAll('.posviz-reveal[aria-expanded=fal
   .forEach((button) => button.click())"""
 
 
-def opened(browser, screen: Screen, path: Path, found: list[str]):
-    """The file on the screen, offline, laid out as the app, every answer shown; the requests
-    it tried and its script errors go to found. Returns its browser context and its page."""
+def opened(browser, screen: Screen, path: Path, found: list[str], as_app: bool = True):
+    """The file on the screen, offline, laid out as the app (unless as_app is False: as the
+    file lays itself out), every answer shown; the requests it tried and its script errors go
+    to found. Returns its browser context and its page."""
     context = screen.context(browser, dark=False)
     page = context.new_page()
 
@@ -111,7 +112,8 @@ def opened(browser, screen: Screen, path: Path, found: list[str]):
     page.on("pageerror", lambda err: found.append(f"script error: {err}"))
     page.on("console", lambda m: m.type == "error" and found.append(f"console error: {m.text}"))
     page.goto(path.as_uri())
-    page.add_style_tag(content=layout_css(screen))
+    if as_app:
+        page.add_style_tag(content=layout_css(screen))
     page.locator("section.posviz-document").first.wait_for()
     page.evaluate(REVEAL_JS)
     return context, page
