@@ -156,8 +156,9 @@ def test_a_phone_types_a_sentence_into_the_handout_and_every_live_figure_is_comp
 
 
 def test_hostile_text_typed_into_the_handout_stays_text_and_bounded(browser, handout_file):
-    """Markup, 10,000 characters, unpaired surrogates, bidi overrides: shown inert, the chips
-    bounded, and a note past the figures' MAX_TOKENS."""
+    """Markup, 10,000 characters, unpaired surrogates, bidi overrides, set and then typed into
+    the tapped box: shown inert, the box and the chips bounded, no sideways scroll, and a note
+    past the figures' MAX_TOKENS."""
     requests: list[str] = []
     page = phone(browser, requests)
     page.goto(handout_file.as_uri())
@@ -176,6 +177,21 @@ def test_hostile_text_typed_into_the_handout_stays_text_and_bounded(browser, han
     chips = page.locator(".posviz-try-chips")
     expect(chips.locator(".posviz-chip")).to_have_count(MAX_TOKENS)
     assert chips.evaluate("(el) => el.getBoundingClientRect().height") <= 844 / 3
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # typed as a reader would, the box tapped: markup and bidi overrides, then a long paste
+    box.evaluate("(el) => { el.value = ''; el.dispatchEvent(new Event('input')); }")
+    box.tap()
+    markup = "<img src=x onerror=alert(1)> \u202eevil\u202c"
+    page.keyboard.type(markup)
+    page.keyboard.insert_text(long)
+    n = len(tokenize(markup + long))
+    expect(page.locator(".posviz-try-status")).to_have_text(
+        text("viewer.try_cut", "zh", n=n, max=MAX_TOKENS))
+    assert not page.evaluate(RAN_JS, scripts)
+    assert chips.locator("img").count() == 0
+    expect(chips.locator(".posviz-chip").first).to_have_text(f"0 {tokenize(markup)[0]}")
+    for bounded in (box, chips):
+        assert bounded.evaluate("(el) => el.getBoundingClientRect().height") <= 844 / 3
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert not requests
     page.context.close()
