@@ -116,6 +116,11 @@ function fillMaps(figure, matrices, labelSets) {
   });
 }
 
+// The colour scale set in every layout that carries one (a phone's narrow layout has its own).
+const scale = (layout, ends) => layouts(layout).forEach((shape) => {
+  if (shape.coloraxis) Object.assign(shape.coloraxis, ends);
+});
+
 const finite = (matrices) => matrices.flatMap((m) => Array.from(m.data))
   .filter((v) => !Number.isNaN(v));
 
@@ -149,7 +154,7 @@ function embedding(figure, tokens, params, words) {
     Object.assign(trace, { z: rows(matrices[i]), y: labels });
   });
   const bound = Math.max(...finite(matrices).map(Math.abs), 0) || 1;
-  Object.assign(figure.layout.coloraxis, { cmin: -bound, cmax: bound });
+  scale(figure.layout, { cmin: -bound, cmax: bound });
   retitle(figure.layout, marked.some(Boolean) ? words.title_marked : words.title_plain);
   return Object.fromEntries(params.panels.split(" ").map((name, i) => [name, matrices[i]]));
 }
@@ -173,7 +178,7 @@ function attentionMaps(figure, tokens, params) {
     return params.causal ? alibi.hide_masked(mean) : mean;
   });
   fillMaps(figure, matrices, seqs.map((seq) => tk.token_labels(seq).map(plain)));
-  if (params.scale === "top") figure.layout.coloraxis.cmax = Math.max(...finite(matrices)) || 1;
+  if (params.scale === "top") scale(figure.layout, { cmax: Math.max(...finite(matrices)) || 1 });
   return Object.fromEntries(params.orders.split(" ").map((order, i) => [order, matrices[i]]));
 }
 
@@ -185,7 +190,7 @@ function alibiBias(figure, tokens, params) {
                                     data: bias.data.subarray((h - 1) * t * t, h * t * t) }));
   const labels = tk.token_labels(tokens).map(plain);
   fillMaps(figure, heads, heads.map(() => labels));
-  figure.layout.coloraxis.cmin = Math.min(...finite(heads), -1);
+  scale(figure.layout, { cmin: Math.min(...finite(heads), -1) });
   delete figure.layout.meta.room;  // the projector's own grid is the page's sentence's
   return Object.fromEntries(shown.map((h, i) => [`head ${h}`, heads[i]]));
 }
