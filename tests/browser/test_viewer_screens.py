@@ -21,8 +21,9 @@ words. The file asks nothing of any host and logs no script error.
 
 The lesson file as a live handout (ui.handout) joins the sweep on the desk and the phone, in each
 language: a sentence typed into its box (tapped on the phone, clicked on the desk, no Enter),
-every live figure redrawn for it by the browser's engine, then held in the light theme and the
-dark to the same checks of its charts, by axe (every rule in the light theme, the colour rules
+every live figure redrawn for it by the browser's engine (a map scaled to its largest value
+scaled to the typed sentence's), then held in the light theme and the dark to the same checks
+of its charts, by axe (every rule in the light theme, the colour rules
 in the dark, the window as tall as the page) and, on the phone, by its data tables.
 tests/documents/test_handout.py checks the figures' numbers and hostile text.
 
@@ -73,6 +74,16 @@ TYPED_JS = """(n) => [...document.querySelectorAll('.posviz-chart-host')].every(
   if (!live) return !!host.previousElementSibling?.matches('.posviz-live-note.stale');
   return live.recipe === 'fixed' || (host.posvizLive && host.posvizLive.tokens.length === n);
 })"""
+
+# Of each live chart scaled to its largest value, its colour scale's top as drawn (in the layout
+# the screen draws: a phone's narrow one) and its largest value drawn.
+TOP_JS = """() => [...document.querySelectorAll('.posviz-chart-host[data-live]')]
+  .filter((host) => (JSON.parse(host.dataset.live).params || {}).scale === 'top').map((host) => {
+    const gd = host.querySelector('.posviz-chart');
+    const z = gd.data.filter((t) => t.type === 'heatmap' && t.hoverinfo !== 'skip')
+      .flatMap((t) => t.z.flat()).filter(Number.isFinite);
+    return [host.dataset.name, gd.layout.coloraxis.cmax, Math.max(...z)];
+  })"""
 
 
 @pytest.fixture(scope="module")
@@ -168,6 +179,9 @@ def test_the_live_handout_typed_into_is_legible_and_accessible(browser, handouts
     page.locator(".posviz-try-status").filter(
         has_text=text("viewer.try_tokens", lang, n=n)).wait_for()
     page.wait_for_function(TYPED_JS, arg=len(tokens), timeout=60_000, polling=100)
+    drawn_whole(page)
+    said += [f"{screen.name}, {lang}, {name}: its colour scale tops at {top}, its values at {most}"
+             for name, top, most in page.evaluate(TOP_JS) if abs(top - most) > 1e-9]
     tab = Audits(page, screen)
     SHOTS.mkdir(parents=True, exist_ok=True)
     for theme in ("light", "dark"):
