@@ -2,7 +2,8 @@
 // (../engine/, the Python engine's twin: docs/engines.md). Each chart block names its recipe
 // (ui/live.py, ui/blocks.py's Live); one function per recipe below, of the same name, fills the
 // figure the server sent with the engine's arrays for the typed tokens: its layout, colours and
-// words stay the server's, but for the token labels and the words the recipe was sent. A chart
+// words stay the server's, but for the token labels (fewer of them, and more room for them, on a
+// longer sentence than the server's), the colour scale and the words the recipe was sent. A chart
 // with no recipe says, beside it, that it still shows the page's sentence; a recipe this screen
 // does not know is refused, said, and the chart left as sent.
 
