@@ -63,6 +63,10 @@ class Backend(ABC):
         """The room's projector's word is a new one (Room.word grows)."""
 
     @abstractmethod
+    def set_app_open(self, code: str, app_open: bool) -> None:
+        """Whether the room's students may explore in the app (the version grows)."""
+
+    @abstractmethod
     def set_view(self, code: str, page: str, query: str, now: float) -> int:
         """The new view (the version grows); the lecturer was seen now."""
 

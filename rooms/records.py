@@ -86,6 +86,8 @@ class Room:
     expires: float
     lead_seen: float   # when its lecturer was last seen
     word: int = 0      # new words its lecturer asked for (signing.word's turn)
+    app_open: bool = False  # "Explore on my own" opens the app; else the room's screen's own
+                            # sentence box (the lecturer's choice)
 
 
 @dataclass(frozen=True)

@@ -251,6 +251,12 @@ class RedisBackend(Backend):
     def new_word(self, code: str) -> None:
         self.client.hincrby(_room_key(code), "word", 1)
 
+    def set_app_open(self, code: str, app_open: bool) -> None:
+        with self.client.pipeline(transaction=True) as pipe:
+            pipe.hset(_room_key(code), "app_open", int(app_open))
+            pipe.hincrby(_room_key(code), "version", 1)
+            pipe.execute()
+
     def set_view(self, code: str, page: str, query: str, now: float) -> int:
         with self.client.pipeline(transaction=True) as pipe:
             pipe.hset(_room_key(code), mapping={"page": page, "query": query, "lead_seen": now})
@@ -393,7 +399,8 @@ def _room(code: str, room: dict[str, str]) -> Room | None:
         return None
     return Room(code, int(room["version"]), room["page"], room["query"], room["live"],
                 room["closed"] == "1", float(room["created"]), float(room["expires"]),
-                float(room["lead_seen"]), int(room.get("word", 0)))
+                float(room["lead_seen"]), int(room.get("word", 0)),
+                room.get("app_open") == "1")
 
 
 def _vote_fields(vote: str) -> tuple[int, float, str, bool | None]:

@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, key_digest TEXT NOT NULL, created REAL NOT NULL,
     expires REAL NOT NULL, closed INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL DEFAULT 1,
     page TEXT NOT NULL DEFAULT '', query TEXT NOT NULL DEFAULT '', live TEXT NOT NULL DEFAULT '',
-    lead_seen REAL NOT NULL DEFAULT 0, word INTEGER NOT NULL DEFAULT 0);
+    lead_seen REAL NOT NULL DEFAULT 0, word INTEGER NOT NULL DEFAULT 0,
+    app_open INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS polls (
     code TEXT NOT NULL, id TEXT NOT NULL, question TEXT NOT NULL, options TEXT NOT NULL,
     revealed INTEGER NOT NULL DEFAULT 0, correct INTEGER, PRIMARY KEY (code, id));
@@ -53,7 +54,8 @@ CREATE TABLE IF NOT EXISTS limits (
     key TEXT PRIMARY KEY, tokens REAL NOT NULL, at REAL NOT NULL, full REAL NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS health (id INTEGER PRIMARY KEY, at REAL NOT NULL);
 """
-ROOM_COLUMNS = "code, version, page, query, live, closed, created, expires, lead_seen, word"
+ROOM_COLUMNS = ("code, version, page, query, live, closed, created, expires, lead_seen, word, "
+                "app_open")
 TABLES = ("polls", "votes", "voters", "present", "screens", "aside", "leads")  # a room's, by code
 PURGE_EVERY = 60.0  # seconds between purges of the limits that are full again (as Redis expires)
 MOST_LIMITS = 200_000  # rows of limits kept at most: past it, those full soonest go first
@@ -98,6 +100,8 @@ class SQLiteBackend(Backend):
                 db.execute("UPDATE rooms SET lead_seen = ?", (time.time(),))
             if "word" not in columns:  # a file from before a lecturer could change the word
                 db.execute("ALTER TABLE rooms ADD COLUMN word INTEGER NOT NULL DEFAULT 0")
+            if "app_open" not in columns:  # a file from before students could be let in the app
+                db.execute("ALTER TABLE rooms ADD COLUMN app_open INTEGER NOT NULL DEFAULT 0")
             if "full" not in {row[1] for row in db.execute("PRAGMA table_info(limits)")}:
                 db.execute("ALTER TABLE limits ADD COLUMN full REAL NOT NULL DEFAULT 0")
             voted = {row[1] for row in db.execute("PRAGMA table_info(votes)")}
@@ -167,7 +171,8 @@ class SQLiteBackend(Backend):
         row = self._db.execute(f"SELECT {ROOM_COLUMNS} FROM rooms WHERE code = ?",
                                (code,)).fetchone()
         return None if row is None else Room(row[0], row[1], row[2], row[3], row[4],
-                                             bool(row[5]), row[6], row[7], row[8], row[9])
+                                             bool(row[5]), row[6], row[7], row[8], row[9],
+                                             bool(row[10]))
 
     def codes(self) -> list[str]:
         return [code for (code,) in self._db.execute("SELECT code FROM rooms")]
@@ -202,6 +207,11 @@ class SQLiteBackend(Backend):
     def new_word(self, code: str) -> None:
         with self._write() as db:
             db.execute("UPDATE rooms SET word = word + 1 WHERE code = ?", (code,))
+
+    def set_app_open(self, code: str, app_open: bool) -> None:
+        with self._write() as db:
+            db.execute("UPDATE rooms SET app_open = ?, version = version + 1 WHERE code = ?",
+                       (int(app_open), code))
 
     def set_view(self, code: str, page: str, query: str, now: float) -> int:
         with self._write() as db:

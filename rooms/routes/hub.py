@@ -97,7 +97,7 @@ class Hub:
 
     def _make(self, room: Room, lang: str) -> Reply:
         head = {"version": room.version, "closed": room.closed, "page": room.page,
-                "query": room.query, "live": None, "polls": {}}
+                "query": room.query, "app": room.app_open, "live": None, "polls": {}}
         doc = "[]"
         if not room.closed:
             rooms = self.calls.rooms

@@ -83,6 +83,16 @@ class Lifetime(RoomsBase):
         self.backend.new_word(self._open_room(code).code)
 
     @guarded
+    def set_app_open(self, code: str, app_open: object) -> None:
+        """Let the room's students into the app from "Explore on my own" (True), or keep them on
+        the room's screen, trying sentences of their own there (False, a new room's choice)."""
+        if not isinstance(app_open, bool):
+            raise RoomError("bad_setting", "app_open is true or false")
+        room = self._open_room(code)
+        if room.app_open != app_open:
+            self.backend.set_app_open(room.code, app_open)
+
+    @guarded
     def guessed(self, code: str) -> int:
         """About how many wrong words were typed in the room lately (GUESSED)."""
         room = self.room(code)

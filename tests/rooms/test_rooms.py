@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import threading
@@ -29,9 +30,10 @@ from rooms import (
     shared_query,
     spaced,
 )
+from rooms.routes.service import RoomService
 from tests.conftest import ROOT
 from tests.helpers.hostile import HOSTILE
-from tests.helpers.load_fixtures import free_port, redis_serving
+from tests.helpers.load_fixtures import free_port, redis_serving, run_apart
 from ui.state import PERSONAL
 
 
@@ -129,6 +131,38 @@ def test_the_view_drops_personal_parameters_and_bumps_the_version_only_on_change
                           PERSONAL) == 3
     assert store.set_view(code, "rope", "text=%E5%88%9A&rope_pair=3&present=true",
                           PERSONAL) == 3
+
+
+class _Blank:
+    """Screens that draw every view as an empty document (the room's head is what is read)."""
+
+    def document(self, page, query, lang, revealed):
+        return "[]", ()
+
+
+def test_the_lecturer_lets_students_into_the_app_and_every_follower_is_told(backend, clock):
+    """A new room keeps "Explore on my own" on the room's screen; the lecturer's choice is kept
+    (another process reads it), grows the version and goes to followers with the view."""
+    store, other = backend(clock=clock), backend(clock=clock)  # two server processes
+    code, _ = store.create()
+
+    def sent() -> bool:
+        service = RoomService(other, _Blank)
+        return json.loads(run_apart(service.hub.reply(other.room(code), "en")).plain)["app"]
+
+    assert other.room(code).app_open is False and sent() is False
+    store.set_app_open(code, True)
+    assert (other.room(code).app_open, other.room(code).version) == (True, 2)
+    assert sent() is True
+    store.set_app_open(code, True)  # no change: no new version for the followers
+    assert other.room(code).version == 2
+    store.set_app_open(code, False)
+    assert other.room(code).app_open is False and sent() is False
+    with pytest.raises(RoomError, match="bad_setting"):
+        store.set_app_open(code, "yes")
+    store.close(code)
+    with pytest.raises(RoomError, match="room_closed"):
+        store.set_app_open(code, True)
 
 
 @pytest.mark.parametrize(("page", "query", "reason"), [
