@@ -8,7 +8,7 @@ import hmac
 
 import streamlit as st
 
-from rooms import normal_code, spaced
+from rooms import StoreDown, normal_code, spaced
 from rooms.throttle import STARTS
 from ui import config
 from ui.i18n import text
@@ -89,6 +89,25 @@ def new_word(code: str) -> None:
     every word shown before is wrong from now on."""
     rooms().new_word(code)
     note("new_word")
+
+
+def app_switch(where, s, code: str) -> None:
+    """The lecturer's switch: off (a new room), a student's "Explore on my own" opens the room's
+    screen's own sentence box; on, the app at the lecturer's view. The room keeps it."""
+    try:
+        room = rooms().room(code)
+    except StoreDown:
+        return
+    if room is None:
+        return
+    st.session_state[keys.APP_OPEN] = room.app_open  # as the room has it, whoever set it
+    where.toggle(s.t("room.app_open"), help=s.t("room.app_open_help"),
+                 key=keys.APP_OPEN, on_change=_set_app_open, args=(code,))
+
+
+@refusing
+def _set_app_open(code: str) -> None:
+    rooms().set_app_open(code, bool(st.session_state[keys.APP_OPEN]))
 
 
 def join_box(where, lang: str, home: bool = False) -> None:

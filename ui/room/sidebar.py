@@ -15,7 +15,7 @@ from rooms.export import answers_csv
 from rooms.throttle import GUESSED_SHOWN
 from ui.i18n import text
 from ui.room import check, element, keys
-from ui.room.entry import close, join_box, new_word, start_box
+from ui.room.entry import app_switch, close, join_box, new_word, start_box
 from ui.room.links import lecturer_link, student_link
 from ui.room.membership import LIMIT_VALUES, Member, back_to, leave, rooms_led
 from ui.room.question import ask_form
@@ -64,6 +64,7 @@ def _lead(box, s, m: Member, page: str) -> None:
     _headcount(box, m.code, s.lang)
     box.toggle(s.t("room.show_join"), help=s.t("room.show_join_help"),
                **remembered(keys.SHOW_JOIN, False, flag))
+    app_switch(box, s, m.code)
     with box.expander(s.t("room.ask_head")):  # what a lecturer reaches for, first
         ask_form(s, m)
     with box.expander(s.t("check.head")):
