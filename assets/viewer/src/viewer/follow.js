@@ -1,7 +1,8 @@
 // The room's screen: it waits on the room's route (the long poll of rooms/http.py); each answer
 // is the lecturer's current view, already drawn as a document in this reader's language, with
 // the state of the room's questions and the room's own question or concept check, drawn here;
-// the reader switches language, explores on their own, and is told the room's news.
+// the reader switches language, explores on their own (a sentence of their own here, or the app
+// when the lecturer lets students in: the answer's "app"), and is told the room's news.
 
 import { plotly } from "../chart/chart.js";
 import { draw, drawCharts } from "./blocks.js";
@@ -65,19 +66,29 @@ function bar(payload) {
     langs.appendChild(button);
   });
   top.appendChild(langs);
-  if (payload) {
-    const explore = el("a", "posviz-explore", say("explore"));
-    const query = new URLSearchParams(payload.query);
-    query.set("room", room.code);
-    query.set("follow", "false");
-    if (room.lang !== "en") query.set("lang", room.lang);
-    explore.href = `${payload.page}?${query}`;
+  if (payload && payload.app) {  // the lecturer let students into the app: both ways
     const own = el("button", "posviz-explore posviz-try-open", say("try_open"));
     own.type = "button";
     own.onclick = openTry;
-    top.append(own, explore);
+    top.append(own, exploreApp(payload));
+  } else if (payload) {  // the room's screen is where a student explores: its own sentence box
+    const own = el("button", "posviz-explore posviz-try-open", say("explore"));
+    own.type = "button";
+    own.onclick = openTry;
+    top.append(own);
   }
   return top;
+}
+
+// "Explore on my own" in the app, at the lecturer's view, not following.
+function exploreApp(payload) {
+  const explore = el("a", "posviz-explore", say("explore"));
+  const query = new URLSearchParams(payload.query);
+  query.set("room", room.code);
+  query.set("follow", "false");
+  if (room.lang !== "en") query.set("lang", room.lang);
+  explore.href = `${payload.page}?${query}`;
+  return explore;
 }
 
 function status(text) {
