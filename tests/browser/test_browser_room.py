@@ -2,7 +2,8 @@
 students follow on the room's screen (static/viewer.js): a laptop that typed the link, a phone
 that scanned the QR code, and a phone in Chinese. Scene by scene each shows the headings and
 figures of the app's own page for that view in its reader's language; they vote and see the
-reveal; a student explores on their own and follows again."""
+reveal; a student explores on their own in the app (the lecturer lets students in) and follows
+again."""
 
 from __future__ import annotations
 
@@ -283,8 +284,12 @@ def test_a_class_follows_the_lesson_on_the_rooms_screen_votes_and_sees_the_revea
     for student in students.values():
         shown_scene(student, 4)
 
-    # the laptop explores on its own in the app, at the lecturer's view, then follows again
-    laptop.get_by_role("link", name="Explore on my own").click()
+    # the lecturer lets students into the app: the laptop explores on its own there, at the
+    # lecturer's view, then follows again
+    with rerun(lecturer):
+        lecturer.locator("[data-testid=stSidebar]").get_by_text(
+            "Let students explore in the app").click()
+    laptop.get_by_role("link", name="Explore on my own").click(timeout=ARRIVES_MS)
     laptop.wait_for_url("**/lesson?**", timeout=30_000)
     settle(laptop)
     assert "scene=4" in laptop.url and "follow=false" in laptop.url
