@@ -110,7 +110,7 @@ def test_a_follower_gets_the_room_at_once_when_its_version_is_old(site, loop):
     assert status == 200
     doc = room.pop("doc")
     assert room == {"version": 2, "closed": False, "page": "rope", "query": "rope_pair=3",
-                    "live": None, "polls": {}}
+                    "app": False, "live": None, "polls": {}}
     assert doc[0] == {"t": "heading", "level": 1, "text": text("rope.title", "en"),
                       "anchor": None}
     assert {"t": "setting", "label": text("rope.pair", "en"), "value": "3"} in [
