@@ -134,6 +134,8 @@ def test_a_phone_types_a_sentence_into_the_handout_and_every_live_figure_is_comp
             assert np.nanmax(np.abs(got_z - want), initial=0.0) <= TOLERANCE, name
         assert host(page, name).locator(
             "xpath=preceding-sibling::p[1][contains(@class,'live')]").count() == 1, name
+        expect(host(page, name).locator(":scope > .posviz-summary")).to_have_text(text(
+            "viewer.try_summary", "zh", n=len(tokens), tokens=" ".join(tokens)))  # heard
     for name, rows in FRAMED.items():
         chart = host(page, name)
         chart.scroll_into_view_if_needed()

@@ -182,9 +182,9 @@ export function drawCharts(scope) {
 }
 
 // A chart's host drawn (again) with a figure (JSON): the block's own, or a typed sentence's.
-export function redrawChart(host, figure) {
+export function redrawChart(host, figure, summary = host.dataset.summary) {
   drawChart({ figure, name: host.dataset.name, labels: screen.strings,
               plotly: room && room.plotly,
-              summary: host.dataset.summary,
+              summary,
               modebar: host.dataset.toolbar !== "false" }, host);
 }

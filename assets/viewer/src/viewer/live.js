@@ -267,7 +267,9 @@ function drawOne(host, tokens) {
   performance.measure("posviz-engine", { start, detail: host.dataset.name });
   host.posvizLive = { tokens, arrays };
   note(host, "live", say("try_live"));
-  redrawChart(host, JSON.stringify(figure));
+  // what a screen reader is told of the figure: the sentence it now shows, not the lesson's
+  redrawChart(host, JSON.stringify(figure),
+              say("try_summary", { n: tokens.length, tokens: tokens.join(" ") }));
 }
 
 // The box a reader types a sentence in: its tokens as chips under it (the first MAX_TOKENS,
