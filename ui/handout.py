@@ -10,6 +10,7 @@ sentence box whose live figures the reader's own browser computes for any senten
 from __future__ import annotations
 
 import argparse
+import logging
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -29,6 +30,8 @@ def main(argv: list[str] | None = None) -> Path:
                         help="the file to write (default: posviz-lesson-<lang>.html)")
     args = parser.parse_args(argv)
     out = args.out or Path(f"posviz-lesson-{args.lang}.html")
+    # the app's caches, used here without a server, say so once per cache: nothing is wrong
+    logging.getLogger("streamlit.runtime.caching.cache_data_api").setLevel(logging.ERROR)
     query = urlencode({"text": args.text, "pos": str(args.position == "on").lower()})
     out.write_bytes(documents.lesson_file(query, args.lang))
     return out
