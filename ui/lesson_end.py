@@ -34,8 +34,9 @@ def next_steps(d: Doc, s: Settings) -> None:
     if d.live and not in_app():
         return
     for name, path in lesson_pages():
-        if name != "lesson":
-            d.link(f"**{s.t(f'{name}.nav')}**: {s.t(f'{name}.blurb')}", path, shared_query(s))
+        if name != "lesson":  # a link as long as its page's name (a phone clips a longer one)
+            d.link(f"**{s.t(f'{name}.nav')}**", path, shared_query(s))
+            d.caption(s.t(f"{name}.blurb"))
 
 
 def section(d: Doc, s: Settings, scenes: Sequence[str], in_room: bool) -> None:
