@@ -55,6 +55,9 @@ def section(d: Doc, s: Settings, in_room: bool) -> None:
     questions = check_questions(s.lang)
     total = len(questions)
     done = d.live and bool(st.session_state.get(DONE))
+    if done:  # the score first, where the student pressed Check; each reason below
+        st.metric(s.t("ending.score"), s.t("ending.score_value", right=score(
+            picks(total), [right for _, _, right in questions]), total=total), border=True)
     for n, (question, options, right) in enumerate(questions, start=1):
         def asked(box, labels: list[str], n: int = n) -> bool:
             box.radio(s.t("ending.pick"), range(len(labels)), index=None,
@@ -77,7 +80,7 @@ def section(d: Doc, s: Settings, in_room: bool) -> None:
 
 
 def buttons(s: Settings, rights: list[int], done: bool) -> None:
-    """Check my answers (a warning while any is unanswered), or the score and Take it again."""
+    """Check my answers (a warning while any is unanswered), or Take it again."""
     total = len(rights)
     if not done:
         if left := st.session_state.get(LEFT):
@@ -85,7 +88,4 @@ def buttons(s: Settings, rights: list[int], done: bool) -> None:
         st.button(s.t("ending.submit"), key="solo_check_submit", type="primary",
                   on_click=_check, args=(total,))
         return
-    st.metric(s.t("ending.score"), s.t("ending.score_value",
-                                       right=score(picks(total), rights), total=total),
-              border=True)
     st.button(s.t("ending.again"), key="solo_check_again", on_click=_again, args=(total,))
