@@ -163,10 +163,11 @@ def run(name: str, body: Callable[[Doc, Settings], None]) -> None:
     the option values of its radios and select sliders in `posviz_choices` (key -> values) and
     the URL the run left in `posviz_url`."""
     started = time.thread_time()  # the run's CPU, charged to its client (ui.pace)
-    lecturer = proven() or bool(st.session_state.get(room_keys.KEY))  # leads a room: below
+    by_proof = proven()  # the same all run: a callback that proves it ran before the run
+    lecturer = by_proof or bool(st.session_state.get(room_keys.KEY))  # leads a room: below
     pace.admit(st.session_state.get(kept("lang")) or DEFAULT_LANG, lecturer, started)
     s = page(name)  # a refused run stopped before this: it costs next to nothing
-    lecturer = proven() or bool(s.room and s.room.lecturer)
+    lecturer = by_proof or bool(s.room and s.room.lecturer)
     record = bool(st.session_state.get("posviz_record"))
     d = StreamlitDoc(st, record=record, lang=s.lang)
     st.session_state.posviz_doc = d.blocks
