@@ -84,7 +84,7 @@ def picture(d: ui.Doc, s: ui.Settings, name: str, seq: tuple[str, ...], weights:
     (`lesson.<name>.pick_answer`, filled with answered), and on the app's page the class's
     picture beside the model's row. Returns whether the answer is shown (always, outside a
     room)."""
-    n = min(len(seq), PICK_KEYS)
+    n = picked_keys(seq)
     row = weights[query, :n]
     options = [f"{key} {token[:40]}" for key, token in enumerate(seq[:n])]
     question = s.t(f"lesson.{name}.pick", n=query, token=literal(seq[query]))
@@ -100,5 +100,10 @@ def picture(d: ui.Doc, s: ui.Settings, name: str, seq: tuple[str, ...], weights:
 
 def picked_here(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...]) -> bool:
     """Whether a predicted picture is asked here: in a lecture room, of two tokens or more."""
-    return min(len(seq), PICK_KEYS) >= 2 and in_room(d, s)
+    return picked_keys(seq) >= 2 and in_room(d, s)
+
+
+def picked_keys(seq: tuple[str, ...]) -> int:
+    """How many keys a predicted picture offers: the first PICK_KEYS of the sentence."""
+    return min(len(seq), PICK_KEYS)
 

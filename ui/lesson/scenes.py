@@ -18,7 +18,15 @@ from ui import live
 from ui.cached import alibi, attention
 from ui.cached import lesson as cached
 from ui.cached import schemes as clinic
-from ui.lesson.questions import PICK_KEYS, Stage, ask, distance_table, picked_here, picture
+from ui.lesson.questions import (
+    PICK_KEYS,
+    Stage,
+    ask,
+    distance_table,
+    picked_here,
+    picked_keys,
+    picture,
+)
 from ui.markup import literal, written
 
 SCENES = ("meaning", "position", "sum", "order", "sinusoidal", "rope", "alibi", "causal", "leak",
@@ -145,7 +153,7 @@ def penalty(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
                                     s.position))
     weights = alibi.weights(seq, cached.ALIBI_HEADS)
     if s.position and picked_here(d, s, seq):  # where head 1's weight goes, under its penalty
-        query = min(len(seq), PICK_KEYS) - 1
+        query = picked_keys(seq) - 1
         picture(at.question, s, "alibi", seq, weights[0, 0], query,
                 right_option.most_attended(weights[0, 0][query, :query + 1]))
     with_bias, without = (mean_attention_distance(w) for w in weights)
@@ -164,7 +172,7 @@ def mask(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     run = attention.stack(seq, 1, cached.HEADS, scheme, True)
     weights = run.mean_weights(0)
     # predicted before it is shown: where the mask makes a middle token's row grey
-    query = (min(len(seq), PICK_KEYS) - 1) // 2
+    query = (picked_keys(seq) - 1) // 2
     if not picked_here(d, s, seq) or picture(
             at.question, s, "causal", seq, weights, query,
             right_option.first_hidden(weights[query, :PICK_KEYS]),
