@@ -33,6 +33,7 @@ from pathlib import Path
 
 from posviz.tokens import tokenize
 from tests.helpers.load_fixtures import ROOT
+from tests.helpers.viewer import file_only
 from ui import handout
 
 SENTENCE = ("The cat sat on the warm mat while the old dog slept by the door, and the cold "
@@ -95,9 +96,7 @@ def live_scenes(page) -> list[str]:
 
 def one_run(browser, path: Path, throttle: float, delay: float) -> dict:
     context = browser.new_context(**PHONE)
-    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(
-        ("file:", "data:", "blob:")) else r.abort())
-    context.set_offline(True)
+    file_only(context, [])
     page = context.new_page()
     page.add_init_script(WATCH_JS)
     requests: list[str] = []

@@ -19,6 +19,7 @@ from posviz.sinusoidal import sinusoidal
 from posviz.tokens import MAX_TOKENS, clip_tokens, token_labels, tokenize
 from tests.documents.test_offline_file import RAN_JS
 from tests.helpers.hostile import HOSTILE
+from tests.helpers.viewer import file_only
 from ui import handout
 from ui.cached import lesson
 from ui.i18n import text
@@ -74,15 +75,7 @@ def handout_file(tmp_path_factory):
 
 def phone(browser, requests: list[str]):
     context = browser.new_context(**PHONE)
-
-    def route(r) -> None:
-        if r.request.url.startswith(("file:", "data:", "blob:")):
-            r.continue_()
-        else:
-            requests.append(r.request.url)
-            r.abort()
-    context.route("**/*", route)
-    context.set_offline(True)
+    file_only(context, requests)
     return context.new_page()
 
 

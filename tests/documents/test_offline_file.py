@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from posviz.tokens import clip_tokens, tokenize
 from tests.helpers.hostile import CATEGORIES, HOSTILE
 from tests.helpers.load_fixtures import settle
+from tests.helpers.viewer import file_only
 from ui import documents
 from ui.i18n import text
 
@@ -43,15 +44,7 @@ CHIPS_JS = """(section) => [...section.querySelectorAll('.posviz-chips')].map((l
 def offline(browser, requests: list[str]):
     """A page that may load nothing but the file itself (and the data: URLs inside it)."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-
-    def route(r) -> None:
-        if r.request.url.startswith(("file:", "data:", "blob:")):
-            r.continue_()
-        else:
-            requests.append(r.request.url)
-            r.abort()
-    page.route("**/*", route)
-    page.context.set_offline(True)
+    file_only(page, requests)
     return page
 
 

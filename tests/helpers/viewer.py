@@ -94,21 +94,27 @@ REVEAL_JS = """() => document.querySelectorAll('.posviz-reveal[aria-expanded=fal
   .forEach((button) => button.click())"""
 
 
+def file_only(target, asked: list[str], said: str = "{}") -> None:
+    """Let target (a page or a browser context) load nothing but the file it opens and the
+    data: and blob: URLs inside it, offline; every other address it asks for is refused and
+    noted in asked (as said formats it)."""
+    def route(r) -> None:
+        if r.request.url.startswith(("file:", "data:", "blob:")):
+            r.continue_()
+        else:
+            asked.append(said.format(r.request.url))
+            r.abort()
+    target.route("**/*", route)
+    (target.context if hasattr(target, "context") else target).set_offline(True)
+
+
 def opened(browser, screen: Screen, path: Path, found: list[str], as_app: bool = True):
     """The file on the screen, offline, laid out as the app (unless as_app is False: as the
     file lays itself out), every answer shown; the requests it tried and its script errors go
     to found. Returns its browser context and its page."""
     context = screen.context(browser, dark=False)
     page = context.new_page()
-
-    def route(r) -> None:
-        if r.request.url.startswith(("file:", "data:", "blob:")):
-            r.continue_()
-        else:
-            found.append(f"asked a host: {r.request.url}")
-            r.abort()
-    page.route("**/*", route)
-    context.set_offline(True)
+    file_only(page, found, "asked a host: {}")
     page.on("pageerror", lambda err: found.append(f"script error: {err}"))
     page.on("console", lambda m: m.type == "error" and found.append(f"console error: {m.text}"))
     page.goto(path.as_uri())
