@@ -8,21 +8,62 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import import_module
+from typing import NamedTuple
 
 import numpy as np
 
 from posviz.pretrained import probing
 from posviz.pretrained.records import Loaded, Refused, Rotary, Scheme, error_line
 
-TABLE_NAME = re.compile(r"^(wpe|embed_positions|position_embeddings?|positions_embed|pos_emb)$")
-"""Names transformers gives a table of absolute positions."""
+TABLE_NAME = re.compile(
+    r"^(wpe|embed_positions|position_embeddings?|positions_embed|pos_emb|pos_encoding)$")
+"""Names transformers gives a table of absolute positions (a module, or a buffer: CTRL's)."""
+
+
+class Buffered(NamedTuple):
+    """A table of absolute positions kept as a buffer of a module, not as a module of its own
+    (CTRL's pos_encoding, which its model indexes by position id): switched off by putting a
+    buffer of zeros in its place for the run."""
+
+    owner: object  # the module that holds the buffer
+    name: str
+
+    @property
+    def table(self):
+        return getattr(self.owner, self.name)
+
+
+def _sinusoid(table) -> bool:
+    """Whether every column of a (P, D) table is a sinusoid of the position p, sin(p w + phi):
+    each value the one before and the one after average to cos(w) times it, one w a column
+    (x[p + 1] + x[p - 1] = 2 cos(w) x[p]), found by least squares over the positions."""
+    import torch
+
+    x = table.double()
+    if x.dim() != 2 or len(x) < 4 or not bool((x.abs() <= 1 + 1e-6).all()):
+        return False
+    middle, sides = x[1:-1], x[2:] + x[:-2]                                   # (P-2, D) each
+    twice_cos = (middle * sides).sum(0) / (middle * middle).sum(0).clamp_min(1e-12)  # (D,)
+    return bool(torch.allclose(sides, middle * twice_cos, atol=1e-4)) and bool(
+        (twice_cos.abs() <= 2 + 1e-6).all())
 
 
 def _tables(model) -> list[tuple[str, object]]:
-    """The model's tables of absolute positions on the text's path (name, module)."""
-    return [(name, module) for name, module in model.named_modules()
-            if TABLE_NAME.match(name.rsplit(".", 1)[-1]) and probing.text_path(name)
-            and not any(n in type(module).__name__ for n in ("Rotary", "Relative"))]
+    """The model's tables of absolute positions on the text's path (name, module or
+    Buffered): modules so named, and buffers so named whose columns are sinusoids (a buffer is
+    not trained: a table of them is computed, and posviz names it only when it is the
+    sinusoidal one)."""
+    found: list[tuple[str, object]] = []
+    for name, module in model.named_modules():
+        if any(n in type(module).__name__ for n in ("Rotary", "Relative")) or (
+                name and not probing.text_path(name)):
+            continue
+        if name and TABLE_NAME.match(name.rsplit(".", 1)[-1]):
+            found.append((name, module))
+        for buffer, table in module.named_buffers(recurse=False):
+            if TABLE_NAME.match(buffer) and _sinusoid(table):
+                found.append((f"{name}.{buffer}".lstrip("."), Buffered(module, buffer)))
+    return found
 
 
 def _alibi(model) -> np.ndarray | None:
@@ -280,10 +321,12 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
                                  "slopes": slopes.tolist()}, **shape)
     elif tables and not any("Rotary" in type(m).__name__ for m in model.modules()):
         name, module = tables[0]
-        weight = getattr(module, "weight", getattr(module, "weights", None))
+        weight = module.table if isinstance(module, Buffered) else getattr(
+            module, "weight", getattr(module, "weights", None))
         rows, width = (weight.shape if weight is not None else (None, None))
         rows = rows - getattr(module, "offset", 0) if rows else rows
-        kind = "sinusoidal" if "Sinusoid" in type(module).__name__ else "learned"
+        kind = "sinusoidal" if isinstance(module, Buffered) or "Sinusoid" in type(
+            module).__name__ else "learned"
         named = Scheme(kind, {"size": rows, "width": width}, **shape)
     else:
         turning = _turning(model, probe, ids, square)
@@ -310,7 +353,8 @@ def scheme(model) -> tuple[Scheme, tuple, tuple[int, ...]]:
 
 @contextmanager
 def _zeroed(tables) -> Iterator[None]:
-    """Each table of absolute positions gives rows of zeros for the length of the block."""
+    """Each table of absolute positions gives rows of zeros for the length of the block: a
+    module's output zeroed by a hook, a buffer (Buffered) swapped for zeros and put back."""
     import torch
 
     def zero(_, __, out):
@@ -318,10 +362,15 @@ def _zeroed(tables) -> Iterator[None]:
             return (torch.zeros_like(out[0]), *out[1:])
         return torch.zeros_like(out)
 
-    handles = [t.register_forward_hook(zero) for t in tables]
+    kept = [(t, t.table) for t in tables if isinstance(t, Buffered)]
+    handles = [t.register_forward_hook(zero) for t in tables if not isinstance(t, Buffered)]
     try:
+        for t, table in kept:
+            setattr(t.owner, t.name, torch.zeros_like(table))
         yield
     finally:
+        for t, table in kept:
+            setattr(t.owner, t.name, table)
         for handle in handles:
             handle.remove()
 

@@ -571,6 +571,42 @@ def test_gptj_and_codegen_are_read_with_their_neighbouring_pairs_switched_off(tm
             assert np.abs(on.weights - off.weights).max() > 1e-3
 
 
+def test_ctrl_is_read_with_its_sinusoidal_buffer_switched_off(tmp_path):
+    """CTRL adds a sinusoidal table to its embeddings, kept as a buffer (pos_encoding) that it
+    indexes by position id: [sin(p w_k) | cos(p w_k)], w_k = 10000^(-2k/d), written here. It
+    is read as a sinusoidal table of its n_positions rows, and position off is transformers'
+    own run with that buffer zeroed; a buffer of random numbers is no sinusoid."""
+    from transformers import CTRLConfig
+
+    from posviz.pretrained import position
+
+    config = CTRLConfig(vocab_size=len(tokenizer()), n_embd=32, dff=64, n_layer=2, n_head=2,
+                        n_positions=64)
+    folder = saved(config, tmp_path / "ctrl")
+    loaded = pretrained.load(pretrained.card(folder))
+    assert loaded.scheme.kind == "sinusoidal"
+    assert loaded.scheme.numbers == {"size": 64, "width": 32}
+    [table] = loaded.tables
+    p, k = np.arange(64)[:, None], np.arange(16)[None, :]
+    angle = p * 10_000.0 ** (-2 * k / 32)
+    np.testing.assert_allclose(table.table.double().numpy(),
+                               np.concatenate([np.sin(angle), np.cos(angle)], axis=1),
+                               atol=1e-5)
+    assert not position._sinusoid(torch.rand(64, 32) * 2 - 1)
+
+    def zeroed(model):
+        model.transformer.pos_encoding.zero_()
+
+    for text in SENTENCES[:3]:
+        on, off = (pretrained.read(loaded, text, p) for p in (True, False))
+        np.testing.assert_allclose(on.weights, reference(folder, text), atol=1e-6)
+        np.testing.assert_allclose(off.weights, reference(folder, text, zeroed), atol=1e-6)
+        if len(on.pieces) > 2:
+            assert np.abs(on.weights - off.weights).max() > 1e-3
+    np.testing.assert_allclose(table.table.double().numpy()[1, :16], np.sin(angle[1]),
+                               atol=1e-5)  # the run put the model's own table back
+
+
 def test_a_refusal_says_the_reason_it_found(tmp_path):
     """DeepSeek-V4's attention reads keys besides the sentence's (its sink and compressed
     blocks): refused for that, in words that say so, never with the words for a first layer

@@ -148,8 +148,8 @@ def _reference(fresh, text: str, zero_ids: bool = False):
 
 
 def _zero_tables(model) -> None:
-    """Every table of absolute positions of the model zeroed: its weights (a learned table)
-    or its buffer (a sinusoidal one)."""
+    """Every table of absolute positions of the model zeroed: its weights (a learned table),
+    its buffer (a sinusoidal one), or a model's own buffer of them (CTRL's pos_encoding)."""
     with torch.no_grad():
         for name, module in model.named_modules():
             last = name.rsplit(".", 1)[-1]
@@ -157,6 +157,9 @@ def _zero_tables(model) -> None:
                 for tensor in (getattr(module, "weight", None), getattr(module, "weights", None)):
                     if isinstance(tensor, torch.Tensor):
                         tensor.zero_()
+            for buffer, tensor in module.named_buffers(recurse=False):
+                if buffer == "pos_encoding":
+                    tensor.zero_()
 
 
 def _zero_alibi(model) -> None:
@@ -266,6 +269,8 @@ def _check_named(row: Row, loaded, path: Path, fresh) -> None:
                       "post")) or n.endswith("wpe")
                   for t in (getattr(m, "weight", None), getattr(m, "weights", None))
                   if isinstance(t, torch.Tensor)]
+        shapes += [tuple(t.shape) for n, t in model.named_buffers()
+                   if n.rsplit(".", 1)[-1] == "pos_encoding"]
         size = scheme.numbers["size"] + getattr(loaded.tables[0], "offset", 0)
         if (size, scheme.numbers["width"]) not in shapes:
             row.problems.append(f"table {scheme.numbers} is none of the model's {shapes}")
