@@ -312,6 +312,29 @@ def attention_temperature(positions: np.ndarray, floor_scale: int = 8192,
     return 1 + attn_scale * np.log(np.floor((p + 1) / floor_scale) + 1)
 
 
+def query_scale(positions: np.ndarray, beta: float = 0.1, original: int = 8192) -> np.ndarray:
+    """The factor Mistral Small 4 and Ministral 3 multiply into the queries of every layer,
+    after RoPE (transformers' get_llama_4_attn_scale, with rope_parameters'
+    llama_4_scaling_beta and original_max_position_embeddings):
+
+        1 + beta ln(1 + floor(p / original)),   p the position id, from 0
+
+    Llama 4's `attention_temperature` with p in place of p + 1, so it steps one position
+    later, at p = original, 2 original, ...; and in layers that turn by RoPE as well. (T,)"""
+    p = np.asarray(positions, dtype=float)
+    return 1 + beta * np.log(1 + np.floor(p / original))
+
+
+def scale_positions(original: int, context: int) -> np.ndarray:
+    """Where a query scale of period `original` is worth reading, up to a context of `context`
+    positions: 0, the last position before the first step and the step itself, then every
+    4th power of 2 times original below the context, and its last position. Sorted, (n,)."""
+    if not 0 < original < context:
+        raise ValueError(f"original must lie in (0, context), got {original} and {context}")
+    steps = [original * 4 ** k for k in range(1, 64) if original * 4 ** k < context]
+    return np.unique([0, original - 1, original, *steps, context - 1])
+
+
 # ---- M-RoPE (Qwen2-VL) ---------------------------------------------------------------------
 
 

@@ -120,6 +120,25 @@ def test_the_models_table_shows_the_published_values():
     assert rows["Qwen3-Next 80B-A3B"][1] == "10,000,000"  # its 80B's own, not Coder-Next's
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_mistral_small_4s_query_scale_in_every_layer_steps_one_position_after_llama_4s(lang):
+    """The table beside Llama 4's temperature reads Mistral Small 4's query scale (every
+    layer, p) and Llama 4's (layers without position, p + 1) around each step, from the
+    published values: they differ at position 8,191 only, and the text quotes them."""
+    doc = blocks("today", "text=刚想到了", lang)
+    [table] = [b for b in doc if b["t"] == "table"
+               and b["head"][0] == text("today.scale_col.position", lang)]
+    rows = {row[0]: row[1:] for row in table["rows"]}
+    assert list(rows) == ["0", "8,191", "8,192", "32,768", "131,072", "524,288", "1,048,575"]
+    assert rows["0"] == ["1.000", "1.000"] and rows["8,191"] == ["1.069", "1.000"]
+    assert rows["8,192"] == ["1.069", "1.069"] and rows["1,048,575"] == ["1.486", "1.485"]
+    assert all(a == b for p, (a, b) in rows.items() if p not in ("8,191", "1,048,575"))
+    said = text("today.scale_body", lang, beta=0.1, original="8,192", context="1,048,576",
+                factor="128", before="8,191", step="1.069", last="1.485", mini="16,384")
+    assert said in [b.get("text") for b in doc]
+    assert "llama_4_scaling_beta" in said and "16,384" in said
+
+
 def test_the_two_pairings_differ_until_the_channels_are_reordered():
     at = page()
     metrics = {m.label: float(m.value) for m in at.metric}

@@ -172,6 +172,39 @@ def test_attention_temperature_grows_past_each_floor_scale():
     assert got[0] == got[1] == 1 and got[2] == pytest.approx(1 + 0.1 * math.log(2))
 
 
+def test_query_scale_is_transformers_get_llama_4_attn_scale_one_position_later():
+    """Mistral Small 4's and Ministral 3's query scale against their modeling code and a slow
+    loop, at the published values: 1 before position original, 1 + beta ln 2 from it on; Llama
+    4's temperature with the same numbers steps one position earlier (it reads p + 1)."""
+    torch = pytest.importorskip("torch")
+    from transformers.models.ministral3.modeling_ministral3 import get_llama_4_attn_scale as m3
+    from transformers.models.mistral4.modeling_mistral4 import get_llama_4_attn_scale as m4
+
+    for model, code in (("mistral_small4", m4), ("ministral3_8b", m3)):
+        beta = modern.value(model, "llama_4_scaling_beta")
+        original = modern.value(model, "rope_scaling_original_max_position_embeddings")
+        context = modern.value(model, "max_position_embeddings")
+        p = np.unique(np.concatenate([modern.scale_positions(original, context),
+                                      RNG.integers(0, context, 50)]))
+        got = modern.query_scale(p, beta, original)
+        loop = [1 + beta * math.log(1 + x // original) for x in p.tolist()]
+        np.testing.assert_allclose(got, loop, rtol=1e-15)
+        theirs = code(torch.tensor([p.tolist()]), beta, original)[0, 0, :, 0]
+        np.testing.assert_allclose(got, theirs.double().numpy(), rtol=1e-6)
+        step = modern.query_scale(np.array([original - 1, original]), beta, original)
+        assert step[0] == 1 and step[1] == pytest.approx(1 + beta * math.log(2))
+        llama4 = modern.attention_temperature(np.array([original - 1]), original, beta)
+        assert llama4[0] == pytest.approx(1 + beta * math.log(2))
+
+
+def test_scale_positions_frame_each_step_up_to_the_context():
+    assert modern.scale_positions(8192, 1_048_576).tolist() == [
+        0, 8191, 8192, 32768, 131072, 524288, 1_048_575]
+    assert modern.scale_positions(3, 4).tolist() == [0, 2, 3]
+    with pytest.raises(ValueError, match="original"):
+        modern.scale_positions(8, 8)
+
+
 def llama3_reference(dim, base, factor, low, high, original):
     """Hugging Face's loop, pair by pair."""
     out = []

@@ -1,7 +1,8 @@
 """The Today page's first part: RoPE as a complex rotation, partial RoPE, MLA's decoupled key,
-iRoPE, Llama 3.1's frequency scaling, M-RoPE and Gemma 3's two bases, each computed with the
-published values of assets/models/schemes.toml (posviz.modern), which the table sources; and
-what a decoder without position still knows."""
+iRoPE (and the query scale Mistral Small 4 keeps in every layer), Llama 3.1's frequency
+scaling, M-RoPE and Gemma 3's two bases, each computed with the published values of
+assets/models/schemes.toml (posviz.modern), which the table sources; and what a decoder
+without position still knows."""
 
 from __future__ import annotations
 
@@ -75,6 +76,32 @@ def irope(d: Doc, s: Settings) -> None:
                    floor=number(c["floor_scale"]), demo=CHUNK_DEMO))
     d.chart(lesson.irope_figure(tuple(s.tokens), CHUNK_DEMO, s.lang), "today_irope")
     d.chart(cached.temperature_figure(s.lang), "today_temperature")
+    scale(d, s, c["floor_scale"], c["attn_scale"])
+
+
+def scale(d: Doc, s: Settings, floor: int, attn_scale: float) -> None:
+    """Mistral Small 4's query scale in every layer (and Ministral 3's period), read beside
+    Llama 4's temperature (its floor_scale and attn_scale) around each step."""
+    m = "mistral_small4"
+    beta, original, context = (modern.value(m, key) for key in (
+        "llama_4_scaling_beta", "rope_scaling_original_max_position_embeddings",
+        "max_position_embeddings"))
+    positions = modern.scale_positions(original, context)
+    llama4 = modern.attention_temperature(positions, floor, attn_scale)
+    mistral = modern.query_scale(positions, beta, original)
+    before = int(positions[1])  # original - 1: where the two differ
+    d.markdown(s.t("today.scale_body", beta=beta, original=number(original),
+                   context=number(context), factor=number(modern.value(m, "rope_scaling_factor")),
+                   before=number(before), step=f"{llama4[1]:.3f}", last=f"{mistral[-1]:.3f}",
+                   mini=number(modern.value(
+                       "ministral3_8b", "rope_scaling_original_max_position_embeddings"))))
+    d.text_table({s.t("today.scale_col.position"): [number(p) for p in positions],
+                  s.t("today.scale_col.llama4", scale=attn_scale, floor=number(floor)):
+                      [f"{v:.3f}" for v in llama4],
+                  s.t("today.scale_col.mistral", beta=beta, original=number(original)):
+                      [f"{v:.3f}" for v in mistral]})
+    sources(d, s, "today.scale_sources", (("mistral_small4", "Mistral Small 4 119B"),
+                                          ("ministral3_8b", "Ministral 3 8B")))
 
 
 def llama(d: Doc, s: Settings) -> None:
