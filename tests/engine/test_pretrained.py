@@ -593,6 +593,8 @@ def test_ctrl_is_read_with_its_sinusoidal_buffer_switched_off(tmp_path):
                                np.concatenate([np.sin(angle), np.cos(angle)], axis=1),
                                atol=1e-5)
     assert not position._sinusoid(torch.rand(64, 32) * 2 - 1)
+    ctrl = import_module("transformers.models.ctrl.modeling_ctrl")
+    assert position._sinusoid(ctrl.positional_encoding(50_000, 1280, torch.float))  # far rows
 
     def zeroed(model):
         model.transformer.pos_encoding.zero_()
