@@ -3,11 +3,14 @@
 import ui
 from posviz.attention import ATTENTION_SCHEMES, FORMULA, HEAD_DIM, LAYER_FORMULA
 from posviz.permutation import is_reversal, readable, reads_the_same, repeat_gap, reversal
+from posviz.schemes import position_scheme
 from ui import orders
 from ui.cached import attention as cached
 
 HEADS = (1, 2, 4, 8)
 BAG_NOISE = 1e-9  # a difference below this is float rounding: nothing moved
+NONE = next(name for name in ATTENTION_SCHEMES if position_scheme(name).kind == "none")
+POSITIONED = [name for name in ATTENTION_SCHEMES if name != NONE]  # the choices, position on
 
 
 def mask_off(s: ui.Settings, scheme: str, gap: float | None) -> str | None:
@@ -15,7 +18,7 @@ def mask_off(s: ui.Settings, scheme: str, gap: float | None) -> str | None:
     position tells orders apart (ALiBi turns symmetric there, and says so)."""
     if gap is None:
         return None
-    return s.t("attention.mask_off_gap_symmetric" if scheme == "alibi"
+    return s.t("attention.mask_off_gap_symmetric" if position_scheme(scheme).unmasked
                else "attention.mask_off_gap", gap=readable(gap))
 
 
@@ -27,10 +30,10 @@ def collapse(d: ui.Doc, s: ui.Settings, n_layers: int, n_heads: int) -> None:
     backwards = tuple(reversal(len(tokens)).tolist())
     if reads_the_same(s.tokens, backwards):  # one token, 我我我: the twin view says so
         return
-    off, on = (cached.check(tokens, backwards, n_layers, n_heads, "none", masked).gap
+    off, on = (cached.check(tokens, backwards, n_layers, n_heads, NONE, masked).gap
                for masked in (False, True))
     d.success(s.t("attention.collapse", off=readable(off), on=readable(on)))
-    d.chart(cached.twin_figure(tokens, backwards, n_layers, n_heads, "none", False, s.lang,
+    d.chart(cached.twin_figure(tokens, backwards, n_layers, n_heads, NONE, False, s.lang,
                                "attention.bag_title"), "bag")
     d.caption(s.t("attention.bag_caption"))
 
@@ -46,19 +49,22 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
     causal = causal_col.toggle(s.t("attention.causal"), True, key="attention_causal",
                                help=s.t("attention.causal_help"))
     picked = scheme_col.coded_radio(
-        s.t("attention.scheme"), list(ATTENTION_SCHEMES[1:]), key="attention_scheme",
+        s.t("attention.scheme"), POSITIONED, key="attention_scheme",
         format_func=lambda name: cached.scheme_name(name, causal, s.lang), horizontal=True,
         disabled=not s.position, help=s.t("attention.scheme_help"))
     n_heads = heads_col.select_slider(s.t("attention.heads"), HEADS, 4, key="attention_heads",
                                       help=s.t("attention.heads_help", d=HEAD_DIM))
     n_layers = layers_col.slider(s.t("attention.layers"), 1, 4, 2, key="attention_layers",
                                  help=s.t("attention.layers_help"))
-    scheme = picked if s.position else "none"
+    scheme = picked if s.position else NONE
+    how = position_scheme(scheme)
     if not s.position:
         d.info(s.t("attention.position_off"))
         collapse(d, s, n_layers, n_heads)
-    elif scheme == "alibi" and not causal:
+    elif how.unmasked and not causal:
         d.caption(s.t("attention.alibi_symmetric_note"))
+    if how.formula:
+        d.formula(how.formula)
     tokens = tuple(s.tokens)
 
     d.subheader(s.t("attention.maps_head"))
@@ -79,9 +85,9 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
             d.metric(s.t("attention.headline_masked" if causal else "attention.headline"),
                      readable(c.gap), mask_off(s, scheme, offs[ATTENTION_SCHEMES.index(scheme)]),
                      help=s.t("attention.headline_help"), border=True)
-            if scheme == "alibi" and not causal and is_reversal(order):
+            if how.unmasked and not causal and is_reversal(order):
                 d.info(s.t("attention.case.alibi_symmetric", gap=readable(c.gap)))
-            elif scheme != "none":
+            elif how.kind != "none":
                 d.info(s.t("attention.case.position", gap=readable(c.gap)))
             elif not causal:
                 d.success(s.t("attention.case.bag", gap=readable(c.gap)))
@@ -105,9 +111,10 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                            mask_off(s, name, gap_off))
             d.caption(s.t("attention.scheme_gaps_caption_masked" if causal
                           else "attention.scheme_gaps_caption"))
-            if causal and gaps[0] > BAG_NOISE:  # "no position" beside the schemes: the mask
-                d.info(s.t("attention.mask_carries_order", none=readable(gaps[0]),
-                           off=readable(offs[0])))
+            at = ATTENTION_SCHEMES.index(NONE)
+            if causal and gaps[at] > BAG_NOISE:  # "no position" beside the schemes: the mask
+                d.info(s.t("attention.mask_carries_order", none=readable(gaps[at]),
+                           off=readable(offs[at])))
 
             d.chart(cached.twin_figure(tokens, order, n_layers, n_heads, scheme, causal,
                                        s.lang), "twin")

@@ -14,6 +14,7 @@ from posviz.corpus import UNKNOWN, vocabulary
 from posviz.figures import models as figures
 from posviz.figures.rope import line_chart
 from posviz.model import MODEL_SCHEMES
+from posviz.schemes import position_scheme
 from ui.cached import models as cached
 from ui.i18n import text
 
@@ -200,7 +201,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
         d.info(s.t("models.position_off"))
     model, vocab = cached.trained(scheme)
     tokens = s.tokens
-    if scheme == "learned" and len(tokens) > model.config.max_len:
+    if position_scheme(scheme, "models").learned_table and len(tokens) > model.config.max_len:
         d.warning(s.t("models.learned_cut", rows=model.config.max_len, n=len(tokens)))
         tokens = tokens[: model.config.max_len]
     seen = vocab.seen(tokens)

@@ -13,7 +13,8 @@ import numpy as np
 
 from posviz.alibi import alibi_bias, alibi_key_bias, causal_mask, hide_masked
 from posviz.embedding import token_embeddings
-from posviz.rope import apply_rope
+from posviz.partial import partial_rope
+from posviz.schemes import offered, position_scheme
 from posviz.sinusoidal import sinusoidal
 from posviz.splitmix import normals, text_stream
 
@@ -24,9 +25,14 @@ any head count 1 .. 64 divides it and the same head count gives the same weights
 BIAS_FORMS = ("paper", "reference", "none")
 """ALiBi's bias as the paper writes it (-m(i-j)), as its reference code adds it (+m j), or none."""
 
-ATTENTION_SCHEMES = ("none", "sinusoidal", "rope", "alibi")
-"""The seeded attention stack's position schemes (`attention_stack`): where position enters,
-nowhere, added to the input, rotating q and k, or biasing the scores."""
+ATTENTION_SCHEMES = offered("attention")
+"""The seeded attention stack's position schemes (`attention_stack`), as posviz.schemes lists
+them: where position enters, nowhere, added to the input, turning q and k, or biasing the
+scores."""
+
+INPUT_TABLES = {"sinusoidal": sinusoidal}
+"""The tables a scheme of kind "input" may add to this stack's input, by its `table`: only a
+formula (a trained table has nothing to be trained with here)."""
 
 FORMULA = (
     r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d}}"
@@ -167,20 +173,25 @@ def attention_layer(x: np.ndarray, layer: Layer, n_heads: int, scheme: str = "no
 
         A_h = softmax(q_h k_h^T / sqrt(d) + B_h + M),   y = x + concat_h(A_h v_h) W_o
 
-    scheme="rope" rotates every head's q and k by their positions (RoFormer, interleaved
-    pairs); scheme="alibi" adds B_h = -m_h |i - j|: with causal=True that is the paper's
-    -m_h (i - j) wherever the mask lets a query see (Press et al. 2022); with causal=False it is
-    a symmetric variant for encoders, not in the paper (whose ALiBi is causal), and it cannot
-    tell a sentence from its reversal. Other schemes leave q, k and the scores alone
-    (sinusoidal position is added to the stack's input, not here). Returns the weights
+    The scheme's registry entry (posviz.schemes) says how position enters. Kind "rotate"
+    turns every head's q and k by their positions, its `fraction` of each head's channels in
+    its `pairing` (RoPE: all of them, interleaved as RoFormer; partial RoPE: the first quarter,
+    split halves as Qwen3-Next). Kind "bias" (ALiBi) adds B_h = -m_h |i - j|: with
+    causal=True that is the paper's -m_h (i - j) wherever the mask lets a query see (Press et
+    al. 2022); with causal=False it is a symmetric variant for encoders, not in the paper
+    (whose ALiBi is causal), and it cannot tell a sentence from its reversal. Other kinds leave
+    q, k and the scores alone (kind "input", as sinusoidal, is added to the stack's input, not
+    here). Returns the weights
     (H, T, T) and the output (T, D).
     """
 
+    how = position_scheme(scheme)
     seq_len = x.shape[0]
     q, k = queries_keys(x, layer, n_heads)                      # (H, T, d) each
-    if scheme == "rope":
-        q, k = apply_rope(q, np.arange(seq_len), base), apply_rope(k, np.arange(seq_len), base)
-    bias = alibi_bias(n_heads, seq_len) if scheme == "alibi" else None  # (H, T, T)
+    if how.kind == "rotate":
+        fraction, pairing = how.params["fraction"], how.params["pairing"]
+        q, k = (partial_rope(each, np.arange(seq_len), fraction, base, pairing) for each in (q, k))
+    bias = alibi_bias(n_heads, seq_len) if how.kind == "bias" else None  # (H, T, T)
     weights = attention_weights(q, k, bias, causal)             # (H, T, T)
     v = split_heads(x @ layer.wv, n_heads)                      # (H, T, d)
     return weights, x + merge_heads(weights @ v) @ layer.wo     # (H, T, T), (T, D)
@@ -200,11 +211,10 @@ def attention_stack(x: np.ndarray, n_layers: int, n_heads: int, scheme: str,
     x = np.asarray(x, dtype=float)
     if x.ndim != 2 or x.shape[0] < 1:
         raise ValueError(f"x must be (tokens, d_model) with at least one token, got {x.shape}")
-    if scheme not in ATTENTION_SCHEMES:
-        raise ValueError(f"scheme must be one of {ATTENTION_SCHEMES}, got {scheme!r}")
+    how = position_scheme(scheme)
     seq_len, d_model = x.shape
-    if scheme == "sinusoidal":
-        x = x + sinusoidal(seq_len, d_model, base)               # (T, D)
+    if how.kind == "input":
+        x = x + INPUT_TABLES[how.params["table"]](seq_len, d_model, base)  # (T, D)
     weights, outputs = [], []
     for layer in init_layers(n_layers, d_model, seed):
         w, x = attention_layer(x, layer, n_heads, scheme, causal, base)

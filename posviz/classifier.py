@@ -23,8 +23,9 @@ from torch.nn import functional as F
 
 from posviz.corpus import Vocabulary, sentences, vocabulary
 from posviz.model import Encoder, ModelConfig
+from posviz.schemes import offered, position_scheme
 
-CLASSIFIER_SCHEMES = ("none", "sinusoidal", "rope")
+CLASSIFIER_SCHEMES = offered("classifier")
 """The order classifiers' position schemes: the three trained side by side."""
 MIN_TOKENS = 3
 
@@ -118,8 +119,7 @@ def train_classifier(scheme: str, seed: int = 0, settings: ExperimentSettings = 
                      ) -> Iterator[TrainingPoint]:
     """Train one classifier, yielding its training loss (mean since the previous point) and its
     accuracy on fixed held-out batches every settings.every steps, and once at the end."""
-    if scheme not in CLASSIFIER_SCHEMES:
-        raise ValueError(f"scheme must be one of {CLASSIFIER_SCHEMES}, got {scheme!r}")
+    position_scheme(scheme, "classifier")  # a ValueError names the classifier's schemes
     started = time.perf_counter()
     vocab = vocabulary()
     rng = np.random.default_rng(seed)

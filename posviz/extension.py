@@ -27,6 +27,7 @@ import torch
 from posviz.corpus import sentences, token_stream
 from posviz.model import LanguageModel, load_checkpoint, window_losses, without_position
 from posviz.rope import context_frequencies, yarn_temperature
+from posviz.schemes import position_scheme
 from posviz.train import MODELS, TrainSettings, evaluation_windows, fit
 
 YARN_PAPER = "yarn_paper"  # YaRN with the paper's ramp, linear in turns
@@ -41,7 +42,7 @@ def stretched(model: LanguageModel, method: str, scale: float) -> LanguageModel:
     """The RoPE model with its pairs turned at method's frequencies (one of METHODS) for scale
     times its training length (and YaRN's temperature); the same weights, in eval mode."""
     c = model.config
-    if c.scheme != "rope":
+    if position_scheme(c.scheme, "models").kind != "rotate":
         raise ValueError(f"only a RoPE model can be stretched, not {c.scheme}")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")

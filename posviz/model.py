@@ -23,10 +23,12 @@ from torch.nn import functional as F
 from posviz.alibi import alibi_bias
 from posviz.corpus import Vocabulary
 from posviz.rope import rope_frequencies
+from posviz.schemes import offered, position_scheme
 from posviz.sinusoidal import sinusoidal
 
-MODEL_SCHEMES = ("none", "sinusoidal", "learned", "rope", "alibi")
-"""The trained language models' position schemes (`LanguageModel`, posviz.train): where
+MODEL_SCHEMES = offered("models")
+"""The trained language models' position schemes (`LanguageModel`, posviz.train; their entries
+in posviz.schemes, fixed by the trained files in assets/models/): where
 position enters, nowhere, added to the input (a formula or a trained table), rotating q and k,
 or biasing the scores."""
 
@@ -50,8 +52,7 @@ class ModelConfig:
     score_scale: float = 1.0
 
     def __post_init__(self) -> None:
-        if self.scheme not in MODEL_SCHEMES:
-            raise ValueError(f"scheme must be one of {MODEL_SCHEMES}, got {self.scheme!r}")
+        position_scheme(self.scheme, "models")  # a ValueError names the models' schemes
         if self.d_model % self.n_heads or (self.d_model // self.n_heads) % 2:
             raise ValueError(f"d_model ({self.d_model}) must be n_heads ({self.n_heads}) "
                              "times an even head size")
@@ -96,12 +97,13 @@ class SelfAttention(nn.Module):
         batch, seq_len, _ = x.shape
         q, k, v = (t.view(batch, seq_len, c.n_heads, -1).transpose(1, 2)  # (B, H, T, d)
                    for t in self.qkv(x).chunk(3, dim=-1))
-        if c.scheme == "rope":
+        kind = position_scheme(c.scheme, "models").kind
+        if kind == "rotate":
             q, k = rotate(q, c.base, c.frequencies), rotate(k, c.base, c.frequencies)
         scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])          # (B, H, T, T)
         if c.score_scale != 1.0:
             scores = scores * c.score_scale
-        if c.scheme == "alibi":
+        if kind == "bias":
             scores = scores + alibi_table(c.n_heads, seq_len)
         if c.causal:
             hidden = torch.ones(seq_len, seq_len, dtype=torch.bool).triu(1)
@@ -138,7 +140,7 @@ class Encoder(nn.Module):
         super().__init__()
         self.config = config
         self.embedding = nn.Embedding(config.vocab_size, config.d_model)
-        if config.scheme == "learned":
+        if position_scheme(config.scheme, "models").learned_table:
             self.positions = nn.Parameter(0.02 * torch.randn(config.max_len, config.d_model))
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layers))
         self.norm = nn.LayerNorm(config.d_model)
@@ -148,12 +150,13 @@ class Encoder(nn.Module):
         c = self.config
         seq_len = ids.shape[-1]
         x = self.embedding(ids)                                            # (B, T, D)
-        if c.scheme == "learned":
+        how = position_scheme(c.scheme, "models")
+        if how.learned_table:
             if seq_len > c.max_len:
                 raise ValueError(f"the learned position table has {c.max_len} rows, so it "
                                  f"cannot place {seq_len} tokens")
             x = x + self.positions[:seq_len]
-        elif c.scheme == "sinusoidal":
+        elif how.kind == "input":
             x = x + sinusoidal_table(seq_len, c.d_model, c.base)
         weights = []
         for block in self.blocks:
@@ -224,7 +227,7 @@ def attention_maps(model: LanguageModel | nn.Module, ids: np.ndarray) -> np.ndar
 
 def learned_table(model: LanguageModel) -> np.ndarray:
     """The trained absolute position table of a "learned" model. (max_len, D)"""
-    if model.config.scheme != "learned":
+    if not position_scheme(model.config.scheme, "models").learned_table:
         raise ValueError(f"only a learned model has a position table, not {model.config.scheme}")
     return model.encoder.positions.detach().double().numpy()
 

@@ -1,46 +1,27 @@
 """What today's models do with RoPE, computed: the rotation as complex multiplication, partial
 RoPE, MLA's decoupled RoPE and its cache, iRoPE's layers, Llama 3.1's frequency scaling, M-RoPE
-and Gemma 3's two bases. The models' own numbers are in assets/models/schemes.toml, each with
-its source (`published`), and what a page quotes of them is read here (`stretch`, `table_row`).
+and Gemma 3's two bases (partial RoPE itself is posviz.partial). The models' own numbers are in
+assets/models/schemes.toml, each with its source (posviz.published), and what a page quotes of
+them is read here (`stretch`, `table_row`).
 
 Shapes: T = tokens, d = channels of a head, P = d / 2 channel pairs.
 """
 
 from __future__ import annotations
 
-import functools
-import tomllib
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
 from posviz.attention import attention_layer, init_layers
+from posviz.partial import partial_rope as partial_rope
+from posviz.partial import rotated_dims
+from posviz.published import PUBLISHED_FILE as PUBLISHED_FILE
+from posviz.published import first_value, value
+from posviz.published import published as published
 from posviz.rope import apply_rope, rope_frequencies
 
-PUBLISHED_FILE = Path(__file__).resolve().parent.parent / "assets" / "models" / "schemes.toml"
-"""The models' published values, each with its source (`published`)."""
 AXES = ("t", "h", "w")  # M-RoPE's three position axes: time, height, width
-
-
-@functools.cache
-def published() -> dict[str, dict]:
-    """The models' published values, each as {value, key, source, quote}
-    (assets/models/schemes.toml), read once. Not to be changed by its callers."""
-    with PUBLISHED_FILE.open("rb") as f:
-        return tomllib.load(f)
-
-
-def value(model: str, key: str) -> object:
-    """One published value of one model."""
-    return published()[model][key]["value"]
-
-
-def first_value(model: str, keys: tuple[str, ...]) -> object | None:
-    """The published value of the first of keys the model has (configurations name one thing
-    differently: rotary_pct or partial_rotary_factor), or None if it has none of them."""
-    entries = published()[model]
-    return next((entries[k]["value"] for k in keys if k in entries), None)
 
 
 class Stretch(NamedTuple):
@@ -156,31 +137,6 @@ def pairing_gaps(x: np.ndarray, base: float = 10_000.0) -> PairingGaps:
     return PairingGaps(float(forms), float(np.abs(turned - halves).max()),
                        float(np.abs(turned[:, order]
                                     - rope_by_rotate_half(x[:, order], positions, base)).max()))
-
-
-# ---- partial RoPE --------------------------------------------------------------------------
-
-
-def rotated_dims(head_dim: int, fraction: float) -> int:
-    """How many channels of a head RoPE turns: int(head_dim * fraction), as Hugging Face
-    computes it (`partial_rotary_factor`, GPT-NeoX's `rotary_pct`)."""
-    if not 0 < fraction <= 1:
-        raise ValueError(f"the rotated fraction must lie in (0, 1], got {fraction}")
-    dims = int(head_dim * fraction)
-    if dims < 2 or dims % 2:
-        raise ValueError(f"{fraction} of {head_dim} channels is {dims}: not an even count >= 2")
-    return dims
-
-
-def partial_rope(x: np.ndarray, positions: np.ndarray, fraction: float,
-                 base: float = 10_000.0) -> np.ndarray:
-    """Partial RoPE (GPT-NeoX, Pythia, Phi-2, Qwen3-Next): the first rotated_dims channels of
-    each row turned as RoPE turns them (pairs (i, i + r/2) within them, GPT-NeoX's layout), the
-    rest passed through untouched, carrying no position. x (T, d)."""
-    x = np.asarray(x, dtype=float)
-    r = rotated_dims(x.shape[-1], fraction)
-    return np.concatenate([apply_rope(x[..., :r], positions, base, "half"), x[..., r:]],
-                          axis=-1)
 
 
 # ---- a table of today's models ------------------------------------------------------------

@@ -39,6 +39,7 @@ from posviz.model import (
     save_checkpoint,
     top_predictions,
 )
+from posviz.schemes import position_scheme
 
 MODELS = Path(__file__).resolve().parent.parent / "assets" / "models"
 PROBES = (("刚想到了", "想"), ("了到想刚", "想"))
@@ -128,7 +129,8 @@ def measured_losses(model: LanguageModel, held_out: np.ndarray) -> list[float | 
     """Loss at each position 0 .. eval_len - 1; None where the model has no position (the
     learned table past its rows)."""
     seq_len = held_out.shape[1] - 1
-    reach = model.config.max_len if model.config.scheme == "learned" else seq_len
+    table = position_scheme(model.config.scheme, "models").learned_table
+    reach = model.config.max_len if table else seq_len
     losses = position_losses(model, held_out[:, : reach + 1])
     return [round(float(x), 5) for x in losses] + [None] * (seq_len - reach)
 

@@ -12,6 +12,7 @@ from posviz.pretrained.checking import card
 from posviz.pretrained.finding import find
 from posviz.pretrained.position import scheme
 from posviz.pretrained.records import Card, Loaded, Refused, Rotary, Scheme, error_line
+from posviz.schemes import position_scheme
 
 THREADS = 4  # torch's threads at most: a run shares the server with every other reader
 
@@ -62,8 +63,9 @@ def _load_own(about: Card) -> Loaded:
                "alibi": {"heads": c.n_heads, "slopes": alibi_slopes(c.n_heads).tolist()},
                "sinusoidal": {"base": c.base, "width": c.d_model}}.get(c.scheme, {})
     layers = tuple(range(c.n_layers))
+    turned = position_scheme(c.scheme, "models").kind == "rotate"
     return Loaded(about, model, vocab,
-                  Scheme(c.scheme, numbers, rotary if c.scheme == "rope" else (), (), layers,
+                  Scheme(c.scheme, numbers, rotary if turned else (), (), layers,
                          c.n_layers), without_position(model))
 
 

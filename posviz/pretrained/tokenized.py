@@ -7,6 +7,7 @@ import functools
 import re
 
 from posviz.pretrained.records import Guess, Loaded, Piece
+from posviz.schemes import position_scheme
 
 MAX_TOKENS = 64  # tokens of a sentence read (its start), as every page of posviz
 
@@ -40,7 +41,8 @@ def _encode_own(loaded: Loaded, text: str) -> tuple[list[int], list[Piece], int]
 
     typed = tokenize(text)
     config = loaded.model.config
-    kept = typed[:min(MAX_TOKENS, config.max_len if config.scheme == "learned" else MAX_TOKENS)]
+    table = position_scheme(config.scheme, "models").learned_table
+    kept = typed[:min(MAX_TOKENS, config.max_len if table else MAX_TOKENS)]
     seen, out, at = loaded.tokenizer.seen(kept), [], 0
     for i, (token, reading) in enumerate(zip(kept, seen, strict=True)):
         start = text.find(token, at)

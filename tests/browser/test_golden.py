@@ -12,6 +12,8 @@ import json
 import numpy as np
 import pytest
 
+from posviz.attention import ATTENTION_SCHEMES
+from posviz.schemes import browser_schemes
 from posviz.splitmix import normals, text_stream, uniforms
 from posviz.tokens import tokenize
 from tests.conftest import ROOT
@@ -73,11 +75,12 @@ def test_the_browser_computes_every_live_figure_of_500_sentences_as_python_does(
     tokens on the browser's numbers alone: with no position and no mask, the reversed sentence
     gets the same maps, moved with its tokens."""
     cases = golden.cases(500, seed=59)
+    assert {c["scheme"] for c in cases} == set(ATTENTION_SCHEMES)  # every scheme, partial RoPE too
     lengths = []
     for start in range(0, len(cases), 100):
         batch = cases[start:start + 100]
         sent = [c | {"text": golden.code_points(c["text"])} for c in batch]
-        got = run(tab, golden.BROWSER_JS, sent, golden.SHIFTS, golden.LONGEST)
+        got = run(tab, golden.BROWSER_JS, sent, golden.SHIFTS, golden.LONGEST, browser_schemes())
         data = np.frombuffer(b"".join(map(base64.b64decode, got["data"])), dtype=np.float64)
         shapes = iter(got["shapes"])
         at = 0

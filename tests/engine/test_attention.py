@@ -62,6 +62,15 @@ def slow_stack(x, n_layers, n_heads, scheme, causal, seed=0, base=10_000.0):
                             a, b = vecs[m][2 * i], vecs[m][2 * i + 1]
                             vecs[m][2 * i] = a * math.cos(angle) - b * math.sin(angle)
                             vecs[m][2 * i + 1] = a * math.sin(angle) + b * math.cos(angle)
+            if scheme == "partial_rope":  # Qwen3-Next's quarter: pairs (i, i + r/2) of r = d/4
+                r = d // 4
+                for vecs in (q, k):
+                    for m in range(seq_len):
+                        for i in range(r // 2):
+                            angle = m * base ** (-2 * i / r)
+                            a, b = vecs[m][i], vecs[m][i + r // 2]
+                            vecs[m][i] = a * math.cos(angle) - b * math.sin(angle)
+                            vecs[m][i + r // 2] = a * math.sin(angle) + b * math.cos(angle)
             for i in range(seq_len):
                 keys = range(i + 1) if causal else range(seq_len)
                 scores = {}
@@ -86,7 +95,8 @@ def slow_stack(x, n_layers, n_heads, scheme, causal, seed=0, base=10_000.0):
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("n_heads", [1, 2, 4])
 def test_stack_matches_explicit_sums(scheme, causal, n_heads):
-    x = token_embeddings(["刚", "想", "到", "了", "刚"], 8, seed=3)
+    width = 32 if scheme == "partial_rope" else 8  # a quarter of a head: 2 channels from 8 on
+    x = token_embeddings(["刚", "想", "到", "了", "刚"], width, seed=3)
     run = attention_stack(x, 2, n_heads, scheme, causal, seed=5)
     weights, outputs = slow_stack(x, 2, n_heads, scheme, causal, seed=5)
     for layer in range(2):
@@ -128,7 +138,8 @@ def sentences(draw, min_size=1, max_size=10):
        n_heads=st.sampled_from([1, 2, 4]), n_layers=st.integers(1, 3))
 def test_rows_sum_to_one_and_masked_weights_are_exactly_zero(tokens, scheme, causal, n_heads,
                                                              n_layers):
-    run = attention_stack(token_embeddings(tokens, 16), n_layers, n_heads, scheme, causal)
+    run = attention_stack(token_embeddings(tokens, 16 * n_heads), n_layers, n_heads, scheme,
+                          causal)
     hidden = ~attention_mask(len(tokens), causal)
     for w in run.weights:
         np.testing.assert_allclose(w.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
@@ -166,6 +177,7 @@ def test_head_maps_are_every_head_then_their_mean():
     ((np.zeros((3, 8)), 1, 2, "learned"), "scheme must be one of"),
     ((np.zeros((3, 8)), 1, 3, "none"), "multiple of n_heads"),
     ((np.zeros((3, 6)), 1, 2, "rope"), "even"),
+    ((np.zeros((3, 8)), 1, 2, "partial_rope"), "of 4 channels is 1: not an even count"),
     ((np.zeros((3, 8)), 0, 2, "none"), "n_layers"),
 ])
 def test_stack_rejects_settings_it_cannot_run(args, message):

@@ -10,12 +10,14 @@ import numpy as np
 from posviz.alibi import alibi_slopes, causal_alibi_bias
 from posviz.attention import ATTENTION_SCHEMES, HEAD_DIM, attention_stack, one_head
 from posviz.embedding import token_embeddings
+from posviz.partial import partial_rope
 from posviz.rope import PAIRINGS, apply_rope, pair_trajectory, rope_scores, shifted_rope_scores
 from posviz.sinusoidal import LAYOUTS, similarity, sinusoidal
 from posviz.tokens import clip_tokens, tokenize
 
 LONGEST = 128
 SHIFTS = [0, 1, 10, 100]
+FRACTIONS = [0.25, 0.5, 1.0]  # partial RoPE's share of a head (an even count of any head's)
 
 # What the sentences are made of: words and marks of many scripts.
 CHINESE = [chr(c) for c in range(0x4E00, 0x9FA6)]
@@ -67,7 +69,9 @@ def cases(count: int, seed: int) -> list[dict]:
             "bias_heads": int(rng.integers(1, 3)),
             "n_heads": n_heads,
             "n_layers": int(rng.integers(1, 3)),
-            "scheme": "none" if index % 4 == 1 else ATTENTION_SCHEMES[rng.integers(4)],
+            "scheme": ("none" if index % 4 == 1
+                       else ATTENTION_SCHEMES[rng.integers(len(ATTENTION_SCHEMES))]),
+            "fraction": FRACTIONS[rng.integers(len(FRACTIONS))],
             "causal": index % 4 != 1 and bool(rng.integers(2)),
         })
     return out
@@ -92,6 +96,7 @@ def expected(case: dict) -> tuple[list[str], dict[str, np.ndarray]]:
         "rope": apply_rope(q, positions, base, pairing),
         "rope_scores": rope_scores(q, k, positions, base, pairing),
         "rope_shift": shifted_rope_scores(q, k, seq_len - 1, 0, np.array(SHIFTS), base, pairing),
+        "partial_rope": partial_rope(q, positions, case["fraction"], base, pairing),
         "rope_turn": pair_trajectory(q[-1], positions, np.array([0, d_model // 2 - 1]), base,
                                      pairing),
         "alibi_slopes": alibi_slopes(case["alibi_heads"]),
@@ -110,8 +115,10 @@ def bag(case: dict) -> bool:
 
 BROWSER_JS = """
 async ([url, given]) => {
-  const [cases, shifts, longest] = JSON.parse(given);
-  const { tokens: tk, nd, sinusoidal: sn, rope, alibi, embedding, attention } = await import(url);
+  const [cases, shifts, longest, registry] = JSON.parse(given);
+  const { tokens: tk, nd, sinusoidal: sn, rope, alibi, embedding, attention, schemes, partial } =
+    await import(url);
+  schemes.use_schemes(registry);
   const parts = [], shapes = [], tokens = [];
   const keep = (a) => { parts.push(a.data); shapes.push(a.shape); };
   for (const c of cases) {
@@ -139,6 +146,7 @@ async ([url, given]) => {
     keep(rope.rope_scores(q, k, positions, c.base, c.pairing));
     const shift = rope.shifted_rope_scores(q, k, t - 1, 0, shifts, c.base, c.pairing);
     keep(nd.array([shifts.length], shift));
+    keep(partial.partial_rope(q, positions, c.fraction, c.base, c.pairing));
     const last = q.data.slice((t - 1) * d);
     keep(rope.pair_trajectory(last, positions, [0, d / 2 - 1], c.base, c.pairing));
     keep(nd.array([c.alibi_heads], alibi.alibi_slopes(c.alibi_heads)));
@@ -160,13 +168,16 @@ async ([url, given]) => {
 }
 """
 """The browser's side of `expected`: the engine at url computes every case from the sentence's
-code points (its own tokens, its own numbers) and returns the tokens as code points, and every
-array's shape and values (float64s in `expected`'s order, base64 in chunks of 32 KiB). What
+code points (its own tokens, its own numbers), with the stand-in stack's schemes as Python
+sends them (posviz.schemes.browser_schemes, the last argument), and returns the tokens as code
+points, and every array's shape and values (float64s in `expected`'s order, base64 in chunks of
+32 KiB). What
 crosses to the page and back is JSON text: Playwright's own encoding of many small lists is the
 slow part otherwise."""
 
 FIGURES = ["embedding", "sinusoidal", "similarity", "rope", "rope_scores", "rope_shift",
-           "rope_turn", "alibi_slopes", "alibi_bias", "attention", "output", "reversed"]
+           "partial_rope", "rope_turn", "alibi_slopes", "alibi_bias", "attention", "output",
+           "reversed"]
 """The names of BROWSER_JS's arrays, in its order (the keys of `expected`)."""
 
 TOKENIZE_JS = """

@@ -7,6 +7,7 @@ from posviz.attention import ATTENTION_SCHEMES, HEAD_DIM, AttentionRun, attentio
 from posviz.embedding import token_embeddings
 from posviz.figures.attention import map_grid, twin_maps
 from posviz.permutation import PermutationCheck, compare_runs, reordered
+from posviz.schemes import position_scheme
 from posviz.tokens import token_labels
 from ui.i18n import text
 
@@ -32,14 +33,14 @@ def check(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_head
 @st.cache_data(max_entries=32, show_spinner=False)
 def scheme_gaps(tokens: tuple[str, ...], order: tuple[int, ...], n_layers: int, n_heads: int,
                 causal: bool) -> list[float]:
-    """The headline difference under each of the four schemes."""
+    """The headline difference under each scheme of the stack."""
     return [check(tokens, order, n_layers, n_heads, name, causal).gap for name in ATTENTION_SCHEMES]
 
 
 def scheme_name(name: str, causal: bool, lang: str) -> str:
-    """A scheme's label; without a causal mask ALiBi is named as the symmetric variant it is."""
-    symmetric = name == "alibi" and not causal
-    return text(f"attention.schemes.{'alibi_symmetric' if symmetric else name}", lang)
+    """A scheme's label (posviz.schemes); without a causal mask a scheme that turns into
+    another variant (ALiBi, symmetric) is named as it."""
+    return text(position_scheme(name).words_for("attention", causal), lang)
 
 
 # Figures are cached whole: building a plotly figure costs more than the attention itself.
@@ -59,7 +60,7 @@ def head_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, scheme: st
 @st.cache_resource(max_entries=32, show_spinner=False)
 def scheme_figure(tokens: tuple[str, ...], n_layers: int, n_heads: int, causal: bool,
                   lang: str) -> go.Figure:
-    """The head-mean map of the top layer under each of the four schemes."""
+    """The head-mean map of the top layer under each scheme of the stack."""
     runs = [stack(tokens, n_layers, n_heads, name, causal) for name in ATTENTION_SCHEMES]
     return map_grid([run.mean_weights(-1) for run in runs], runs[0].mask,
                     token_labels(list(tokens)),

@@ -20,6 +20,7 @@ from posviz.figures.rope import plane_view
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap
 from posviz.modern import chunked_mask
 from posviz.permutation import reordered
+from posviz.schemes import position_scheme
 from posviz.sinusoidal import dot_by_offset, dots_from_starts, sinusoidal, sinusoidal_sampled
 from posviz.tokens import MAX_TOKENS, repeated, token_labels
 from ui import live
@@ -115,7 +116,7 @@ def change_figure(tokens: Tokens, order: tuple[int, ...], lang: str) -> go.Figur
     change over every layer and channel), with no position and with the sinusoidal encoding."""
     return change_bars(
         token_labels(list(tokens)),
-        {text(f"attention.schemes.{scheme}", lang):
+        {text(position_scheme(scheme).words["attention"], lang):
          attention.check(tokens, order, LAYERS, HEADS, scheme, False).token_gaps
          for scheme in ("none", "sinusoidal")},
         title=text("lesson.order.change_fig", lang, layers=LAYERS),
@@ -188,7 +189,7 @@ def causal_figure(tokens: Tokens, scheme: str, lang: str) -> go.Figure:
     return token_heatmap(
         hide_masked(attention.stack(tokens, 1, HEADS, scheme, True).mean_weights(0)), labels,
         labels, title=text("lesson.causal.fig", lang, heads=HEADS,
-                           scheme=text(f"attention.schemes.{scheme}", lang)),
+                           scheme=text(position_scheme(scheme).words["attention"], lang)),
         x_title=text("common.key_axis", lang), y_title=text("common.query_axis", lang),
         value_name=text("attention.weight", lang), colorscale="Blues", zmid=None, zmin=0.0,
         zmax=1.0, height=520)

@@ -20,6 +20,7 @@ from posviz.model import (
     next_token_probabilities,
     top_predictions,
 )
+from posviz.schemes import position_scheme
 from posviz.sinusoidal import sinusoidal
 from posviz.tokens import token_labels
 from posviz.train import MODELS
@@ -68,7 +69,9 @@ def finished(seed: int) -> bool:
 
 
 def names(lang: str) -> dict[str, str]:
-    return {name: text(f"models.schemes.{name}", lang) for name in MODEL_SCHEMES}
+    """Each trained model's scheme named in lang (its words in posviz.schemes)."""
+    return {name: text(position_scheme(name, "models").words["models"], lang)
+            for name in MODEL_SCHEMES}
 
 
 @st.cache_resource(max_entries=32, show_spinner=False)

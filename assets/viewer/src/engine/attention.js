@@ -1,16 +1,19 @@
 // Scaled dot-product self-attention with seeded weights (Vaswani et al. 2017, sec. 3.2), as
-// posviz/attention.py: the stand-in stack with position schemes none, sinusoidal, RoPE and ALiBi.
+// posviz/attention.py: the stand-in stack, position entering by the kind of the scheme's entry
+// in the registry Python sends (./schemes.js), never by its name.
 // Shapes: T = tokens, D = d_model, H = heads, d = D / H, L = layers.
 import { alibi_bias, causal_mask } from './alibi.js';
 import { array, matmul, transpose } from './nd.js';
 import { token_embeddings } from './embedding.js';
-import { apply_rope } from './rope.js';
+import { partial_rope } from './partial.js';
+import { position_scheme } from './schemes.js';
 import { sinusoidal } from './sinusoidal.js';
 import { normals, text_stream } from './splitmix.js';
 
 export const HEAD_DIM = 16;
-export const ATTENTION_SCHEMES = ['none', 'sinusoidal', 'rope', 'alibi'];
 export const LAYER_WEIGHTS = ['wq', 'wk', 'wv', 'wo'];
+// The tables a scheme of kind "input" may add to the stack's input, by its params' table.
+export const INPUT_TABLES = { sinusoidal };
 
 // The stream of one projection of one layer: "layer 0 wq", ...
 export function layer_stream(layer, name) {
@@ -90,14 +93,17 @@ export function queries_keys(x, layer, n_heads) {
 }
 
 // One layer with a residual connection: [weights (H, T, T), output (T, D)].
-export function attention_layer(x, layer, n_heads, scheme = 'none', causal = true, base = 10000.0) {
+// Kind "rotate" turns q and k (its fraction of each head, in its pairing); "bias" adds ALiBi's.
+export function attention_layer(x, layer, n_heads, scheme, causal = true, base = 10000.0) {
+  const how = position_scheme(scheme);
   const t = x.shape[0];
   let [q, k] = queries_keys(x, layer, n_heads);
-  if (scheme === 'rope') {
+  if (how.kind === 'rotate') {
     const positions = Array.from({ length: t }, (_, i) => i);
-    [q, k] = [apply_rope(q, positions, base), apply_rope(k, positions, base)];
+    const { fraction, pairing } = how.params;
+    [q, k] = [partial_rope(q, positions, fraction, base, pairing), partial_rope(k, positions, fraction, base, pairing)];
   }
-  const weights = attention_weights(q, k, scheme === 'alibi' ? alibi_bias(n_heads, t) : null, causal);
+  const weights = attention_weights(q, k, how.kind === 'bias' ? alibi_bias(n_heads, t) : null, causal);
   const v = split_heads(matmul(x, layer.wv), n_heads);
   const mixed = matmul(merge_heads(matmul(weights, v)), layer.wo);
   return [weights, array(x.shape, x.data.map((value, at) => value + mixed.data[at]))];
@@ -111,11 +117,11 @@ export function attention_mask(seq_len, causal) {
 // n_layers layers over token embeddings x (T, D): { weights: L x (H, T, T), outputs: L x (T, D), mask }.
 export function attention_stack(x, n_layers, n_heads, scheme, causal = true, seed = 0, base = 10000.0) {
   if (x.shape.length !== 2 || x.shape[0] < 1) throw new RangeError(`x must be (tokens, d_model) with at least one token, got ${x.shape}`);
-  if (!ATTENTION_SCHEMES.includes(scheme)) throw new RangeError(`scheme must be one of ${ATTENTION_SCHEMES}, got ${scheme}`);
+  const how = position_scheme(scheme);
   const [t, dm] = x.shape;
   let h = x;
-  if (scheme === 'sinusoidal') {
-    const pe = sinusoidal(t, dm, base);
+  if (how.kind === 'input') {
+    const pe = INPUT_TABLES[how.params.table](t, dm, base);
     h = array(x.shape, x.data.map((value, at) => value + pe.data[at]));
   }
   const weights = [], outputs = [];

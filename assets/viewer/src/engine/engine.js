@@ -7,11 +7,13 @@ export * as sinusoidal from './sinusoidal.js';
 export * as rope from './rope.js';
 export * as alibi from './alibi.js';
 export * as embedding from './embedding.js';
+export * as schemes from './schemes.js';
+export * as partial from './partial.js';
 export * as attention from './attention.js';
 
 // Each module beside its twin in posviz/ (nd is the arrays both sides share: numpy's, here).
 export const TWINS = {
   splitmix: 'posviz/splitmix.py', tokens: 'posviz/tokens.py', sinusoidal: 'posviz/sinusoidal.py',
   rope: 'posviz/rope.py', alibi: 'posviz/alibi.py', embedding: 'posviz/embedding.py',
-  attention: 'posviz/attention.py',
+  schemes: 'posviz/schemes.py', partial: 'posviz/partial.py', attention: 'posviz/attention.py',
 };

@@ -2,6 +2,8 @@
 // it follows (null in a file) or the file's data, the reader's words, the room's questions'
 // states, and the few ways it makes elements.
 
+import { use_schemes } from "../engine/schemes.js";
+
 export const md = window.markdownit({ html: false, linkify: false });
 const read = (id) => {  // the page's data: a file's documents, or the room the page shows
   const data = document.getElementById(id);
@@ -11,6 +13,7 @@ export const file = read("posviz-file");
 export const room = read("posviz-room");
 export const root = document.getElementById("posviz-viewer");
 export const LETTERS = (file || room).letters;  // a question's options, as lettered (rooms.LETTERS)
+use_schemes((file || room).schemes);  // the stand-in stack's schemes (posviz.schemes)
 export const screen = {
   strings: file ? file.strings : room.strings[room.lang],  // the reader's words
   kinds: (file || room).kinds,  // the fields of every kind of block (ui/blocks.py's)
