@@ -43,6 +43,17 @@ def test_every_literal_key_in_the_code_exists():
             assert key in keys, f"{path.name} uses missing key {key}"
 
 
+def test_every_position_scheme_is_named_in_every_stack_that_offers_it():
+    """The registry's words (posviz.schemes): each stack's key, and the unmasked variant's."""
+    from posviz.schemes import SCHEMES
+
+    for scheme in SCHEMES:
+        for key in [*scheme.words.values(), *filter(None, [scheme.unmasked])]:
+            assert key in catalog(), (scheme.name, key)
+    assert "Qwen3-Next" in text("attention.schemes.partial_rope", "en")
+    assert "Qwen3-Next" in text("attention.schemes.partial_rope", "zh")
+
+
 def test_every_page_has_nav_title_and_blurb():
     for path in (ROOT / "pages").glob("*.py"):
         name = re.sub(r"^\d+_", "", path.stem)

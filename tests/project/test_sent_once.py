@@ -2,13 +2,16 @@
 parameters personal to a reader (ui.state.PERSONAL, in the room element's data), a question's
 letters (rooms.LETTERS, in the viewer's configuration), the viewer's words (the catalog's viewer
 section), the selector of the app's formulas (ui.blocks_streamlit.FORMULAS, in the page
-element's data) and the chips' style (one CSS file both renderers load). A copy of any of them
-written into the viewer's sources, or the chips' rule into the app's, fails here."""
+element's data), the chips' style (one CSS file both renderers load) and the position schemes
+(posviz.schemes, in the viewer's configuration: the browser's engine chooses by an entry's kind).
+A copy of any of them written into the viewer's sources, or the chips' rule into the app's,
+fails here."""
 
 import re
 
 import pytest
 
+from posviz.schemes import KINDS, SCHEMES
 from rooms import LETTERS
 from tests.conftest import ROOT
 from ui.blocks_streamlit import CHIPS_CSS, FORMULAS
@@ -21,6 +24,17 @@ SCRIPTS = sorted(SRC.rglob("*.js"))
 ARRAY = re.compile(r"\[([^\[\]]*)\]")
 QUOTED = re.compile(r"""(["'`])((?:\\.|(?!\1).)*)\1""")
 VIEWER_KEYS = {key for key in viewer_strings("en")}
+SCHEME_NAMES = {each.name for each in SCHEMES}
+ENGINE = SRC / "engine"
+
+
+def scheme_choices(source: str) -> list[str]:
+    """Where a script chooses by a scheme's name: a scheme compared with a string, or a string
+    naming a scheme compared with anything (`scheme === 'rope'`, `'alibi' !== name`)."""
+    names = "|".join(sorted(SCHEME_NAMES - {"none"}))  # "none" is also a CSS and HTML word
+    quoted = r"""(["'`])(?:""" + names + r""")\1"""
+    return [found[0] for found in re.finditer(
+        rf"""scheme\w*\s*[!=]==?\s*["'`]|{quoted}\s*[!=]==?|[!=]==?\s*{quoted}""", source)]
 
 
 def arrays(source: str) -> list[set[str]]:
@@ -47,6 +61,11 @@ def test_no_script_copies_what_python_decides(path):
     assert not copies(source, set(LETTERS), 3), "a question's letters: rooms.LETTERS"
     assert not any(LETTERS[:3] in each for each in strings(source)), "rooms.LETTERS"
     assert FORMULAS not in source, "the app's formulas: ui.blocks_streamlit.FORMULAS"
+    assert not copies(source, SCHEME_NAMES, 2), "the position schemes: posviz.schemes"
+    assert not scheme_choices(source), "choose by the entry's kind: posviz.schemes"
+    if path.is_relative_to(ENGINE):  # the engine names no scheme at all, and only its kinds
+        code = re.sub(r"^\s*//.*$", "", source, flags=re.MULTILINE)  # its comments may
+        assert not strings(code) & SCHEME_NAMES, "a scheme's name: posviz.schemes"
 
 
 def test_the_copies_are_found():
@@ -56,6 +75,20 @@ def test_the_copies_are_found():
     assert copies("const KEYS = ['room', 'following', 'explore'];", VIEWER_KEYS, 3)
     assert any(LETTERS[:3] in each for each in strings('export const LETTERS = "ABCDEF";'))
     assert copies('const LETTERS = ["A", "B", "C", "D"];', set(LETTERS), 3)
+    assert copies("export const ATTENTION_SCHEMES = ['none', 'sinusoidal', 'rope', 'alibi'];",
+                  SCHEME_NAMES, 2)
+    for line in ("if (scheme === 'rope') {", "scheme === 'alibi' ? alibi_bias(h, t) : null",
+                 "if (params.scheme !== `none`)", "const rotates = 'partial_rope' == name;"):
+        assert scheme_choices(line), line
+    assert not scheme_choices("if (how.kind === 'rotate') { node.style.display = 'none'; }")
+
+
+def test_the_engine_dispatches_on_every_kind_the_registry_names():
+    """attention.js chooses by each kind but "none" (which does nothing): a new kind in
+    posviz.schemes needs its case in both engines."""
+    source = (ENGINE / "attention.js").read_text("utf-8")
+    chosen = set(re.findall(r"""\.kind\s*===\s*["'](\w+)["']""", source))
+    assert chosen == set(KINDS) - {"none"}
 
 
 def test_the_chips_style_is_written_once():
