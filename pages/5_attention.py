@@ -9,6 +9,7 @@ from ui.cached import attention as cached
 
 HEADS = (1, 2, 4, 8)
 BAG_NOISE = 1e-9  # a difference below this is float rounding: nothing moved
+PER_ROW = 3  # the schemes' numbers a row holds: each label and chip whole at a desk's width
 NONE = next(name for name in ATTENTION_SCHEMES if position_scheme(name).kind == "none")
 POSITIONED = [name for name in ATTENTION_SCHEMES if name != NONE]  # the choices, position on
 
@@ -104,11 +105,14 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
                               first=readable(c.last_gaps[0]),
                               last=readable(c.last_gaps[-1])))
 
-            for col, name, gap, gap_off in zip(d.columns(len(ATTENTION_SCHEMES)),
-                                               ATTENTION_SCHEMES, gaps, offs, strict=True):
-                col.metric(s.t("attention.scheme_gap_masked" if causal else "attention.scheme_gap",
-                               scheme=cached.scheme_name(name, causal, s.lang)), readable(gap),
-                           mask_off(s, name, gap_off))
+            each = list(zip(ATTENTION_SCHEMES, gaps, offs, strict=True))
+            for start in range(0, len(each), PER_ROW):  # rows of PER_ROW
+                for col, (name, gap, gap_off) in zip(d.columns(PER_ROW),
+                                                     each[start:start + PER_ROW], strict=False):
+                    col.metric(s.t("attention.scheme_gap_masked" if causal
+                                   else "attention.scheme_gap",
+                                   scheme=cached.scheme_name(name, causal, s.lang)),
+                               readable(gap), mask_off(s, name, gap_off))
             d.caption(s.t("attention.scheme_gaps_caption_masked" if causal
                           else "attention.scheme_gaps_caption"))
             at = ATTENTION_SCHEMES.index(NONE)
