@@ -167,7 +167,7 @@ LAYER_FORMULA = (
 """LaTeX of `attention_layer` and `attention_stack`: attention plus a residual connection."""
 
 
-def attention_layer(x: np.ndarray, layer: Layer, n_heads: int, scheme: str = "none",
+def attention_layer(x: np.ndarray, layer: Layer, n_heads: int, scheme: str,
                     causal: bool = True, base: float = 10_000.0) -> tuple[np.ndarray, np.ndarray]:
     """One multi-head self-attention layer with a residual connection.
 
