@@ -30,7 +30,7 @@ ATTENTION_SCHEMES = offered("attention")
 them: where position enters, nowhere, added to the input, turning q and k, or biasing the
 scores."""
 
-INPUT_TABLES = {"sinusoidal": sinusoidal}
+ADDED_TABLES = {"sinusoidal": sinusoidal}
 """The tables a scheme of kind "input" may add to this stack's input, by its `table`: only a
 formula (a trained table has nothing to be trained with here)."""
 
@@ -214,7 +214,7 @@ def attention_stack(x: np.ndarray, n_layers: int, n_heads: int, scheme: str,
     how = position_scheme(scheme)
     seq_len, d_model = x.shape
     if how.kind == "input":
-        x = x + INPUT_TABLES[how.params["table"]](seq_len, d_model, base)  # (T, D)
+        x = x + ADDED_TABLES[how.params["table"]](seq_len, d_model, base)  # (T, D)
     weights, outputs = [], []
     for layer in init_layers(n_layers, d_model, seed):
         w, x = attention_layer(x, layer, n_heads, scheme, causal, base)

@@ -13,7 +13,7 @@ import { normals, text_stream } from './splitmix.js';
 export const HEAD_DIM = 16;
 export const LAYER_WEIGHTS = ['wq', 'wk', 'wv', 'wo'];
 // The tables a scheme of kind "input" may add to the stack's input, by its params' table.
-export const INPUT_TABLES = { sinusoidal };
+export const ADDED_TABLES = { sinusoidal };
 
 // The stream of one projection of one layer: "layer 0 wq", ...
 export function layer_stream(layer, name) {
@@ -121,7 +121,7 @@ export function attention_stack(x, n_layers, n_heads, scheme, causal = true, see
   const [t, dm] = x.shape;
   let h = x;
   if (how.kind === 'input') {
-    const pe = INPUT_TABLES[how.params.table](t, dm, base);
+    const pe = ADDED_TABLES[how.params.table](t, dm, base);
     h = array(x.shape, x.data.map((value, at) => value + pe.data[at]));
   }
   const weights = [], outputs = [];
