@@ -17,10 +17,16 @@ refuses, visibly, any other.
   by the mask grey; scale "top" (0 to the largest weight) or "fixed".
 - alibi: the causal ALiBi bias of the heads shown (params: heads, shown "1 2 ...", position);
   the colour scale from the lowest bias (-1 at least) to 0.
+- plane: one channel pair of each token's query in the seeded single head, before and after
+  RoPE turns it (params: d_model, pair, position, and posviz.figures.rope.plane_style: what
+  plane_view decides for any sentence); words: the names of the arrows before and after, and
+  of the arcs.
 """
 
 from __future__ import annotations
 
+from posviz.figures.common import plain
+from posviz.figures.rope import plane_style
 from ui.blocks import Live
 
 
@@ -54,3 +60,12 @@ def attention(layers: int, heads: int, scheme: str, causal: bool, layer: int,
 def alibi(heads: int, shown: list[int], position: bool) -> Live:
     return Live(recipe="alibi", params={"heads": heads, "shown": " ".join(map(str, shown)),
                                         "position": position}, words={})
+
+
+def plane(d_model: int, pair: int, position: bool, before_name: str, after_name: str,
+          arc_name: str) -> Live:
+    """posviz.figures.rope.plane_view's recipe: the names as its legend shows them."""
+    return Live(recipe="plane",
+                params={"d_model": d_model, "pair": pair, "position": position} | plane_style(),
+                words={"before_name": plain(before_name), "after_name": plain(after_name),
+                       "arc_name": plain(arc_name)})

@@ -39,6 +39,12 @@ LEADER_STANDOFF = 9
 LABEL_ROOM = 0.25
 """Room kept round the arrows for their labels, as a share of the longest arrow."""
 ARC_POINTS = 64
+ARC_DOT = 3.5  # pixels: a dot of a turn's arc
+HEAD_SIZES = (13, 18)  # pixels: an arrow head before rotation, after it
+SHAFT_WIDTHS = (2.5, 4.5)  # pixels: an arrow's shaft before rotation (dashed), after it
+LEADER_WIDTH = 2  # pixels: a label's leader line
+PLAIN_ROOM = 0.08
+"""Room kept round the arrows when they carry no labels, as a share of the longest arrow."""
 MARK_MARGIN = 170
 """Right margin in pixels for the labels of marked horizontal lines, clear of every curve."""
 DIAL_WIDTH = 170
@@ -115,7 +121,7 @@ def _turn_arcs(before: np.ndarray, after: np.ndarray) -> dict:
     radius = np.hypot(before[:, 0], before[:, 1])[:, None]                           # (T, 1)
     return dict(type="scatter", x=(radius * np.cos(angle)).astype(np.float32).ravel(),
                 y=(radius * np.sin(angle)).astype(np.float32).ravel(), mode="markers",
-                marker=dict(size=3.5, **_by_position(
+                marker=dict(size=ARC_DOT, **_by_position(
                     np.repeat(np.arange(len(before)), ARC_POINTS), len(before))),
                 showlegend=False, hoverinfo="skip")
 
@@ -130,7 +136,7 @@ def _tip_notes(tips: np.ndarray, labels: list[str], colors: list[str]) -> list[d
     direction = np.divide(tips, length, out=np.zeros_like(tips), where=length > 0)
     direction[length[:, 0] == 0] = (0.0, 1.0)  # a tip at the origin: its label above it
     return [dict(x=float(x), y=float(y), xref="x", yref="y", text=plain(label),
-                 showarrow=True, arrowhead=0, arrowwidth=2, arrowcolor=color,
+                 showarrow=True, arrowhead=0, arrowwidth=LEADER_WIDTH, arrowcolor=color,
                  standoff=LEADER_STANDOFF, ax=float(LABEL_OFFSET * dx),
                  ay=float(-LABEL_OFFSET * dy), font=dict(size=LABEL_SIZE))
             for (x, y), (dx, dy), label, color in zip(tips, direction, labels, colors,
@@ -167,8 +173,8 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
     short = len(labels) <= MAX_TIP_LABELS
     data = [_legend_key(before_name, dash="dash"), _legend_key(after_name),
             *([_legend_key(arc_name, dash="dot")] if short else []),
-            _heads(before, labels, name=before_name, size=13),
-            _heads(after, labels, name=after_name, size=18)]
+            _heads(before, labels, name=before_name, size=HEAD_SIZES[0]),
+            _heads(after, labels, name=after_name, size=HEAD_SIZES[1])]
     reach = max(float(np.hypot(*before.T).max(initial=0.0)),
                 float(np.hypot(*after.T).max(initial=0.0)), 1e-9)
     notes = []
@@ -179,15 +185,15 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
             moved = np.flatnonzero(~np.isclose(before, after).all(axis=-1))
             notes += _tip_notes(before[moved], [labels[t] for t in moved],
                                 [colors[t] for t in moved])
-    shafts = _shafts(before, colors, width=2.5, dash="dash")
+    shafts = _shafts(before, colors, width=SHAFT_WIDTHS[0], dash="dash")
     arcs = [np.stack([data[-1]["x"], data[-1]["y"]], axis=-1)] if short else []
     both = np.concatenate([before, after, *arcs])                   # tips, and arcs: (N, 2)
-    pad = (LABEL_ROOM if short else 0.08) * reach
+    pad = (LABEL_ROOM if short else PLAIN_ROOM) * reach
     # Equal axes: a plot wider than tall narrows to the arrows' width (a short projector plot
     # would otherwise span -8..8 for arrows of 2); a taller one (a phone's) shows more of y.
     xaxis = axis(x_title, constrain="domain", zeroline=True, zerolinecolor="gray",
                  range=_tight(both[:, 0], pad))
-    spec = layout(title, 620, shapes=shafts + _shafts(after, colors, width=4.5),
+    spec = layout(title, 620, shapes=shafts + _shafts(after, colors, width=SHAFT_WIDTHS[1]),
                   annotations=notes, xaxis=xaxis,
                   yaxis=axis(y_title, scaleanchor="x", zeroline=True, zerolinecolor="gray",
                              range=_tight(both[:, 1], pad)))
@@ -198,6 +204,19 @@ def plane_view(before: np.ndarray, after: np.ndarray, labels: list[str], *, titl
                     yanchor="top"),
         xaxis=dict(xaxis, domain=[0, SIDE_LEGEND]), title=dict(x=0, xanchor="left")))
     return figure(data, spec)
+
+
+def plane_style() -> dict[str, int | float | str]:
+    """What plane_view decides for any sentence, as scalars a viewer is sent to draw the same
+    figure for a sentence its reader types (ui.live.plane): the label and arc thresholds, the
+    sizes, the token colour scale ("stop colour stop colour ...")."""
+    return dict(tip_labels=MAX_TIP_LABELS, before_labels=MAX_BEFORE_LABELS,
+                label_room=LABEL_ROOM, plain_room=PLAIN_ROOM, label_offset=LABEL_OFFSET,
+                label_size=LABEL_SIZE, standoff=LEADER_STANDOFF, leader_width=LEADER_WIDTH,
+                arc_points=ARC_POINTS, arc_dot=ARC_DOT, head_before=HEAD_SIZES[0],
+                head_after=HEAD_SIZES[1], shaft_before=SHAFT_WIDTHS[0],
+                shaft_after=SHAFT_WIDTHS[1],
+                colors=" ".join(f"{stop} {color}" for stop, color in TOKEN_SCALE))
 
 
 def clock_ladder(trails: np.ndarray, panel_titles: list[str], *, title: str, hand_name: str,

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from posviz.alibi import causal_alibi_bias, heads_shown, hide_masked
 from posviz.attention import HEAD_DIM, attention_stack
 from posviz.embedding import token_embeddings
+from posviz.rope import apply_rope, pair_coordinates
 from posviz.sinusoidal import sinusoidal
 from posviz.tokens import MAX_TOKENS, clip_tokens, token_labels, tokenize
 from tests.documents.test_offline_file import RAN_JS
@@ -63,7 +64,7 @@ def expected(tokens: list[str]) -> dict[str, list[np.ndarray]]:
 
 
 FRAMED = {"lesson_position": MAX_TOKENS, "lesson_sinusoidal": lesson.SINE_N}
-STALE = ("lesson_rope", "lesson_leak", "lesson_today", "lesson_port")
+STALE = ("lesson_leak", "lesson_today", "lesson_port")
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +78,72 @@ def phone(browser, requests: list[str]):
     context = browser.new_context(**PHONE)
     file_only(context, requests)
     return context.new_page()
+
+
+# The RoPE plane as drawn for a typed sentence: the spec the chart was last given (its arrows'
+# heads, shafts, labels and ranges) and the labels of its heads (which sentence it shows).
+PLANE_JS = """(host) => {
+  const gd = host.querySelector('.posviz-chart');
+  if (!gd || !gd.posvizSource) return null;
+  const { data, layout } = gd.posvizSource.figure;
+  const heads = data.filter((t) => t.showlegend === false && t.marker
+                                   && t.marker.symbol === 'arrow');
+  return JSON.stringify({
+    heads: heads.map((t) => ({ x: Array.from(t.x), y: Array.from(t.y),
+                               labels: Array.from(t.customdata) })),
+    keys: data.filter((t) => t.showlegend !== false).map((t) => [t.name, t.line.dash || '']),
+    arcs: data.filter((t) => t.hoverinfo === 'skip').map((t) => Array.from(t.x).length),
+    shapes: layout.shapes.map((s) => [s.x1, s.y1, s.line.color, s.line.width, s.line.dash || '']),
+    notes: layout.annotations.map((a) => [a.x, a.y, a.text, a.arrowcolor]),
+    ranges: [layout.xaxis.range, layout.yaxis.range], spread: layout.meta.spread });
+}"""
+
+
+def plane_expected(tokens: list[str], position: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Scene 6's arrows for the sentence, (T, 2) before and after, by the Python engine."""
+    _, q, _, _, _ = lesson.rope_head(tuple(tokens))
+    positions = np.arange(len(tokens)) if position else np.zeros(len(tokens))
+    return (pair_coordinates(q, lesson.ROPE_PAIR),
+            pair_coordinates(apply_rope(q, positions), lesson.ROPE_PAIR))
+
+
+def plane_drawn(page, labels: list[str]) -> dict:
+    """Scene 6's plane, once it is drawn for the sentence whose labels are given."""
+    chart = host(page, "lesson_rope")
+    chart.scroll_into_view_if_needed()
+    handle = chart.element_handle()
+    page.wait_for_function(f"""(host) => {{
+      const got = ({PLANE_JS})(host);
+      return got !== null && JSON.stringify(JSON.parse(got).heads[0].labels)
+        === {json.dumps(json.dumps(labels, ensure_ascii=False, separators=(",", ":")))};
+    }}""", arg=handle)
+    return json.loads(page.evaluate(PLANE_JS, handle))
+
+
+def assert_plane_is_pythons(drawn: dict, tokens: list[str], lang: str) -> None:
+    """The arrows are the Python engine's numbers (1e-12); the rest of the figure (legend
+    keys, arcs, shafts, labels and their colours, ranges) is what Python's figure draws for
+    that sentence."""
+    want = json.loads(lesson.rope_figure(tuple(tokens), True, lang).to_json())
+    for got, coordinates in zip(drawn["heads"], plane_expected(tokens), strict=True):
+        assert np.abs(np.array([got["x"], got["y"]]).T - coordinates).max() <= TOLERANCE
+    assert [t["customdata"] for t in want["data"] if t.get("showlegend") is False
+            and t.get("marker", {}).get("symbol") == "arrow"] == [
+                h["labels"] for h in drawn["heads"]]
+    assert drawn["keys"] == [[t["name"], t["line"].get("dash", "")] for t in want["data"]
+                             if t.get("showlegend") is not False]
+    arcs = [t for t in want["data"] if t.get("hoverinfo") == "skip"]
+    assert drawn["arcs"] == [len(tokens) * 64 for _ in arcs]
+    shapes = want["layout"]["shapes"]
+    assert [s[2:] for s in drawn["shapes"]] == [
+        [s["line"]["color"], s["line"]["width"], s["line"].get("dash", "")] for s in shapes]
+    assert np.allclose([s[:2] for s in drawn["shapes"]], [[s["x1"], s["y1"]] for s in shapes],
+                       rtol=0, atol=TOLERANCE)
+    notes = want["layout"].get("annotations", [])
+    assert [n[2:] for n in drawn["notes"]] == [[n["text"], n["arrowcolor"]] for n in notes]
+    assert np.allclose(drawn["ranges"], [want["layout"][k]["range"] for k in ("xaxis", "yaxis")],
+                       rtol=0, atol=1e-6)  # the arcs are float32 in both
+    assert drawn["spread"] == want["layout"]["meta"]["spread"]
 
 
 def host(page, name: str):
@@ -138,6 +205,7 @@ def test_a_phone_types_a_sentence_into_the_handout_and_every_live_figure_is_comp
           return rect && rect.y1;
         }""", arg=chart.element_handle()).json_value()
         assert frame == min(len(tokens), rows) - 0.5, name
+    assert_plane_is_pythons(plane_drawn(page, labels), tokens, "zh")
     for name in STALE:  # said beside it, not shown as the student's
         note = host(page, name).locator("xpath=preceding-sibling::p[1]")
         expect(note).to_have_class("posviz-live-note stale")

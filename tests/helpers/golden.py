@@ -11,7 +11,14 @@ from posviz.alibi import alibi_slopes, causal_alibi_bias
 from posviz.attention import ATTENTION_SCHEMES, HEAD_DIM, attention_stack, one_head
 from posviz.embedding import token_embeddings
 from posviz.partial import partial_rope
-from posviz.rope import PAIRINGS, apply_rope, pair_trajectory, rope_scores, shifted_rope_scores
+from posviz.rope import (
+    PAIRINGS,
+    apply_rope,
+    pair_coordinates,
+    pair_trajectory,
+    rope_scores,
+    shifted_rope_scores,
+)
 from posviz.sinusoidal import LAYOUTS, similarity, sinusoidal
 from posviz.tokens import clip_tokens, tokenize
 
@@ -94,6 +101,9 @@ def expected(case: dict) -> tuple[list[str], dict[str, np.ndarray]]:
         "sinusoidal": pe,
         "similarity": similarity(pe),
         "rope": apply_rope(q, positions, base, pairing),
+        "rope_plane": np.stack([[pair_coordinates(turned, pair, pairing)
+                                 for turned in (q, apply_rope(q, positions, base, pairing))]
+                                for pair in (0, d_model // 2 - 1)]),  # (2 pairs, 2, T, 2)
         "rope_scores": rope_scores(q, k, positions, base, pairing),
         "rope_shift": shifted_rope_scores(q, k, seq_len - 1, 0, np.array(SHIFTS), base, pairing),
         "partial_rope": partial_rope(q, positions, case["fraction"], base, pairing),
@@ -143,6 +153,11 @@ async ([url, given]) => {
     keep(pe);
     keep(sn.similarity(pe));
     keep(rope.apply_rope(q, positions, c.base, c.pairing));
+    const plane = nd.array([2, 2, t, 2]);
+    [0, d / 2 - 1].forEach((pair, p) => [q, rope.apply_rope(q, positions, c.base, c.pairing)]
+      .forEach((turned, r) => plane.data.set(rope.pair_coordinates(turned, pair, c.pairing).data,
+                                             (2 * p + r) * t * 2)));
+    keep(plane);
     keep(rope.rope_scores(q, k, positions, c.base, c.pairing));
     const shift = rope.shifted_rope_scores(q, k, t - 1, 0, shifts, c.base, c.pairing);
     keep(nd.array([shifts.length], shift));
@@ -175,9 +190,9 @@ points, and every array's shape and values (float64s in `expected`'s order, base
 crosses to the page and back is JSON text: Playwright's own encoding of many small lists is the
 slow part otherwise."""
 
-FIGURES = ["embedding", "sinusoidal", "similarity", "rope", "rope_scores", "rope_shift",
-           "partial_rope", "rope_turn", "alibi_slopes", "alibi_bias", "attention", "output",
-           "reversed"]
+FIGURES = ["embedding", "sinusoidal", "similarity", "rope", "rope_plane", "rope_scores",
+           "rope_shift", "partial_rope", "rope_turn", "alibi_slopes", "alibi_bias", "attention",
+           "output", "reversed"]
 """The names of BROWSER_JS's arrays, in its order (the keys of `expected`)."""
 
 TOKENIZE_JS = """

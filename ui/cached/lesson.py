@@ -31,7 +31,7 @@ from ui.i18n import text
 # Each lesson page's default settings, so a scene looks like the page its link opens.
 EMBED_D = 16                    # embedding lesson width (scenes 1-3)
 SINE_D, SINE_N, MAX_OFFSET = 128, 128, 40
-ROPE_D = 64                     # one RoPE head
+ROPE_D, ROPE_PAIR = 64, 0       # one RoPE head, and the pair its plane shows
 HEADS, LAYERS = 4, 2            # the attention lesson's seeded stack
 ALIBI_HEADS = 8
 Tokens = tuple[str, ...]
@@ -167,19 +167,27 @@ def rope_head(tokens: Tokens) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 @figure_cache
 def rope_figure(tokens: Tokens, position: bool, lang: str) -> go.Figure:
-    """Pair 0 of every query before and after its rotation (the RoPE lesson's first chart)."""
+    """Pair ROPE_PAIR of every query before and after its rotation (the RoPE lesson's first
+    chart)."""
     _, q, _, _, _ = rope_head(tokens)
     positions = np.arange(len(tokens)) if position else np.zeros(len(tokens))
     theta = rope.rope_frequencies(ROPE_D)
-    a, b = (channels[0] for channels in rope.pair_index(ROPE_D))
+    a, b = (channels[ROPE_PAIR] for channels in rope.pair_index(ROPE_D))
     return plane_view(
-        rope.pair_coordinates(q, 0), rope.pair_coordinates(rope.apply_rope(q, positions), 0),
+        rope.pair_coordinates(q, ROPE_PAIR),
+        rope.pair_coordinates(rope.apply_rope(q, positions), ROPE_PAIR),
         token_labels(list(tokens)),
-        title=text("rope.plane_title", lang, pair=0, a=a, b=b, theta=theta[0],
-                   wavelength=rope.wavelengths(theta)[0]),
+        title=text("rope.plane_title", lang, pair=ROPE_PAIR, a=a, b=b, theta=theta[ROPE_PAIR],
+                   wavelength=rope.wavelengths(theta)[ROPE_PAIR]),
         before_name=text("rope.before", lang), after_name=text("rope.after", lang),
         arc_name=text("rope.arc", lang), x_title=text("rope.channel", lang, c=a),
         y_title=text("rope.channel", lang, c=b))
+
+
+def rope_live(position: bool, lang: str) -> Live:
+    """rope_figure's recipe for a typed sentence."""
+    return live.plane(ROPE_D, ROPE_PAIR, position, *(text(f"rope.{name}", lang)
+                                              for name in ("before", "after", "arc")))
 
 
 @figure_cache

@@ -129,7 +129,8 @@ def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None
 def rotation(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if not s.position:
         d.warning(s.t("rope.no_position"))
-    at.figure.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope", fit=True)
+    at.figure.chart(cached.rope_figure(seq, s.position, s.lang), "lesson_rope", fit=True,
+                    live=cached.rope_live(s.position, s.lang))
     d.formula(rope.FORMULA)  # under the figure: a projector shows the figure first
     d.markdown(s.t("lesson.rope.pairing"))  # which channels pair: what scene 11 asks about
     x, q, k, wq, wk = cached.rope_head(seq)

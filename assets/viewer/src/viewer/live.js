@@ -10,9 +10,11 @@
 import * as alibi from "../engine/alibi.js";
 import * as attention from "../engine/attention.js";
 import * as emb from "../engine/embedding.js";
+import * as rope from "../engine/rope.js";
 import * as sn from "../engine/sinusoidal.js";
 import * as tk from "../engine/tokens.js";
 import { redrawChart } from "./blocks.js";
+import { planeView } from "./plane.js";
 import { el, say } from "./screen.js";
 
 const DEBOUNCE = 250;  // ms after the last keystroke: typing never waits on a drawing
@@ -196,7 +198,16 @@ function alibiBias(figure, tokens, params) {
   return Object.fromEntries(shown.map((h, i) => [`head ${h}`, heads[i]]));
 }
 
-const RECIPES = { fixed, embedding, frame, attention: attentionMaps, alibi: alibiBias };
+function plane(figure, tokens, params, words) {
+  const [, q] = attention.one_head(tokens, params.d_model);
+  const positions = params.position ? tokens.map((_, t) => t) : tokens.map(() => 0);
+  const before = rope.pair_coordinates(q, params.pair);
+  const after = rope.pair_coordinates(rope.apply_rope(q, positions), params.pair);
+  planeView(figure, before, after, tk.token_labels(tokens).map(plain), params, words);
+  return { before, after };
+}
+
+const RECIPES = { fixed, embedding, frame, attention: attentionMaps, alibi: alibiBias, plane };
 
 // ---- the page's charts, for a typed sentence ------------------------------------------------
 
