@@ -9,8 +9,9 @@ refuses, visibly, any other.
 
 - fixed: the chart does not depend on the sentence (the same for every reader).
 - embedding: E, P and E + P panels (params: d_model, panels "e p x", position, copied: the first
-  token copied to the end); rows labelled with the tokens, repeated ones marked ◆; the colour
-  scale symmetric about 0; words: the title with and without a marked row.
+  token copied to the end, sizes: the layout for each row count, below); rows labelled with the
+  tokens, repeated ones marked ◆; the colour scale symmetric about 0; words: the title with and
+  without a marked row.
 - frame: a table of positions whose first rows (the sentence's, at most `rows`) are framed.
 - attention: the head-mean weights of one layer of the seeded stack (params: layers, heads,
   scheme, causal, layer, orders "same" or "same reversed"), each order a panel, its cells hidden
@@ -21,9 +22,15 @@ refuses, visibly, any other.
   RoPE turns it (params: d_model, pair, position, and posviz.figures.rope.plane_style: what
   plane_view decides for any sentence); words: the names of the arrows before and after, and
   of the arcs.
+
+A figure whose layout depends on the sentence's length alone is sent that layout for every
+length (`sizes`): what differs between them, so that a typed sentence's chart is as tall, and
+its rows as labelled, as the server's figure for that sentence would be.
 """
 
 from __future__ import annotations
+
+import json
 
 from posviz.figures.common import plain
 from posviz.figures.rope import plane_style
@@ -35,13 +42,14 @@ def fixed() -> Live:
 
 
 def embedding(d_model: int, panels: tuple[str, ...], position: bool, copied: bool,
-              title_marked: str, title_plain: str) -> Live:
+              title_marked: str, title_plain: str, layouts: str) -> Live:
     """panels: of "panel_e", "panel_p", "panel_x" (ui.cached.lesson's names); titles as the
-    figure's layout holds them (posviz.figures.common.layout)."""
+    figure's layout holds them (posviz.figures.common.layout); layouts: the figure's for 1,
+    2, ... rows, as `sizes` writes them."""
     names = {"panel_e": "e", "panel_p": "p", "panel_x": "x"}
     return Live(recipe="embedding",
                 params={"d_model": d_model, "panels": " ".join(names[p] for p in panels),
-                        "position": position, "copied": copied},
+                        "position": position, "copied": copied, "sizes": layouts},
                 words={"title_marked": title_marked, "title_plain": title_plain})
 
 
@@ -69,3 +77,29 @@ def plane(d_model: int, pair: int, position: bool, before_name: str, after_name:
                 params={"d_model": d_model, "pair": pair, "position": position} | plane_style(),
                 words={"before_name": plain(before_name), "after_name": plain(after_name),
                        "arc_name": plain(arc_name)})
+
+
+def _leaves(node: object, path: tuple = ()) -> dict[tuple, object]:
+    """A layout's leaves by path (keys and list indices); a list of numbers is one leaf; the
+    theme's template is the same for every figure."""
+    if isinstance(node, dict):
+        return {found: value for key, child in node.items() if path or key != "template"
+                for found, value in _leaves(child, (*path, key)).items()}
+    if isinstance(node, list | tuple) and any(isinstance(v, dict | list | tuple) for v in node):
+        return {found: value for i, child in enumerate(node)
+                for found, value in _leaves(child, (*path, i)).items()}
+    return {path: list(node) if isinstance(node, tuple) else node}
+
+
+def sizes(layouts: list[dict]) -> str:
+    """The leaves that differ between the layouts of one figure for 1, 2, ... tokens, as JSON:
+    {"paths": [[key or index, ...], ...], "rows": [[value or null (absent), ...], ...]}, row
+    n - 1 the layout for n tokens (assets/viewer/src/viewer/live.js's resize)."""
+    found = [_leaves(layout) for layout in layouts]
+    every = {path for leaves in found for path in leaves}
+    paths = sorted((path for path in every
+                    if any(each.get(path) != found[0].get(path) or (path in each) != (
+                        path in found[0]) for each in found)), key=str)
+    return json.dumps({"paths": [list(p) for p in paths],
+                       "rows": [[each.get(p) for p in paths] for each in found]},
+                      separators=(",", ":"))

@@ -32,32 +32,41 @@ def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labe
     labels = [plain(("◆ " if t in marked_rows else "") + label)
               for t, label in enumerate(row_labels)]
     bound = max((float(np.abs(p).max()) for p in panels if p.size), default=1.0) or 1.0
-    width = (1 - GAP * (len(panels) - 1)) / len(panels)
-    traces, axes, titles = [], {}, []
-    for n, (z, panel_title) in enumerate(zip(panels, panel_titles, strict=True)):
+    traces = [dict(type="heatmap", z=np.asarray(z, dtype=np.float32), y=labels,
+                   xaxis=_axes(n)[0], yaxis=_axes(n)[1], coloraxis="coloraxis",
+                   **({"name": files[n]} if files else {}),
+                   hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}"
+                                  "<br>%{z:.4f}<extra></extra>"))
+              for n, z in enumerate(panels)]
+    return figure(traces, aligned_layout(len(labels), panel_titles, title=title,
+                                         x_title=x_title, y_title=y_title,
+                                         colorscale=colorscale, bound=bound))
+
+
+def aligned_layout(n_rows: int, panel_titles: list[str], *, title: str, x_title: str,
+                   y_title: str, colorscale: str = "RdBu_r", bound: float = 1.0) -> dict:
+    """aligned_heatmaps' layout for n_rows token rows: it depends on the sentence through its
+    length alone (a viewer is sent it for every length: ui.live.sizes)."""
+    width = (1 - GAP * (len(panel_titles) - 1)) / len(panel_titles)
+    axes, titles = {}, []
+    for n, panel_title in enumerate(panel_titles):
         x, y = _axes(n)
         left = n * (width + GAP)
-        traces.append(dict(
-            type="heatmap", z=np.asarray(z, dtype=np.float32), y=labels, xaxis=x, yaxis=y,
-            coloraxis="coloraxis", **({"name": files[n]} if files else {}),
-            hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}"
-                           "<br>%{z:.4f}<extra></extra>")))
         axes[_layout_key(x)] = axis(x_title, domain=[left, left + width], anchor=y)
-        axes[_layout_key(y)] = _rows(y_title if n == 0 else "", len(labels), anchor=x,
-                                     shown=n == 0)
+        axes[_layout_key(y)] = _rows(y_title if n == 0 else "", n_rows, anchor=x, shown=n == 0)
         titles.append(dict(text=plain(panel_title), x=left + width / 2, y=1.0, xref="paper",
                            yref="paper", xanchor="center", yanchor="bottom", showarrow=False))
     shape = layout(
-        title, max(280, 110 + ROW * len(labels)), min_width=PANEL_WIDTH * len(panels) + 100,
+        title, max(280, 110 + ROW * n_rows), min_width=PANEL_WIDTH * len(panel_titles) + 100,
         annotations=titles,
         margin=dict(l=10, r=10, t=80, b=10),
         coloraxis=dict(colorscale=colorscale, cmin=-bound, cmax=bound),
         **axes)
-    if len(labels) <= LABELLED_ROWS:
-        shape["meta"]["least"] = FITTED_ROOM + FITTED_ROW * len(labels)
-    if len(panels) > 1:
-        shape["meta"]["narrow"] = _stacked(panel_titles, len(labels), title, x_title, y_title)
-    return figure(traces, shape)
+    if n_rows <= LABELLED_ROWS:
+        shape["meta"]["least"] = FITTED_ROOM + FITTED_ROW * n_rows
+    if len(panel_titles) > 1:
+        shape["meta"]["narrow"] = _stacked(panel_titles, n_rows, title, x_title, y_title)
+    return shape
 
 
 STACKED_WIDTH = 300  # pixels: the narrowest column the stacked panels are drawn in

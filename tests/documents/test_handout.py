@@ -218,6 +218,69 @@ def test_a_phone_types_a_sentence_into_the_handout_and_every_live_figure_is_comp
     page.context.close()
 
 
+LONG = ("the cat sat on the mat while it was raining and nobody knew why position matters to "
+        "attention in a transformer while jumps happen")
+SIZED = {"lesson_meaning": lambda seq: lesson.embedding_figure(
+             (*seq, seq[0]), ("panel_e",), True, "en", "lesson.meaning.fig"),
+         "lesson_sum": lambda seq: lesson.embedding_figure(
+             seq, ("panel_e", "panel_p", "panel_x"), True, "en")}
+"""The live charts whose layout grows with the sentence, and Python's figure for a sentence."""
+
+# The layout a chart was last given (its height, each axis' domain and row labelling, those of
+# its narrow layout) and whether any two of its drawn tick labels overlap.
+SIZES_JS = """(host) => {
+  const gd = host.querySelector('.posviz-chart');
+  const sized = (shape) => shape && ({ height: shape.height,
+    least: (shape.meta || {}).least ?? null,
+    axes: Object.keys(shape).filter((k) => /^yaxis\\d*$/.test(k)).sort()
+      .map((k) => [k, shape[k].domain || null, shape[k].dtick || null]) });
+  const { layout } = gd.posvizSource.figure;
+  const boxes = [...gd.querySelectorAll('.xtick text, .ytick text')]
+    .map((t) => t.getBoundingClientRect()).filter((r) => r.width && r.height);
+  const meet = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5
+    && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  return JSON.stringify({ main: sized(layout), narrow: sized(layout.meta.narrow) || null,
+    drawn: gd._fullLayout.height, labels: boxes.length,
+    overlaps: boxes.filter((a, i) => boxes.slice(i + 1).some((b) => meet(a, b))).length });
+}"""
+
+
+def sized(layout: dict | None) -> dict | None:
+    """SIZES_JS's summary of a Python layout."""
+    if layout is None:
+        return None
+    axes = sorted(k for k in layout if k.startswith("yaxis"))
+    return {"height": layout["height"], "least": layout.get("meta", {}).get("least"),
+            "axes": [[k, layout[k].get("domain"), layout[k].get("dtick")] for k in axes]}
+
+
+def test_a_long_sentence_typed_on_a_phone_grows_each_chart_as_python_would(browser, tmp_path):
+    """24 English tokens typed into the English handout on a phone: each chart whose layout
+    depends on the sentence's length gets Python's layout for that sentence (height, rows,
+    narrow layout), no two tick labels drawn meet, and the RoPE plane without its labels and
+    arcs (beyond MAX_TIP_LABELS tokens) is Python's figure too."""
+    out = handout.main(["--lang", "en", "--out", str(tmp_path / "lesson-en.html")])
+    requests: list[str] = []
+    page = phone(browser, requests)
+    page.goto(out.as_uri())
+    page.locator("#posviz-try-input").tap()
+    page.keyboard.type(LONG)
+    tokens = clip_tokens(tokenize(LONG))[0]
+    assert len(tokens) > 20
+    labels = token_labels(tokens)
+    for name, python in SIZED.items():
+        drawn_for(page, name, labels)
+        got = json.loads(page.evaluate(SIZES_JS, host(page, name).element_handle()))
+        want = json.loads(python(tuple(tokens)).to_json())["layout"]
+        assert got["main"] == sized(want), name
+        assert got["narrow"] == sized(want["meta"].get("narrow")), name
+        assert got["drawn"] >= (got["narrow"] or got["main"])["height"], name
+        assert got["labels"] > 3 and not got["overlaps"], (name, got)
+    assert_plane_is_pythons(plane_drawn(page, labels), tokens, "en")
+    assert not requests
+    page.context.close()
+
+
 def test_hostile_text_typed_into_the_handout_stays_text_and_bounded(browser, handout_file):
     """Markup, 10,000 characters, unpaired surrogates, bidi overrides, set and then typed into
     the tapped box: shown inert, the box and the chips bounded, no sideways scroll, and a note

@@ -5,6 +5,8 @@ nothing mutates a figure once built. Where a scene shows exactly a lesson page's
 it calls that page's wrapper (ui.cached.alibi, ui.cached.attention) instead.
 """
 
+import functools
+
 import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
@@ -15,7 +17,7 @@ from posviz.attention import one_head
 from posviz.embedding import repeat_distances, token_embeddings
 from posviz.figures.attention import change_bars, order_maps, visibility_grid
 from posviz.figures.common import layout, token_heatmap
-from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps
+from posviz.figures.embedding import PANEL_FILES, aligned_heatmaps, aligned_layout
 from posviz.figures.rope import plane_view
 from posviz.figures.sinusoidal import offset_curve, pe_heatmap
 from posviz.modern import chunked_mask
@@ -66,10 +68,24 @@ def embedding_figure(tokens: Tokens, panels: tuple[str, ...], position: bool, la
 def embedding_live(panels: tuple[str, ...], position: bool, lang: str, copied: bool,
                    title_key: str | None = None) -> Live:
     """embedding_figure's recipe for a typed sentence (copied: the sentence's first token copied
-    to its end, as scene 1 shows it), with its title for rows marked and not."""
+    to its end, as scene 1 shows it), with its title for rows marked and not, and its layout
+    for every row count the recipe can draw."""
     titled = [layout(text(title_key or rows_title(marked), lang))["title"]["text"]
               for marked in ([0], [])]
-    return live.embedding(EMBED_D, panels, position, copied, *titled)
+    return live.embedding(EMBED_D, panels, position, copied, *titled,
+                          embedding_sizes(panels, position, lang, MAX_TOKENS + copied))
+
+
+@functools.cache
+def embedding_sizes(panels: tuple[str, ...], position: bool, lang: str, most: int) -> str:
+    """embedding_figure's layout for 1 .. most rows, what differs between them (ui.live.sizes;
+    the title aside: it does not change with the sentence)."""
+    titles = [text(f"embedding.{name}" + ("_off" if name == "panel_p" and not position else ""),
+                   lang) for name in panels]
+    return live.sizes([aligned_layout(n, titles, title="",
+                                      x_title=text("common.dimension_axis", lang),
+                                      y_title=text("common.token_axis", lang))
+                       for n in range(1, most + 1)])
 
 
 def rows_title(marked: list[int]) -> str:

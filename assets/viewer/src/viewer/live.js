@@ -89,6 +89,24 @@ function relabel(layout, before, after) {
     }));
 }
 
+// The layout the server draws for a sentence of n tokens, where it differs from one length to
+// another (ui/live.py's sizes: the paths, and each length's values, null where it has none).
+function resize(layout, sizes, n) {
+  const { paths, rows: values } = JSON.parse(sizes);
+  const row = values[Math.min(n, values.length) - 1];
+  paths.forEach((path, i) => {
+    let node = layout;
+    path.slice(0, -1).forEach((key, depth) => {
+      if (node[key] === undefined || node[key] === null) {
+        node[key] = typeof path[depth + 1] === "number" ? [] : {};
+      }
+      node = node[key];
+    });
+    if (row[i] === null) delete node[path.at(-1)];
+    else node[path.at(-1)] = row[i];
+  });
+}
+
 function retitle(layout, text) {
   layouts(layout).forEach((shape) => { if (shape.title) shape.title.text = text; });
 }
@@ -146,16 +164,9 @@ function embedding(figure, tokens, params, words) {
   const marked = seq.map((token) => counts.get(token) > 1);
   const labels = tk.token_labels(seq).map((label, t) => plain((marked[t] ? "◆ " : "") + label));
   figure.data.filter((trace) => trace.type === "heatmap").forEach((trace, i) => {
-    const before = Array.from(trace.y || []);
-    if (labels.length > before.length) {  // rows each labelled (dtick 1) thinned to fit
-      layouts(figure.layout).forEach((shape) => Object.keys(shape)
-        .filter((key) => /^yaxis\d*$/.test(key) && shape[key].dtick === 1).forEach((key) => {
-          delete shape[key].dtick;
-          Object.assign(shape[key], { tickmode: "array", tickvals: thinned(labels, before.length) });
-        }));
-    }
     Object.assign(trace, { z: rows(matrices[i]), y: labels });
   });
+  resize(figure.layout, params.sizes, seq.length);
   const bound = Math.max(...finite(matrices).map(Math.abs), 0) || 1;
   scale(figure.layout, { cmin: -bound, cmax: bound });
   retitle(figure.layout, marked.some(Boolean) ? words.title_marked : words.title_plain);
