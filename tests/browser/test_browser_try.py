@@ -2,8 +2,9 @@
 lecturer's scene, "Explore on my own" (the lecturer kept students out of the app), the box
 tapped and 了到想刚 typed (no Enter); the scene's live figure is the Python engine's for that
 sentence (to 1e-12), computed in the phone's browser with no request but the room's own long
-poll; one tap on "Back to following" shows the lecturer's figure again and follows on. Once the
-lecturer lets students in, "Explore on my own" opens the app's page instead."""
+poll; the bar says all along that it follows the lecturer, and whose sentence it shows; one
+tap on "Back to following" shows the lecturer's figure again and follows on. Once the lecturer
+lets students in, "Explore on my own" opens the app's page instead."""
 
 from __future__ import annotations
 
@@ -61,6 +62,9 @@ def test_a_phone_in_a_room_tries_its_own_sentence_and_one_tap_follows_again(
     phone.on("request", lambda r: asked.append(r.url))
     phone.get_by_role("button", name=text("viewer.explore", "zh")).tap()
     box = phone.locator("#posviz-try-input")
+    following = phone.locator(".posviz-following")
+    expect(box).to_be_visible()  # nothing typed yet: the lecturer's sentence, still followed
+    expect(following).to_have_text(text("viewer.following", "zh"))
     box.tap()
     phone.keyboard.type(TYPED)
     tokens = tokenize(TYPED)
@@ -69,7 +73,7 @@ def test_a_phone_in_a_room_tries_its_own_sentence_and_one_tap_follows_again(
     for drawn, want in zip(got, [e, p, e + p], strict=True):
         assert np.max(np.abs(as_array(drawn["z"]) - want)) <= TOLERANCE
     assert all("/_posviz/room/" in url for url in asked), asked  # computed here
-    expect(phone.locator(".posviz-following")).to_have_text("")
+    expect(following).to_have_text(text("viewer.following_own", "zh"))  # still following
 
     phone.get_by_role("button", name=text("viewer.try_back", "zh")).tap()
     expect(box).to_have_count(0)

@@ -178,6 +178,7 @@ def test_a_phone_types_a_sentence_into_the_handout_and_every_live_figure_is_comp
     page.goto(handout_file.as_uri())
     box = page.locator("#posviz-try-input")
     expect(box).to_be_visible()
+    expect(box).to_have_attribute("placeholder", text("viewer.try_placeholder", "zh"))
     box.tap()
     page.keyboard.type(TYPED)
     tokens = clip_tokens(tokenize(TYPED))[0]
@@ -263,7 +264,9 @@ def test_a_long_sentence_typed_on_a_phone_grows_each_chart_as_python_would(brows
     requests: list[str] = []
     page = phone(browser, requests)
     page.goto(out.as_uri())
-    page.locator("#posviz-try-input").tap()
+    box = page.locator("#posviz-try-input")
+    expect(box).to_have_attribute("placeholder", text("viewer.try_placeholder", "en"))
+    box.tap()
     page.keyboard.type(LONG)
     tokens = clip_tokens(tokenize(LONG))[0]
     assert len(tokens) > 20

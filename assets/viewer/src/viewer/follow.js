@@ -18,13 +18,22 @@ let trying = null;  // the reader's own sentence box, once opened (kept across t
 
 // The reader tries a sentence of their own on the scene the lecturer shows: the box under the
 // bar, the live charts drawn for it (live.js) on this view and the next, until "Back to
-// following" empties it, closes it and draws the lecturer's again.
+// following" empties it, closes it and draws the lecturer's again. The reader follows the
+// lecturer's moves all along: the bar says so, and whose sentence the figures show.
 const current = () => root.querySelector(":scope > .posviz-document");
+const followingLine = () => say(tryingOwn() && trying.tokens() ? "following_own" : "following");
+
+function sayFollowing() {
+  const top = root.querySelector(":scope > .posviz-bar .posviz-following");
+  if (top) top.textContent = followingLine();
+}
 
 function openTry() {
   if (!trying || trying.lang !== room.lang) {
-    const made = sentenceBox((tokens) => { if (current()) drawTokens(current(), tokens); },
-                             say("try_back"), closeTry);
+    const made = sentenceBox((tokens) => {
+      if (current()) drawTokens(current(), tokens);
+      sayFollowing();
+    }, say("try_back"), closeTry);
     if (trying) trying.box.remove();
     trying = { ...made, lang: room.lang };
   }
@@ -34,16 +43,14 @@ function openTry() {
     else root.prepend(trying.box);
   }
   root.classList.add("posviz-trying-own");
-  const top = root.querySelector(":scope > .posviz-bar .posviz-following");
-  if (top) top.textContent = "";  // not following while trying: "Back to following" says how
+  sayFollowing();
   trying.input.focus();
 }
 
 function closeTry() {
   if (trying) trying.box.remove();
   root.classList.remove("posviz-trying-own");
-  const top = root.querySelector(":scope > .posviz-bar .posviz-following");
-  if (top) top.textContent = say("following");
+  sayFollowing();
 }
 
 const tryingOwn = () => Boolean(trying && trying.box.isConnected);
@@ -51,8 +58,7 @@ const tryingOwn = () => Boolean(trying && trying.box.isConnected);
 function bar(payload) {
   const top = el("header", "posviz-bar");
   if (room.spaced) top.appendChild(el("span", "posviz-room", say("room", { code: room.spaced })));
-  top.appendChild(el("span", "posviz-following", payload && !tryingOwn() ? say("following")
-    : ""));
+  top.appendChild(el("span", "posviz-following", payload ? followingLine() : ""));
   const langs = el("span", "posviz-langs");
   langs.setAttribute("role", "group");
   langs.setAttribute("aria-label", say("language"));

@@ -303,7 +303,8 @@ export function sentenceBox(onTokens, reset, onReset = () => {}) {
   box.id = "posviz-try";
   const label = el("label", "posviz-try-label", say("try_label"));
   const input = el("textarea", "posviz-try-input");
-  Object.assign(input, { id: "posviz-try-input", rows: 2, spellcheck: false, dir: "auto" });
+  Object.assign(input, { id: "posviz-try-input", rows: 2, spellcheck: false, dir: "auto",
+                        placeholder: say("try_placeholder") });
   input.setAttribute("autocomplete", "off");
   label.htmlFor = input.id;
   const status = el("p", "posviz-try-status");
