@@ -64,12 +64,13 @@ export function merge_heads(x) {
 export function softmax(scores) {
   const n = scores.shape[scores.shape.length - 1];
   const out = array(scores.shape, Float64Array.from(scores.data));
-  for (let o = 0; o < out.data.length; o += n) {
+  const od = out.data;
+  for (let o = 0; o < od.length; o += n) {
     let top = -Infinity;
-    for (let j = 0; j < n; j += 1) top = Math.max(top, out.data[o + j]);
+    for (let j = 0; j < n; j += 1) top = Math.max(top, od[o + j]);
     let sum = 0;
-    for (let j = 0; j < n; j += 1) { out.data[o + j] = Math.exp(out.data[o + j] - top); sum += out.data[o + j]; }
-    for (let j = 0; j < n; j += 1) out.data[o + j] /= sum;
+    for (let j = 0; j < n; j += 1) { od[o + j] = Math.exp(od[o + j] - top); sum += od[o + j]; }
+    for (let j = 0; j < n; j += 1) od[o + j] /= sum;
   }
   return out;
 }
@@ -79,11 +80,15 @@ export function attention_weights(q, k, bias = null, causal = false) {
   const scores = matmul(q, transpose(k));
   const root = Math.sqrt(q.shape[q.shape.length - 1]);
   const t = scores.shape[scores.shape.length - 1];
-  for (let at = 0; at < scores.data.length; at += 1) {
-    let s = scores.data[at] / root;
-    if (bias) s += bias.data[at % bias.data.length];
-    if (causal && at % t > Math.floor(at / t) % t) s = -Infinity;
-    scores.data[at] = s;
+  const sd = scores.data, bd = bias ? bias.data : null;
+  for (let at = 0; at < sd.length; at += t) {  // one row (query) at a time
+    const query = (at / t) % t;
+    for (let key = 0; key < t; key += 1) {
+      let s = sd[at + key] / root;
+      if (bd) s += bd[(at + key) % bd.length];
+      if (causal && key > query) s = -Infinity;
+      sd[at + key] = s;
+    }
   }
   return softmax(scores);
 }

@@ -8,15 +8,27 @@ export function token_stream(token) {
   return text_stream(token);
 }
 
+// Rows already drawn, by seed, width and token (a token's row is the same in every sentence):
+// a sentence typed a key at a time draws only its newest token. Bounded: the oldest go first.
+const ROWS = new Map();
+const MOST_ROWS = 4096;
+
+function row(token, d_model, seed) {
+  const key = `${seed} ${d_model} ${token}`;
+  let drawn = ROWS.get(key);
+  if (!drawn) {
+    drawn = normals(seed, token_stream(token), d_model);
+    if (ROWS.size >= MOST_ROWS) ROWS.delete(ROWS.keys().next().value);
+    ROWS.set(key, drawn);
+  }
+  return drawn;
+}
+
 // E[t] = e(tokens[t]). (T, D)
 export function token_embeddings(tokens, d_model, seed = 0) {
   if (!Number.isInteger(d_model) || d_model < 1) throw new RangeError(`d_model must be at least 1, got ${d_model}`);
-  const table = new Map();
   const out = array([tokens.length, d_model]);
-  tokens.forEach((token, t) => {
-    if (!table.has(token)) table.set(token, normals(seed, token_stream(token), d_model));
-    out.data.set(table.get(token), t * d_model);
-  });
+  tokens.forEach((token, t) => out.data.set(row(token, d_model, seed), t * d_model));
   return out;
 }
 

@@ -16,13 +16,14 @@ export function matmul(a, b) {
   const batch = a.data.length / (n * k);
   const bBatch = b.shape.length > 2 ? b.data.length / (k * m) : 1;
   const out = array([...a.shape.slice(0, -1), m]);
+  const ad = a.data, bd = b.data, od = out.data;  // typed arrays held in locals: V8 keeps them fast
   for (let s = 0; s < batch; s += 1) {
     const ao = s * n * k, bo = (bBatch > 1 ? s : 0) * k * m, oo = s * n * m;
     for (let i = 0; i < n; i += 1) {  // out[i, j] summed over c in order, rows of b in turn
       const row = oo + i * m;
       for (let c = 0; c < k; c += 1) {
-        const left = a.data[ao + i * k + c], from = bo + c * m;
-        for (let j = 0; j < m; j += 1) out.data[row + j] += left * b.data[from + j];
+        const left = ad[ao + i * k + c], from = bo + c * m;
+        for (let j = 0; j < m; j += 1) od[row + j] += left * bd[from + j];
       }
     }
   }
@@ -33,9 +34,11 @@ export function matmul(a, b) {
 export function transpose(a) {
   const [n, m] = a.shape.slice(-2);
   const out = array([...a.shape.slice(0, -2), m, n]);
-  for (let s = 0; s < a.data.length / (n * m); s += 1) {
+  const ad = a.data, od = out.data;
+  for (let s = 0; s < ad.length / (n * m); s += 1) {
+    const o = s * n * m;
     for (let i = 0; i < n; i += 1) {
-      for (let j = 0; j < m; j += 1) out.data[s * n * m + j * n + i] = a.data[s * n * m + i * m + j];
+      for (let j = 0; j < m; j += 1) od[o + j * n + i] = ad[o + i * m + j];
     }
   }
   return out;
