@@ -238,21 +238,54 @@ function unnote(host) {
 }
 
 // Each chart of scope drawn for tokens (null: the page's own sentence again). The engine's
-// arrays each recipe drew are kept on its host (posvizLive), by name. One chart a task, those
-// in view first, so that a key typed meanwhile waits on one chart at most; a newer call drops
-// what is left of an older one.
+// arrays each recipe drew are kept on its host (posvizLive), by name. The charts within a screen
+// of the view first, one a task, nearest first; the others when they come that near, or when
+// the page is idle (one an idle moment). A newer call, or a key typed, drops what is left.
 let pass = 0;
+let nearing = null;  // the observer that draws a waiting chart as it comes near the view
+const NEAR = "100% 0px";  // a screen above and below the view, as the charts' own drawing
+const idle = (next) => (window.requestIdleCallback
+  ? window.requestIdleCallback(next, { timeout: 2000 }) : setTimeout(next, 200));
 
 export function drawTokens(scope, tokens) {
   const mine = ++pass;
-  const hosts = [...scope.querySelectorAll(".posviz-chart-host")]
-    .sort((a, b) => fromView(a) - fromView(b));
+  const hosts = [...scope.querySelectorAll(".posviz-chart-host")];
+  const away = new Map(hosts.map((host) => [host, fromView(host)]));  // one layout, read once
+  const waiting = hosts.sort((a, b) => away.get(a) - away.get(b));
+  const screen = window.innerHeight;
+  if (nearing) nearing.disconnect();
+  const draw = (host) => {
+    const at = waiting.indexOf(host);
+    if (mine !== pass || at < 0) return;
+    waiting.splice(at, 1);
+    nearing.unobserve(host);
+    drawOne(host, tokens);
+  };
+  nearing = new IntersectionObserver((entries) => entries.forEach(({ target, isIntersecting }) => {
+    if (isIntersecting) setTimeout(() => draw(target), 0);
+  }), { rootMargin: NEAR });
+  const later = () => {
+    if (mine === pass && waiting.length) {
+      draw(waiting[0]);
+      idle(later);
+    }
+  };
   const next = () => {
-    if (mine !== pass || !hosts.length) return;
-    drawOne(hosts.shift(), tokens);
-    setTimeout(next, 0);
+    if (mine !== pass) return;
+    if (waiting.length && away.get(waiting[0]) <= screen) {
+      draw(waiting[0]);
+      setTimeout(next, 0);
+    } else {
+      waiting.forEach((host) => nearing.observe(host));
+      idle(later);
+    }
   };
   next();
+}
+
+function cancelDraws() {  // a key typed: the sentence drawn is no longer the one in the box
+  pass += 1;
+  if (nearing) nearing.disconnect();
 }
 
 function fromView(host) {  // pixels between a chart and the window (0 when it is in view)
@@ -335,6 +368,7 @@ export function sentenceBox(onTokens, reset, onReset = () => {}) {
   };
   input.addEventListener("input", () => {
     clearTimeout(timer);
+    cancelDraws();  // a key never waits on more than the one chart being drawn
     timer = setTimeout(run, DEBOUNCE);
   });
   back.onclick = () => {
