@@ -4,7 +4,7 @@
 // again for the sentence its reader types, in this browser, with no network (live.js).
 
 import { draw, drawCharts } from "./blocks.js";
-import { drawTokens, sentenceBox } from "./live.js";
+import { drawTokens, sentenceBox, warmLayers } from "./live.js";
 import { el, file, inline, root, say } from "./screen.js";
 
 export function drawFile() {
@@ -20,6 +20,7 @@ export function drawFile() {
   if (live) {
     const { box, input } = sentenceBox((tokens) => drawTokens(root, tokens), say("try_reset"));
     root.appendChild(box);
+    warmLayers(root);
     sections.filter((section) => section.querySelector(".posviz-chart-host")).forEach((section) => {
       const to = el("a", "posviz-try-link", `${say("try_open")} ↑`);
       to.href = "#posviz-try";

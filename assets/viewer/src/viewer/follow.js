@@ -6,7 +6,7 @@
 
 import { plotly } from "../chart/chart.js";
 import { draw, drawCharts } from "./blocks.js";
-import { drawTokens, sentenceBox } from "./live.js";
+import { drawTokens, sentenceBox, warmLayers } from "./live.js";
 import { openQuestion, placeJump } from "./question.js";
 import { el, pause, room, root, say, screen, wordForm } from "./screen.js";
 
@@ -43,6 +43,7 @@ function openTry() {
     else root.prepend(trying.box);
   }
   root.classList.add("posviz-trying-own");
+  if (current()) warmLayers(current());
   sayFollowing();
   trying.input.focus();
 }

@@ -283,6 +283,26 @@ export function drawTokens(scope, tokens) {
   next();
 }
 
+// The seeded layers the live charts' recipes run, drawn while the page is idle (one layer an
+// idle moment): a first sentence typed then waits on none of them (drawing a layer's weights is
+// most of a first draw's engine time on a phone). They are kept (attention.js's init_layers).
+export function warmLayers(scope) {
+  const sizes = new Map();  // d_model -> layers
+  const need = (layers, d_model) => sizes.set(d_model, Math.max(layers, sizes.get(d_model) || 0));
+  scope.querySelectorAll(".posviz-chart-host[data-live]").forEach((host) => {
+    const { recipe, params } = JSON.parse(host.dataset.live);
+    if (recipe === "attention") need(params.layers, attention.HEAD_DIM * params.heads);
+    if (recipe === "plane") need(1, params.d_model);  // one_head: the first layer
+  });
+  const steps = [...sizes].flatMap(([d_model, layers]) => Array.from({ length: layers },
+    (_, index) => () => attention.init_layers(index + 1, d_model)));
+  const next = () => {
+    if (steps.length) steps.shift()();
+    if (steps.length) idle(next);
+  };
+  idle(next);
+}
+
 function cancelDraws() {  // a key typed: the sentence drawn is no longer the one in the box
   pass += 1;
   if (nearing) nearing.disconnect();
