@@ -51,7 +51,8 @@ class Live(TypedDict):
     each recipe, assets/viewer/src/viewer/live.js computes it with the browser's engine): the
     recipe's name, its sizes and switches, and the words it may put in the chart (each already
     as the figure shows text). Not a block: a field of one."""
-    recipe: Literal["fixed", "embedding", "frame", "attention", "alibi", "plane"]
+    recipe: Literal["fixed", "embedding", "frame", "attention", "alibi", "plane",
+                     "change"]
     params: dict[str, int | float | str | bool]
     words: dict[str, str]
 

@@ -18,6 +18,9 @@ refuses, visibly, any other.
   by the mask grey; scale "top" (0 to the largest weight) or "fixed".
 - alibi: the causal ALiBi bias of the heads shown (params: heads, shown "1 2 ...", position);
   the colour scale from the lowest bias (-1 at least) to 0.
+- change: how far each token's output moved when the sentence is reversed, its largest change
+  over every layer and channel of the seeded stack (params: layers, heads, schemes "none ...",
+  causal, digits: the significant digits written on each bar), a bar per token for each scheme.
 - plane: one channel pair of each token's query in the seeded single head, before and after
   RoPE turns it (params: d_model, pair, position, and posviz.figures.rope.plane_style: what
   plane_view decides for any sentence); words: the names of the arrows before and after, and
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import json
 
+from posviz.figures.attention import BAR_DIGITS
 from posviz.figures.common import plain
 from posviz.figures.rope import plane_style
 from ui.blocks import Live
@@ -63,6 +67,13 @@ def attention(layers: int, heads: int, scheme: str, causal: bool, layer: int,
                 params={"layers": layers, "heads": heads, "scheme": scheme, "causal": causal,
                         "layer": layer, "orders": " ".join(orders), "scale": scale},
                 words={})
+
+
+def change(layers: int, heads: int, schemes: tuple[str, ...], causal: bool) -> Live:
+    """posviz.figures.attention.change_bars' recipe, the sentence against its reversal."""
+    return Live(recipe="change", params={"layers": layers, "heads": heads,
+                                         "schemes": " ".join(schemes), "causal": causal,
+                                         "digits": BAR_DIGITS}, words={})
 
 
 def alibi(heads: int, shown: list[int], position: bool) -> Live:

@@ -294,6 +294,11 @@ def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles
     return figure(traces, drawn)
 
 
+BAR_DIGITS = 2
+"""Significant digits of the value written on each of change_bars' bars (Python's "g" format:
+0.29, 2, 1.1e-16)."""
+
+
 def change_bars(labels: list[str], changes: dict[str, np.ndarray], *, title: str, x_title: str,
                 y_title: str) -> go.Figure:
     """How far each token's output moved (one bar per token for each named case), each bar
@@ -302,7 +307,8 @@ def change_bars(labels: list[str], changes: dict[str, np.ndarray], *, title: str
     names = [plain(label) for label in labels]
     return figure([
         dict(type="bar", x=names, y=np.asarray(values, dtype=np.float32), name=plain(name),
-             marker_color=colors[n % len(colors)], text=[f"{v:.2g}" for v in values],
+             marker_color=colors[n % len(colors)],
+             text=[f"{v:.{BAR_DIGITS}g}" for v in values],
              textposition="outside", cliponaxis=False)
         for n, (name, values) in enumerate(changes.items())],
         layout(title, 360, barmode="group", xaxis=axis(x_title, type="category"),

@@ -15,6 +15,8 @@ from playwright.sync_api import expect
 from posviz.alibi import causal_alibi_bias, heads_shown, hide_masked
 from posviz.attention import HEAD_DIM, attention_stack
 from posviz.embedding import token_embeddings
+from posviz.figures.attention import BAR_DIGITS
+from posviz.permutation import compare_runs, reversal
 from posviz.rope import apply_rope, pair_coordinates
 from posviz.sinusoidal import sinusoidal
 from posviz.tokens import MAX_TOKENS, clip_tokens, token_labels, tokenize
@@ -146,6 +148,45 @@ def assert_plane_is_pythons(drawn: dict, tokens: list[str], lang: str) -> None:
     assert drawn["spread"] == want["layout"]["meta"]["spread"]
 
 
+# A bar chart's bars as drawn: each trace's labels, values and the text written on its bars.
+BARS_JS = """(host) => {
+  const gd = host.querySelector('.posviz-chart');
+  if (!gd || !gd.data) return null;
+  return JSON.stringify(gd.data.filter((t) => t.type === 'bar').map((t) => ({
+    x: Array.from(t.x), y: Array.from(t.y), text: Array.from(t.text) })));
+}"""
+
+
+def change_expected(tokens: list[str]) -> list[np.ndarray]:
+    """Scene 4's answer for the sentence: each token's largest change when it is reversed, for
+    each of the chart's schemes, by the Python engine."""
+    order = reversal(len(tokens))
+    x = token_embeddings(tokens, HEAD_DIM * lesson.HEADS)
+    return [compare_runs(*(attention_stack(inputs, lesson.LAYERS, lesson.HEADS, scheme, False)
+                           for inputs in (x, x[order])), order).token_gaps
+            for scheme in lesson.CHANGE_SCHEMES]
+
+
+def assert_change_is_pythons(page, tokens: list[str], labels: list[str]) -> None:
+    """Scene 4's answer, revealed with a tap: its bars are the Python engine's numbers for the
+    sentence (1e-12), each written as Python writes the value drawn (BAR_DIGITS)."""
+    scene = page.locator("#scene-4")
+    scene.locator(".posviz-reveal").first.tap()
+    chart = host(page, "lesson_order_change")
+    chart.scroll_into_view_if_needed()
+    handle = chart.element_handle()
+    page.wait_for_function(f"""(host) => {{
+      const got = ({BARS_JS})(host);
+      return got !== null && JSON.parse(got)[0].x[0] === {json.dumps(labels[0])}
+        && JSON.parse(got)[0].x.length === {len(labels)};
+    }}""", arg=handle)
+    drawn = json.loads(page.evaluate(BARS_JS, handle))
+    for bars, want in zip(drawn, change_expected(tokens), strict=True):
+        assert bars["x"] == labels
+        assert np.abs(np.array(bars["y"]) - want).max() <= TOLERANCE
+        assert bars["text"] == [f"{v:.{BAR_DIGITS}g}" for v in bars["y"]]
+
+
 def host(page, name: str):
     return page.locator(f".posviz-chart-host:has(.posviz-chart[data-name='{name}'])")
 
@@ -207,6 +248,7 @@ def test_a_phone_types_a_sentence_into_the_handout_and_every_live_figure_is_comp
         }""", arg=chart.element_handle()).json_value()
         assert frame == min(len(tokens), rows) - 0.5, name
     assert_plane_is_pythons(plane_drawn(page, labels), tokens, "zh")
+    assert_change_is_pythons(page, tokens, labels)
     for name in STALE:  # said beside it, not shown as the student's
         note = host(page, name).locator("xpath=preceding-sibling::p[1]")
         expect(note).to_have_class("posviz-live-note stale")
@@ -280,6 +322,7 @@ def test_a_long_sentence_typed_on_a_phone_grows_each_chart_as_python_would(brows
         assert got["drawn"] >= (got["narrow"] or got["main"])["height"], name
         assert got["labels"] > 3 and not got["overlaps"], (name, got)
     assert_plane_is_pythons(plane_drawn(page, labels), tokens, "en")
+    assert_change_is_pythons(page, tokens, labels)
     assert not requests
     page.context.close()
 

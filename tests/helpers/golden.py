@@ -11,6 +11,7 @@ from posviz.alibi import alibi_slopes, causal_alibi_bias
 from posviz.attention import ATTENTION_SCHEMES, HEAD_DIM, attention_stack, one_head
 from posviz.embedding import token_embeddings
 from posviz.partial import partial_rope
+from posviz.permutation import compare_runs, reversal
 from posviz.rope import (
     PAIRINGS,
     apply_rope,
@@ -93,9 +94,9 @@ def expected(case: dict) -> tuple[list[str], dict[str, np.ndarray]]:
     _, q, k, _ = one_head(tokens, d_model)
     base, pairing = case["base"], case["pairing"]
     x = token_embeddings(tokens, d_model)
-    orders = (positions, positions[::-1]) if bag(case) else (positions,)
+    backwards = reversal(seq_len)
     runs = [attention_stack(x[order], case["n_layers"], case["n_heads"], case["scheme"],
-                            case["causal"]) for order in orders]
+                            case["causal"]) for order in (positions, backwards)]
     return tokens, {
         "embedding": x,
         "sinusoidal": pe,
@@ -113,21 +114,22 @@ def expected(case: dict) -> tuple[list[str], dict[str, np.ndarray]]:
         "alibi_bias": causal_alibi_bias(case["bias_heads"], seq_len),
         "attention": np.stack(runs[0].weights),
         "output": runs[0].outputs[-1],
-        "reversed": np.stack(runs[-1].weights) if bag(case) else np.zeros(0),
+        "reversed": np.stack(runs[1].weights) if bag(case) else np.zeros(0),
+        "token_gaps": compare_runs(runs[0], runs[1], backwards).token_gaps,
     }
 
 
 def bag(case: dict) -> bool:
     """Whether the case checks the bag of tokens: no position, no mask (one in four, and any
-    that draws it), so the reversed sentence runs through the stack too."""
+    that draws it): the reversed sentence's maps are then its maps moved."""
     return case["scheme"] == "none" and not case["causal"]
 
 
 BROWSER_JS = """
 async ([url, given]) => {
   const [cases, shifts, longest, registry] = JSON.parse(given);
-  const { tokens: tk, nd, sinusoidal: sn, rope, alibi, embedding, attention, schemes, partial } =
-    await import(url);
+  const { tokens: tk, nd, sinusoidal: sn, rope, alibi, embedding, attention, schemes, partial,
+          permutation } = await import(url);
   schemes.use_schemes(registry);
   const parts = [], shapes = [], tokens = [];
   const keep = (a) => { parts.push(a.data); shapes.push(a.shape); };
@@ -141,7 +143,8 @@ async ([url, given]) => {
     const [, q, k] = attention.one_head(toks, d);
     const x = embedding.token_embeddings(toks, d);
     const bag = c.scheme === 'none' && !c.causal;
-    const orders = bag ? [toks, [...toks].reverse()] : [toks];
+    const backwards = permutation.reversal(t);
+    const orders = [toks, permutation.reordered(toks, backwards)];
     const runs = orders.map((seq) => attention.attention_stack(
       embedding.token_embeddings(seq, d), c.n_layers, c.n_heads, c.scheme, c.causal));
     const stacked = (ws) => {
@@ -169,6 +172,7 @@ async ([url, given]) => {
     keep(stacked(runs[0].weights));
     keep(runs[0].outputs[runs[0].outputs.length - 1]);
     keep(bag ? stacked(runs[1].weights) : nd.array([0]));
+    keep(nd.array([t], permutation.token_gaps(runs[0], runs[1], backwards)));
   }
   const size = parts.reduce((n, p) => n + p.length, 0);
   const all = new Float64Array(size);
@@ -192,7 +196,7 @@ slow part otherwise."""
 
 FIGURES = ["embedding", "sinusoidal", "similarity", "rope", "rope_plane", "rope_scores",
            "rope_shift", "partial_rope", "rope_turn", "alibi_slopes", "alibi_bias", "attention",
-           "output", "reversed"]
+           "output", "reversed", "token_gaps"]
 """The names of BROWSER_JS's arrays, in its order (the keys of `expected`)."""
 
 TOKENIZE_JS = """

@@ -35,6 +35,7 @@ EMBED_D = 16                    # embedding lesson width (scenes 1-3)
 SINE_D, SINE_N, MAX_OFFSET = 128, 128, 40
 ROPE_D, ROPE_PAIR = 64, 0       # one RoPE head, and the pair its plane shows
 HEADS, LAYERS = 4, 2            # the attention lesson's seeded stack
+CHANGE_SCHEMES = ("none", "sinusoidal")  # scene 4's answer: each token's change under each
 ALIBI_HEADS = 8
 Tokens = tuple[str, ...]
 figure_cache = st.cache_resource(max_entries=64, show_spinner=False)
@@ -134,7 +135,7 @@ def change_figure(tokens: Tokens, order: tuple[int, ...], lang: str) -> go.Figur
         token_labels(list(tokens)),
         {text(position_scheme(scheme).words["attention"], lang):
          attention.check(tokens, order, LAYERS, HEADS, scheme, False).token_gaps
-         for scheme in ("none", "sinusoidal")},
+         for scheme in CHANGE_SCHEMES},
         title=text("lesson.order.change_fig", lang, layers=LAYERS),
         x_title=text("common.token_axis", lang), y_title=text("lesson.order.change_axis", lang))
 

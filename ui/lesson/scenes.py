@@ -111,7 +111,8 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     if answer := ask(at.question, s, "order", right_option.order(none.gap),
                      "lesson.order.answer_same" if same else None, none=readable(none.gap),
                      sinusoidal=readable(sinusoidal.gap)):
-        answer.chart(cached.change_figure(seq, backwards, s.lang), "lesson_order_change")
+        answer.chart(cached.change_figure(seq, backwards, s.lang), "lesson_order_change",
+                     live=live.change(cached.LAYERS, cached.HEADS, cached.CHANGE_SCHEMES, False))
 
 
 def sinusoid(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:

@@ -10,6 +10,7 @@
 import * as alibi from "../engine/alibi.js";
 import * as attention from "../engine/attention.js";
 import * as emb from "../engine/embedding.js";
+import * as permutation from "../engine/permutation.js";
 import * as rope from "../engine/rope.js";
 import * as sn from "../engine/sinusoidal.js";
 import * as tk from "../engine/tokens.js";
@@ -218,7 +219,36 @@ function plane(figure, tokens, params, words) {
   return { before, after };
 }
 
-const RECIPES = { fixed, embedding, frame, attention: attentionMaps, alibi: alibiBias, plane };
+// Python's format(value, f".{digits}g") of a finite value: fixed notation for exponents from -4
+// to digits - 1, else scientific with a signed two-digit exponent; no trailing zeros.
+function general(value, digits) {
+  if (value === 0) return "0";
+  const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
+  const [mantissa, exponent] = value.toExponential(digits - 1).split("e");
+  const e = Number(exponent);
+  if (e >= -4 && e < digits) return trim(value.toFixed(digits - 1 - e));
+  return `${trim(mantissa)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+}
+
+function change(figure, tokens, params) {
+  const order = permutation.reversal(tokens.length);
+  const seqs = [tokens, permutation.reordered(tokens, order)];
+  const d_model = attention.HEAD_DIM * params.heads;
+  const schemes = params.schemes.split(" ");
+  const gaps = schemes.map((scheme) => {
+    const [run, moved] = seqs.map((seq) => attention.attention_stack(
+      emb.token_embeddings(seq, d_model), params.layers, params.heads, scheme, params.causal));
+    return permutation.token_gaps(run, moved, order);
+  });
+  const labels = tk.token_labels(tokens).map(plain);
+  figure.data.filter((trace) => trace.type === "bar").forEach((trace, i) => Object.assign(trace, {
+    x: labels, y: Array.from(gaps[i]), text: Array.from(gaps[i], (v) => general(v, params.digits)),
+  }));
+  return Object.fromEntries(schemes.map((scheme, i) => [scheme, gaps[i]]));
+}
+
+const RECIPES = { fixed, embedding, frame, attention: attentionMaps, alibi: alibiBias, plane,
+                  change };
 
 // ---- the page's charts, for a typed sentence ------------------------------------------------
 
