@@ -167,15 +167,21 @@ def rerun(page) -> Iterator[None]:
         raise RuntimeError("rerun needs a page made by the browser fixture (Watched)")
     frames = _FRAMES[page]
     before = len(frames)
+
+    def seen() -> str:  # what was asked and what ended since the block began
+        return (f"the page's connections since: {frames[before:][-FRAMES_SAID:] or 'nothing'}, "
+                f"script state {page.evaluate(SCRIPT_STATE_JS)}")
     try:
         with socket.expect_event("framereceived", predicate=_full_run_finished,
                                  timeout=ARRIVES_MS):
-            yield
-    except PlaywrightTimeout:  # say what was asked and what ended since the block began
-        seen = frames[before:][-FRAMES_SAID:] or "nothing"
-        raise AssertionError(f"no run of the whole page ended within {ARRIVES_MS} ms; the "
-                             f"page's connections since: {seen}, script state "
-                             f"{page.evaluate(SCRIPT_STATE_JS)}") from None
+            try:
+                yield
+            except PlaywrightTimeout as error:  # the block's own wait (a click's), not the run's
+                raise AssertionError(f"the block timed out before any run was awaited: "
+                                     f"{error.message}; {seen()}") from None
+    except PlaywrightTimeout:
+        raise AssertionError(f"no run of the whole page ended within {ARRIVES_MS} ms; "
+                             f"{seen()}") from None
     page.evaluate(DRAWN_FRAMES_JS)  # the page has handled the message and drawn what it said
     settle(page)
 
