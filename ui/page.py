@@ -37,22 +37,22 @@ a:focus-visible, button:focus-visible, summary:focus-visible,
 [tabindex]:not([tabindex="-1"]):focus-visible {
   outline: 2px solid currentColor !important; outline-offset: 2px}
 [tabindex="-1"]:focus {outline: none}
-[data-testid=data-grid-canvas]:focus {outline: 2px solid currentColor !important;
-  outline-offset: -2px}
+[data-testid=data-grid-canvas]:focus, .stDataFrameGlideDataEditor:focus-visible {
+  outline: 2px solid currentColor !important; outline-offset: -2px}
 label:has(input:focus-visible) {outline: 2px solid currentColor; outline-offset: 2px;
   border-radius: .3rem}
 @media (prefers-reduced-motion: reduce) {*, *::before, *::after {
   transition: none !important; animation: none !important; scroll-behavior: auto !important}}
 </style>"""
 """The page starts near the window's top: Streamlit's header (an empty bar with the sidebar's
-button) lets what is under it show (until the page scrolls: static/view.js) and takes no
-clicks but its buttons'. Captions and a slider's value are in the text's colour (Streamlit's
-grey and red read below WCAG's 4.5:1 on white and on the dark theme's background). Whatever
-has the keyboard's focus is outlined in the text's colour (a switch's or an option's label
-too, their inputs being hidden; a data grid whenever it has the focus: the grid moves the
-focus to a new canvas when a rerun redraws it, which the browser does not count as the
-keyboard's). A reader who asks for reduced motion gets no animated transitions (the sidebar,
-expanders, spinners)."""
+button) lets what is under it show (until the page scrolls: static/view.js) and takes no clicks
+but its buttons'. Captions and a slider's value are in the text's colour (Streamlit's grey and
+red read below WCAG's 4.5:1 on white and on the dark theme's background). Whatever has the
+keyboard's focus is outlined in the text's colour (a switch's or an option's label too, their
+inputs being hidden; a data grid whenever it has the focus: the grid moves the focus to a new
+canvas when a rerun redraws it, which the browser does not count as the keyboard's; and its
+scroller, which Chromium lets Tab reach). A reader who asks for reduced motion gets no animated
+transitions (the sidebar, expanders, spinners)."""
 PRESENTATION_CSS = """<style>
 html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
 [data-testid=stMainBlockContainer] {max-width: none; padding: 2.5rem 2.5rem 2rem}
