@@ -1,8 +1,7 @@
-"""The guided lesson in headless Chromium: a link to a scene, the clicker and the keyboard. (Next
-through every scene and Previous back, in both languages, are the screen sweep's desk walk:
+"""The guided lesson in headless Chromium: a link to a scene, the clicker and the keys. (Next
+through every scene and Previous back, in both languages, and the whole lesson by the keyboard
+alone, every answer revealed, are the screen sweep's desk walk:
 tests/browser/test_browser_screens.py.)"""
-
-import re
 
 import pytest
 from playwright.sync_api import expect
@@ -13,7 +12,6 @@ from tests.helpers.load_fixtures import (
     charts_drawn,
     rerun,
     settle,
-    tab_to,
 )
 from ui.i18n import text
 
@@ -97,25 +95,4 @@ def test_a_clicker_and_the_arrow_keys_turn_the_scenes(server, browser):
     expect(pager.get_by_role("button", name=text(
         "lesson.pager_scene", "en", n=4, head=text("lesson.order.head", "en")))).to_be_visible()
     expect(pager.get_by_role("button", name=text("lesson.pager_next", "en"))).to_be_visible()
-    page.close()
-
-
-def test_a_whole_lesson_by_keyboard_alone(server, browser):
-    """Tab to each scene's reveal and press Space, then Tab to Next and press Enter: every scene
-    and every answer, with the focus outlined wherever it is."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/lesson?scene=1")
-    for n, name in enumerate(SCENES, start=1):
-        shows_scene(page, n, "en")
-        tab_to(page, f".st-key-lesson_reveal_{name}")
-        with rerun(page):
-            page.keyboard.press("Space")
-        expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
-        # and said to a screen reader, by the tab's one live region
-        expect(page.locator("#posviz-announce[aria-live=polite]")).to_have_text(
-            re.compile(r"^[A-F]\. \S"))
-        if n < len(SCENES):
-            tab_to(page, ".st-key-lesson_next")
-            with rerun(page):
-                page.keyboard.press("Enter")
     page.close()

@@ -25,10 +25,12 @@ sentence (nothing of it run or rendered on any page; its words in every chart's 
 tests/browser/test_viewer_charts.py's), switches position off, follows every link
 of the sidebar (the sentence and the switch kept on every page), steps through every scene with
 Next and back with Previous (a revealed answer hidden again), reloads, switches to Chinese in
-the sidebar and follows every link again. The phone and the projector open each page from a
-link with a long English sentence, or 刚想到了. Screenshots of every view stay in
-test-artifacts/screens/ (under CI, of a view with a finding only); each audit's findings and
-timings in test-artifacts/a11y/.
+the sidebar and follows every link again. In English it turns the scenes by the keyboard alone:
+on each scene Tab to its reveal and Space (the answer shown and said by the tab's live region),
+Tab to Next and Enter, the focus seen wherever Tab lands; in Chinese it clicks. The phone and
+the projector open each page from a link with a long English sentence, or 刚想到了.
+Screenshots of every view stay in test-artifacts/screens/ (under CI, of a view with a finding
+only); each audit's findings and timings in test-artifacts/a11y/.
 """
 
 from __future__ import annotations
@@ -61,9 +63,11 @@ from tests.helpers.load_fixtures import (
     settle,
     shows,
     still,
+    tab_to,
 )
 from tests.helpers.markup import MARKUP, inert
 from tests.helpers.screens import DARK_JS, SCREENS, WIDTHS_JS, Screen
+from ui import documents
 from ui.blocks_streamlit import FORMULAS
 from ui.i18n import text
 
@@ -253,17 +257,19 @@ class Sweep:
             audit([self.audits], where, self.lang, both=False)
         page.set_viewport_size({"width": self.screen.width, "height": self.screen.height})
 
-    def lesson(self, back: bool = False) -> None:
+    def lesson(self, back: bool = False, keyboard: bool = False) -> None:
         """The guided lesson from scene 1, each scene checked as Next reaches it (in its
         address, at its top; on the projector, its first figure whole in the window); with
         back, scene 1's answer revealed first, and Previous back to scene 1, where the answer
-        is hidden again."""
+        is hidden again. With keyboard, by the keyboard alone: on every scene Tab to its
+        reveal and Space (the answer shown, and said to a screen reader by the tab's one live
+        region), then Tab to Next and Enter, the focus seen wherever Tab lands."""
         page, projector = self.page, self.screen.name == "projector"
         expect(page.locator("[data-testid=stMain] h2").first).to_have_text(
             re.compile(r"^1\. "), timeout=30_000)
         for scene in range(1, SCENES + 1):
             if scene > 1:
-                self.turn(".st-key-lesson_next", scene)
+                self.turn(".st-key-lesson_next", scene, keyboard)
             try:
                 page.wait_for_function(SCENE_SHOWN_JS, arg=["bottom" if projector else None],
                                        timeout=20_000, polling=100)
@@ -271,10 +277,10 @@ class Sweep:
                 self.found.append(f"{self.screen.name}, {self.lang}, scene {scene}: not at the "
                                   "top" + " with its first chart whole in the window" * projector)
             if back and scene == 1:  # its answer, hidden again when Previous comes back
-                with rerun(page):
-                    page.locator("[data-testid=stMain] [data-testid=stCheckbox]").first.click()
-                expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
+                self.reveal(scene, keyboard)
             self.check(f"lesson-{scene}")
+            if keyboard and scene > 1:
+                self.reveal(scene, keyboard)
         assert page.locator(".st-key-lesson_next").count() == 0, "a Next after the last scene"
         if back:
             for scene in range(SCENES - 1, 0, -1):
@@ -283,10 +289,31 @@ class Sweep:
                 assert page.locator("[data-testid=stException]").count() == 0, f"scene {scene}"
             expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
 
-    def turn(self, button: str, scene: int) -> None:
-        """Press Next or Previous (scrolled down to, at the page's foot) and wait for scene."""
+    def reveal(self, scene: int, keyboard: bool) -> None:
+        """Reveal the scene's answer: a click on its switch, or Tab to it and Space."""
+        page = self.page
+        if keyboard:
+            tab_to(page, f".st-key-lesson_reveal_{documents.scenes()[scene - 1]}")
+        with rerun(page):
+            if keyboard:
+                page.keyboard.press("Space")
+            else:
+                page.locator("[data-testid=stMain] [data-testid=stCheckbox]").first.click()
+        expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(1)
+        if keyboard:  # and said to a screen reader, by the tab's one live region
+            expect(page.locator("#posviz-announce[aria-live=polite]")).to_have_text(
+                re.compile(r"^[A-F]\. \S"))
+
+    def turn(self, button: str, scene: int, keyboard: bool = False) -> None:
+        """Press Next or Previous (scrolled down to, at the page's foot; or Tab to it and
+        Enter) and wait for scene."""
+        if keyboard:
+            tab_to(self.page, button)
         with rerun(self.page):
-            self.page.locator(f"{button} button").click()
+            if keyboard:
+                self.page.keyboard.press("Enter")
+            else:
+                self.page.locator(f"{button} button").click()
         self.page.locator("[data-testid=stMain] h2", has_text=f"{scene}. ").first.wait_for()
         assert f"scene={scene}" in self.page.url, self.page.url
 
@@ -344,7 +371,7 @@ def walk_as_a_lecturer(sweep: Sweep) -> None:
             name = route_name(route)
             nav_click(page, text(f"{name}.nav", lang))
             if route == LESSON:
-                sweep.lesson(back=True)
+                sweep.lesson(back=True, keyboard=lang == "en")
             else:
                 sweep.check(name)
             shows(page, TYPED, False, f"{name} in {lang}")
@@ -383,6 +410,7 @@ def walk_from_links(sweep: Sweep) -> None:
                 state="attached")
 
 
+@pytest.mark.timeout(600)  # the desk's walk is the suite's longest: two languages, every view
 @pytest.mark.parametrize("screen", SCREENS, ids=[s.name for s in SCREENS])
 def test_every_page_and_scene_on_the_screen(logged, browser, screen):
     """Each page (each scene of the lesson) in both languages: no exception, no page scrolling

@@ -544,8 +544,12 @@ PLACED_JS = """() => document.activeElement === document.body
 def tab_to(page, selector: str, limit: int = 120) -> None:
     """Press Tab until the focus is inside selector, seeing that it shows wherever Tab lands."""
     for _ in range(limit):
-        where = page.evaluate("() => document.activeElement.outerHTML.slice(0, 160)")
-        assert page.evaluate(PLACED_JS) or page.evaluate(OUTLINED_JS), f"focus unseen: {where}"
+        try:  # the ring drawn once the focused element has handled its focus (a data grid's)
+            page.wait_for_function(f"() => ({PLACED_JS})() || ({OUTLINED_JS})()",
+                                   timeout=5_000, polling="raf")
+        except PlaywrightTimeout:
+            where = page.evaluate("() => document.activeElement.outerHTML.slice(0, 160)")
+            raise AssertionError(f"focus unseen: {where}") from None
         if page.evaluate(FOCUSED_JS, selector):
             return
         page.keyboard.press("Tab")
