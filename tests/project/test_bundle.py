@@ -77,3 +77,38 @@ def test_the_build_is_pinned_by_its_lock_file():
     for name, version in pinned.items():
         assert re.fullmatch(r"\d+\.\d+\.\d+", version), (name, version)
         assert locked[f"node_modules/{name}"]["version"] == version, name
+
+
+IMPORT = re.compile(r"""^(?:import|export)\b[^;]*?\bfrom\s+["'](\.{1,2}/[^"']+)["']""",
+                    re.MULTILINE)
+
+
+def module_imports() -> dict[str, set[str]]:
+    """Each module of src/ and the modules of src/ it imports (or re-exports) from."""
+    graph = {}
+    for path in (VIEWER / "src").rglob("*.js"):
+        text = path.read_text("utf-8")
+        targets = IMPORT.findall(text)
+        graph[path.resolve()] = {(path.parent / target).resolve() for target in targets}
+    return graph
+
+
+def test_no_module_in_src_imports_itself_through_others():
+    """A module imported back by what it imports (a circle) loads half-defined in one order."""
+    graph = module_imports()
+    assert all(target in graph for targets in graph.values() for target in targets)
+    done, path = set(), []
+
+    def visit(module):
+        path.append(module)
+        for target in sorted(graph[module]):
+            assert target not in path, " -> ".join(
+                p.relative_to(VIEWER).as_posix() for p in [*path[path.index(target):], target])
+            if target not in done:
+                visit(target)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        if module not in done:
+            visit(module)

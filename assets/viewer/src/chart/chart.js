@@ -6,10 +6,11 @@
 // SVG, CSV and .npy files); the room's screen and the offline files draw with drawChart. Its
 // parts are the modules beside it; `npm run build` bundles them into static/chart.js.
 
-import { ICONS, render, whenNear } from "./draw.js";
+import { ICONS, render } from "./draw.js";
 import { numbered, save } from "./files.js";
 import { BUNDLE, plotly } from "./loader.js";
 import { arrays, tables } from "./numbers.js";
+import { whenNear } from "./pending.js";
 import { describe, fillTable } from "./reader.js";
 import { drawTools } from "./tools.js";
 

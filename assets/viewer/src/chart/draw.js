@@ -1,5 +1,4 @@
-// Drawing a chart once it comes near the view, at its column's width, the titles of charts side
-// by side given the same room.
+// Drawing a chart at its column's width, the titles of charts side by side given the same room.
 
 import { SLIGHT, barStrip, fitted, legendNames, titleLines } from "./fitting.js";
 import { spread } from "./labels.js";
@@ -15,28 +14,6 @@ export const ICONS = {
   csv: ICON(`${FRAME}M5 9h14v1.6H5zM5 13.4h14V15H5zM10.2 5h1.6v14h-1.6z`),  // a table
   npy: ICON("M3 5h5v2H5v10h3v2H3zM21 5h-5v2h3v10h-3v2h5zM8.5 11h2v2h-2zM13.5 11h2v2h-2z"),  // [··]
 };
-
-// Charts draw when they come near the view (one screen above or below it): a page opens with
-// the charts in sight drawn first, and a tab nobody scrolls never pays for the rest. A rerun's
-// update to a chart out of sight waits the same way; export draws whatever is still waiting.
-let watcher;
-
-export function whenNear(div, draw) {
-  div.posvizPending = draw;
-  if (!watcher) {
-    watcher = new IntersectionObserver((entries) => entries.forEach(({ target, isIntersecting }) => {
-      if (isIntersecting) drawPending(target);
-    }), { rootMargin: "100% 0px" });
-  }
-  watcher.unobserve(div);  // observing anew reports the chart's position at once
-  watcher.observe(div);
-}
-
-export function drawPending(div) {
-  const draw = div.posvizPending;
-  div.posvizPending = null;
-  return draw ? draw() : Promise.resolve();
-}
 
 // The drawn charts beside this one: in the other columns of its row of columns, each the same
 // n-th chart of its column (not those stacked under it, as columns are on a phone).

@@ -1,6 +1,6 @@
 // For a reader who cannot see the chart: a name, a description and a data table.
 
-import { drawPending } from "./draw.js";
+import { drawPending } from "./pending.js";
 import { cell, grids, heard } from "./numbers.js";
 
 // The chart's box is a figure named by its title and described by its summary (sentences made

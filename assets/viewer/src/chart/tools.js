@@ -1,6 +1,6 @@
 // The sidebar's tools: a link to this view, and every chart of the page in one zip.
 
-import { drawPending } from "./draw.js";
+import { drawPending } from "./pending.js";
 import { chartFiles, save, zip } from "./files.js";
 
 export function drawTools(data, parentElement) {

@@ -124,10 +124,13 @@ function expander(block) {
   return node;
 }
 
-const question = (block) => questionBox(block, screen.polls[block.poll] || null, block.answer);
+function question(block) {
+  const answer = block.answer.length ? (into) => draw(block.answer, into) : null;
+  return questionBox(block, screen.polls[block.poll] || null, answer);
+}
 
 function asked(block) {  // the lecturer's own question, at the top of the room's screen
-  const node = questionBox(block, screen.polls[block.poll] || null, [], { typed: true });
+  const node = questionBox(block, screen.polls[block.poll] || null, null, { typed: true });
   node.classList.add("posviz-live");
   return node;
 }
@@ -136,7 +139,7 @@ function check(block) {  // the concept check: every question at once
   const sitting = el("section", "posviz-check");
   sitting.append(el("h2", "", block.head), el("p", "", block.body));
   block.questions.forEach((one) => sitting.appendChild(questionBox(
-    one, screen.polls[one.poll] || null, [], { typed: true, check: true })));
+    one, screen.polls[one.poll] || null, null, { typed: true, check: true })));
   return sitting;
 }
 

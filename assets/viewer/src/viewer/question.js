@@ -3,7 +3,6 @@
 // room (with the projector's word, when the room asks for it); and the line at the top of a
 // room's screen that jumps to the view's open question.
 
-import { draw } from "./blocks.js";
 import { el, inline, LETTERS, pause, room, say, screen, wordForm } from "./screen.js";
 
 
@@ -122,8 +121,9 @@ async function vote(poll, round, option, note, box, redraw, sure = null) {
 // room reveals it, the right answer, whether this reader's was right, and the class's answers.
 // block: a question, or a question the lecturer asked (typed: its text shown exactly as typed;
 // check: one of the concept check's); state: the room's {revealed, correct, counts} for it
-// (null in a file or before it opens).
-export function questionBox(block, state, answerBlocks,
+// (null in a file or before it opens); drawAnswer: draws the answer's blocks into a node (null
+// when there is none), passed in by the blocks' renderer, which draws questions in turn.
+export function questionBox(block, state, drawAnswer,
                             { typed = false, check = false } = {}) {
   const box = el("section", "posviz-question");
   box.dataset.poll = block.poll;
@@ -164,7 +164,7 @@ export function questionBox(block, state, answerBlocks,
     if (revealed) button.disabled = true;
     if (revealed && i === state.correct) button.classList.add("right");
     const redraw = () => {
-      const fresh = questionBox(block, state, answerBlocks, { typed, check });
+      const fresh = questionBox(block, state, drawAnswer, { typed, check });
       box.replaceWith(fresh);
       placeJump(fresh.closest(".posviz-document"));
       const chosenNow = fresh.querySelector(".posviz-option.chosen");
@@ -189,7 +189,7 @@ export function questionBox(block, state, answerBlocks,
       button.setAttribute("aria-pressed", String(said === String(value)));
       button.onclick = async () => {
         const redraw = () => {
-          const fresh = questionBox(block, state, answerBlocks, { typed, check });
+          const fresh = questionBox(block, state, drawAnswer, { typed, check });
           box.replaceWith(fresh);
           placeJump(fresh.closest(".posviz-document"));
           const pressed = fresh.querySelector('.posviz-sure-option[aria-pressed="true"]');
@@ -218,9 +218,9 @@ export function questionBox(block, state, answerBlocks,
     note.textContent = say(chosen === null ? "closed" : "closed_mine",
                            { mine: chosen === null ? "" : LETTERS[chosen] });
   }
-  if (answerBlocks.length) {
+  if (drawAnswer) {
     const answer = el("div", "posviz-answer");
-    draw(answerBlocks, answer);
+    drawAnswer(answer);
     if (block.hidden) {  // a file: the reader reveals it
       const toggle = el("button", "posviz-reveal", say("show_answer"));
       toggle.type = "button";
