@@ -12,7 +12,7 @@ from posviz.figures.rope import line_chart
 from posviz.relative import buckets_by_distance
 from posviz.tokens import token_labels, tokenize
 from tests.conftest import ROOT
-from tests.helpers.drawn import problems
+from tests.helpers.drawn import TICK_GAP, problems
 
 pytestmark = pytest.mark.browser
 
@@ -78,6 +78,27 @@ def test_labels_on_top_of_each_other_are_caught(page):
     found = drawn(page, line(xaxis=dict(title=dict(text="position"), tickangle=0, dtick=1)),
                   width=400)
     assert any('tick label "' in p and 'overlaps tick label "' in p for p in found), found
+
+
+# The plot's width and the widths of its x tick labels, as drawn.
+TICKS_JS = """() => {
+  const div = document.querySelector('.posviz-chart');
+  return [div._fullLayout._size.w,
+          ...[...div.querySelectorAll('.xtick text')].map((t) => t.getBBox().width)];
+}"""
+
+
+@pytest.mark.parametrize("gap", [1, 6])
+def test_tick_labels_too_close_to_read_apart_are_caught(page, gap):
+    """Two key labels a pixel apart ("english", "phone") read as one word; six apart do not."""
+    ticks = dict(tickvals=[0, 1], ticktext=["10<br>english", "20<br>phone"], tickangle=0)
+    drawn(page, line(xaxis=ticks | dict(range=[-0.5, 1.5])))
+    plot, first, second = page.evaluate(TICKS_JS)
+    spacing = (first + second) / 2 + gap  # pixels between the two ticks: the labels gap apart
+    reach = (plot / spacing - 1) / 2  # the range beyond each tick that gives that spacing
+    found = drawn(page, line(xaxis=ticks | dict(range=[-reach, 1 + reach])))
+    caught = [p for p in found if 'tick label "10english" runs into tick label "20phone"' in p]
+    assert bool(caught) == (gap < TICK_GAP), found
 
 
 def test_text_past_the_chart_edge_is_caught(page):

@@ -64,7 +64,9 @@ SENTENCES = {"en": LONG, "zh": "刚想到了"}  # the screen sweep's phone and p
 SHOTS = ROOT / "test-artifacts" / "viewer"
 CI = os.environ.get("CI") == "true"
 VIEWS = [name for name, *_ in views(LABELLED["en"])]
-TYPED = {"en": LONG, "zh": "了到想刚"}  # typed into the live handout's box
+TYPED = {"en": ("on a small phone a student types a long sentence of twenty four english words to "
+               "see how every attention map grows with it"),  # 24 tokens
+         "zh": "了到想刚"}  # typed into the live handout's box
 HANDHELD = [screen for screen in SCREENS if not screen.room]  # where a handout is read
 
 # True once every chart of the handout shows the typed sentence of n tokens: a live one redrawn

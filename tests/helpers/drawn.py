@@ -6,7 +6,9 @@ A chart is legible when
 - no title, axis title, tick label, legend entry, colour-bar label, annotation, label a trace
   writes by its point or value written in a cell overlaps another text box of the same chart
   (values on bars included), nor the chart's tool bar where it is always shown (touch screens),
-  nor a marker that marks a point (an arrow's head: not an arc's small dots);
+  nor a marker that marks a point (an arrow's head: not an arc's small dots); two tick labels
+  of one axis that hold words (tokens) stand TICK_GAP apart at the least along their lines
+  (closer, "english" and "phone" read as "englishphone"; numbers are held to overlaps only);
 - every text box lies inside the chart, no legend scrolls its entries out of sight, and the
   chart itself is not cut off by the page (a chart wider than its column scrolls inside it);
 - no text, superscripts included, is drawn smaller than the screen's minimum;
@@ -31,8 +33,11 @@ MARKER = 8
 arrow head's corners are empty), is in a label's way."""
 CONTRAST = 3.0
 """The least contrast of a line or a marker against its background (WCAG 2.1 1.4.11)."""
+TICK_GAP = 3
+"""Pixels between two tick labels of one axis along their lines at the least: about a space at
+the smallest font, so that "english" and "phone" never read as "englishphone"."""
 
-PROBLEMS_JS = """([minFont, shrink, marker, least]) => {
+PROBLEMS_JS = """([minFont, shrink, marker, least, tickGap]) => {
   const problems = [];
   const describe = (box) => `${box.kind} "${box.text.slice(0, 40)}"`;
   const shown = (el) => el.checkVisibility({ opacityProperty: true, visibilityProperty: true });
@@ -52,10 +57,11 @@ PROBLEMS_JS = """([minFont, shrink, marker, least]) => {
     return 'value';  // a value a trace writes on a bar
   }
 
-  // The corners of a text's own box on the page, less SHRINK of its height above and below.
-  function corners(el) {
+  // The corners of a text's own box on the page, less SHRINK of its height above and below, and
+  // a pixel at each end (or, grown, that many pixels more at each end).
+  function corners(el, grown = 0) {
     const box = el.getBBox(), m = el.getScreenCTM();
-    const by = shrink * box.height, bx = Math.min(1, box.width / 4);
+    const by = shrink * box.height, bx = grown ? -grown : Math.min(1, box.width / 4);
     return [[box.x + bx, box.y + by], [box.x + box.width - bx, box.y + by],
             [box.x + box.width - bx, box.y + box.height - by],
             [box.x + bx, box.y + box.height - by]]
@@ -92,7 +98,9 @@ PROBLEMS_JS = """([minFont, shrink, marker, least]) => {
   function boxes(chart) {
     return [...chart.querySelectorAll('.svg-container text')]
       .filter((el) => !el.closest('.hoverlayer') && el.textContent.trim() && shown(el))
-      .map((el) => ({ el, kind: kindOf(el), text: el.textContent.trim(), poly: corners(el) }))
+      .map((el) => ({ el, kind: kindOf(el), text: el.textContent.trim(), poly: corners(el),
+                      spaced: corners(el, tickGap / 2),
+                      axis: el.parentElement.getAttribute('class') }))
       .filter(({ el }) => el.getBBox().width > 0);
   }
 
@@ -186,6 +194,7 @@ PROBLEMS_JS = """([minFont, shrink, marker, least]) => {
         + `under ${least}:1`;
       if (!faint.has(line)) { faint.add(line); say(line); }
     }
+    const worded = (box) => /\\p{L}/u.test(box.text);
     texts.forEach((a, i) => {
       if (a.kind === 'value') return;  // values may crowd each other, never a label
       obstacles.forEach((b, j) => {
@@ -193,6 +202,9 @@ PROBLEMS_JS = """([minFont, shrink, marker, least]) => {
         if (overlap(a.poly, b.poly)) {
           say(`${describe(a)} overlaps ${b.kind === 'tool bar' ? 'the tool bar'
             : b.kind === 'marker' ? "a point's marker" : describe(b)}`);
+        } else if (a.kind === 'tick label' && b.kind === 'tick label' && a.axis === b.axis
+                   && worded(a) && worded(b) && overlap(a.spaced, b.spaced)) {
+          say(`${describe(a)} runs into ${describe(b)} (under ${tickGap} px apart)`);
         }
       });
     });
@@ -239,4 +251,4 @@ PROBLEMS_JS = """([minFont, shrink, marker, least]) => {
 
 def problems(page, min_font: float) -> list[str]:
     """What is wrong with the charts drawn on the page: one line per defect, naming the chart."""
-    return page.evaluate(PROBLEMS_JS, [min_font, SHRINK, MARKER, CONTRAST])
+    return page.evaluate(PROBLEMS_JS, [min_font, SHRINK, MARKER, CONTRAST, TICK_GAP])
