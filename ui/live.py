@@ -15,7 +15,8 @@ refuses, visibly, any other.
 - frame: a table of positions whose first rows (the sentence's, at most `rows`) are framed.
 - attention: the head-mean weights of one layer of the seeded stack (params: layers, heads,
   scheme, causal, layer, orders "same" or "same reversed"), each order a panel, its cells hidden
-  by the mask grey; scale "top" (0 to the largest weight) or "fixed".
+  by the mask grey; scale "top" (0 to the largest weight) or "fixed"; layout "heatmap" or
+  "order_maps" (its panels, margins and height laid out for the typed sentence's labels).
 - alibi: the causal ALiBi bias of the heads shown (params: heads, shown "1 2 ...", position);
   the colour scale from the lowest bias (-1 at least) to 0.
 - change: how far each token's output moved when the sentence is reversed, its largest change
@@ -62,10 +63,15 @@ def frame(rows: int) -> Live:
 
 
 def attention(layers: int, heads: int, scheme: str, causal: bool, layer: int,
-              orders: tuple[str, ...] = ("same",), scale: str = "top") -> Live:
+              orders: tuple[str, ...] = ("same",), scale: str = "top",
+              layout: str = "heatmap") -> Live:
+    """layout: how the figure lays itself out, "heatmap" (posviz.figures.common.token_heatmap:
+    plotly sizes its margins) or "order_maps" (posviz.figures.attention.order_maps: its panels
+    laid out from the labels, as the viewer's panels.js does with the rule the page is sent)."""
     return Live(recipe="attention",
                 params={"layers": layers, "heads": heads, "scheme": scheme, "causal": causal,
-                        "layer": layer, "orders": " ".join(orders), "scale": scale},
+                        "layer": layer, "orders": " ".join(orders), "scale": scale,
+                        "layout": layout},
                 words={})
 
 

@@ -8,6 +8,7 @@ panel rows are sized in pixels for the key labels and the panel titles they must
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import numpy as np
@@ -15,6 +16,7 @@ import plotly.graph_objects as go
 
 from posviz.figures.common import (
     MASKED_COLOR,
+    MIN_WIDTH,
     axis,
     figure,
     layout,
@@ -33,12 +35,18 @@ UPRIGHT_KEYS = 12
 NARROWEST_ROW = 690
 """Pixels the panels of one row share at the least: the figure is never drawn narrower (a
 phone scrolls it sideways), so upright labels that fit in them always fit."""
-STACKED_WIDTH, STACKED_ROW = 350, 140
+STACKED_WIDTH, STACKED_ROW, STACKED_TALL = 350, 140, (200, 360)
 """The figure's stacked layout, one panel per row (meta.narrow: static/chart.js draws it in a
 column too narrow for the panels side by side, a phone's) fits this many pixels, its panel
-never narrower than STACKED_ROW."""
+never narrower than STACKED_ROW, and from STACKED_TALL[0] to STACKED_TALL[1] pixels tall."""
+PANEL_TALL = (280, 560)  # pixels: a panel's least and most height, as it grows with the sentence
 COLOUR_BAR_ROOM = 110  # pixels beside the panels for a colour bar and its title
 TICK_SIZE = 11
+NARROW_EM = 0.62  # the width of a character that is not wide, in ems (a wide one's is 1)
+LABEL_PAD = 6  # pixels beside each upright key label
+ROOM_PAD = 8  # pixels beside the query labels' room, and between panel rows
+PANEL_BASE, PANEL_PER_TOKEN = 140, 7  # pixels of a panel's height: base + per token (clipped)
+ORDER_GAP, ORDER_GAP_PAD = (0.08, 0.3), 16  # order_maps' gap: its least and most, its padding
 LINE, LABEL_OFFSET = 1.3, 24  # line height in font sizes; pixels from a panel to its labels
 TITLE_ROOM, PANEL_TITLE_ROOM, AXIS_TITLE_ROOM = 52, 28, 30  # pixels
 AXIS_TITLE_STANDOFF = 10
@@ -49,23 +57,28 @@ line."""
 
 def _label_width(label: str) -> float:
     """Rough width in pixels of one line of tick text: a wide (CJK) character is a full em."""
-    return TICK_SIZE * sum(1.0 if unicodedata.east_asian_width(c) in "WF" else 0.62
+    return TICK_SIZE * sum(1.0 if unicodedata.east_asian_width(c) in "WF" else NARROW_EM
                            for c in label)
 
 
-def _key_ticks(labels: list[str], row: float) -> tuple[dict, int]:
-    """Key axis ticks for a panel `row` pixels wide at the least, and the pixels they take
-    below it.
+def _key_room(labels: list[str], row: float) -> tuple[bool, int]:
+    """Whether key labels stand upright in a panel `row` pixels wide at the least, and the
+    pixels they take below it.
 
     Labels stand upright on two lines ("3" over "dog") when there are at most UPRIGHT_KEYS and
     they fit side by side in the panel; otherwise they are turned on their side (-90 degrees),
     and plotly labels as many keys as the panel's width has room for (every n-th on a long
     sentence).
     """
-    widths = [max(map(_label_width, label.split(" ", 1))) + 6 for label in labels]
+    widths = [max(map(_label_width, label.split(" ", 1))) + LABEL_PAD for label in labels]
     if len(labels) <= UPRIGHT_KEYS and sum(widths) <= row:
-        return _upright(labels), int(2 * LINE * TICK_SIZE) + LABEL_OFFSET
-    return dict(tickangle=-90), int(max(map(_label_width, labels))) + LABEL_OFFSET
+        return True, int(2 * LINE * TICK_SIZE) + LABEL_OFFSET
+    return False, int(max(map(_label_width, labels))) + LABEL_OFFSET
+
+
+def _key_ticks(upright: bool, labels: list[str]) -> dict:
+    """The key axis's ticks: upright on two lines, or turned on their side."""
+    return _upright(labels) if upright else dict(tickangle=-90)
 
 
 def _upright(labels: list[str]) -> dict:
@@ -98,7 +111,7 @@ def _hover(x_title: str, y_title: str, value_name: str) -> str:
 
 def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[float, float]],
             *, title: str, x_title: str, y_title: str, row_width: int = NARROWEST_ROW,
-            tall: tuple[int, int] = (280, 560), **extra: object) -> dict:
+            tall: tuple[int, int] = PANEL_TALL, **extra: object) -> dict:
     """The layout of panels filling rows left to right over the given column domains.
 
     Each panel gets its own axes (x1/y1, x2/y2, ...), row 0 on top; query labels and the query
@@ -109,35 +122,52 @@ def _panels(labels: list[str], panel_titles: list[str], columns: list[tuple[floa
     time of a nine-panel grid). row_width: the pixels a row of panels is never drawn narrower than;
     tall: the least and most pixels of a panel's height (it grows with the sentence).
     """
-    n_cols, seq_len = len(columns), len(labels)
-    n_rows = -(-len(panel_titles) // n_cols)
-    keys, key_room = _key_ticks(labels, row_width / n_cols)
-    panel = int(np.clip(140 + 7 * seq_len, *tall))
-    gap = key_room + PANEL_TITLE_ROOM + 8
-    top, bottom = TITLE_ROOM + PANEL_TITLE_ROOM, key_room + AXIS_TITLE_ROOM
-    left = _left_margin(labels)
-    plot = n_rows * panel + (n_rows - 1) * gap  # pixels between the margins
-    edge = seq_len - 0.5  # ranges end at the outer cells: grey is left for masked cells only
+    shape = panel_geometry(labels, len(panel_titles), len(columns), row_width, tall)
+    n_cols, edge = len(columns), len(labels) - 0.5  # ranges end at the outer cells
+    keys = _key_ticks(shape["upright"], labels)
     axes, notes = {}, []
     for p, name in enumerate(panel_titles):
         row, col = divmod(p, n_cols)
         n = _suffix(p + 1)
-        y1 = 1 - row * (panel + gap) / plot
-        y0 = y1 - panel / plot
+        y0, y1 = shape["rows"][row]
         lowest = p + n_cols >= len(panel_titles)
         axes[f"xaxis{n}"] = axis(x_title if lowest else "", type="category", anchor=f"y{n}",
                                  domain=columns[col], range=[-0.5, edge], automargin=False,
                                  ticks="", tickfont=dict(size=TICK_SIZE), **keys)
         axes[f"xaxis{n}"]["title"]["standoff"] = AXIS_TITLE_STANDOFF  # under the labels drawn
         axes[f"yaxis{n}"] = axis(y_title if col == 0 else "", type="category", anchor=f"x{n}",
-                                 domain=[max(y0, 0.0), y1], range=[edge, -0.5],
+                                 domain=[y0, y1], range=[edge, -0.5],
                                  automargin=False, showticklabels=col == 0,
                                  ticks="", tickfont=dict(size=TICK_SIZE))
         notes.append(dict(text=plain(name), x=sum(columns[col]) / 2, y=y1, xref="paper",
                           yref="paper", xanchor="center", yanchor="bottom", yshift=4,
                           showarrow=False, font=dict(size=15)))
-    return layout(title, top + plot + bottom, min_width=left + row_width + COLOUR_BAR_ROOM,
-                  margin=dict(l=left, r=10, t=top, b=bottom), annotations=notes, **axes, **extra)
+    return layout(title, shape["height"], min_width=shape["min_width"],
+                  margin=dict(l=shape["left"], r=10, t=shape["top"], b=shape["bottom"]),
+                  annotations=notes, **axes, **extra)
+
+
+def panel_geometry(labels: list[str], n_panels: int, n_cols: int, row_width: float,
+                   tall: tuple[int, int]) -> dict:
+    """What `_panels` lays out from the labels (as the figure writes them) and the panel count:
+    whether the key labels stand upright, the margins (left, top, bottom), the height, the least
+    width, and each row of panels' vertical domain [y0, y1] (row 0 on top). The viewer lays a
+    typed sentence's maps out with its twin (assets/viewer/src/engine/panels.js), from the
+    constants `panel_rule` sends.
+    """
+    seq_len, n_rows = len(labels), -(-n_panels // n_cols)
+    upright, key_room = _key_room(labels, row_width / n_cols)
+    panel = int(np.clip(PANEL_BASE + PANEL_PER_TOKEN * seq_len, *tall))
+    gap = key_room + PANEL_TITLE_ROOM + ROOM_PAD
+    top, bottom = TITLE_ROOM + PANEL_TITLE_ROOM, key_room + AXIS_TITLE_ROOM
+    left = _left_margin(labels)
+    plot = n_rows * panel + (n_rows - 1) * gap  # pixels between the margins
+    rows = []
+    for row in range(n_rows):
+        y1 = 1 - row * (panel + gap) / plot
+        rows.append([max(y1 - panel / plot, 0.0), y1])
+    return dict(upright=upright, left=left, top=top, bottom=bottom, height=top + plot + bottom,
+                min_width=max(left + row_width + COLOUR_BAR_ROOM, MIN_WIDTH), rows=rows)
 
 
 def _stacked(side_by_side: dict, labels: list[str], panel_titles: list[str], *, title: str,
@@ -145,16 +175,20 @@ def _stacked(side_by_side: dict, labels: list[str], panel_titles: list[str], *, 
     """A layout of panels side by side, carrying in its meta (narrow) the layout of the same
     panels one under the other, for a column narrower than the side-by-side layout's least
     width (static/chart.js picks it)."""
-    row_width = max(STACKED_ROW, STACKED_WIDTH - _left_margin(labels) - COLOUR_BAR_ROOM)
     narrow = _panels(labels, panel_titles, [(0.0, 1.0)], title=title, x_title=x_title,
-                     y_title=y_title, row_width=row_width, tall=(200, 360), **extra)
+                     y_title=y_title, row_width=_stacked_row(labels), tall=STACKED_TALL, **extra)
     side_by_side["meta"]["narrow"] = narrow
     return side_by_side
 
 
+def _stacked_row(labels: list[str]) -> int:
+    """Pixels of the stacked layout's one panel a row at the least."""
+    return max(STACKED_ROW, STACKED_WIDTH - _left_margin(labels) - COLOUR_BAR_ROOM)
+
+
 def _left_margin(labels: list[str]) -> int:
     """Pixels left of the panels: the query labels and the query axis's title."""
-    return int(max(map(_label_width, labels))) + AXIS_TITLE_ROOM + 8
+    return int(max(map(_label_width, labels))) + AXIS_TITLE_ROOM + ROOM_PAD
 
 
 def _columns(n_cols: int, gap: float) -> list[tuple[float, float]]:
@@ -282,8 +316,7 @@ def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles
     named = dict(title=title, x_title=x_title, y_title=y_title,
                  coloraxis=dict(colorscale=WEIGHT_COLORS, cmin=0.0, cmax=top,
                                 colorbar=dict(title=dict(text=plain(value_name)))))
-    widest = max(_label_width(plain(label)) for labels in label_sets for label in labels)
-    gap = min(0.3, max(0.08, (widest + 16) / NARROWEST_ROW))  # room for a panel's own rows
+    gap = order_gap([[plain(label) for label in labels] for labels in label_sets])
     drawn = _stacked(_panels(names, panel_titles, _columns(len(maps), gap), **named), names,
                      panel_titles, **named)
     for shape in (drawn, drawn["meta"]["narrow"]):  # each panel's rows and keys its own order's
@@ -292,6 +325,44 @@ def order_maps(maps: list[np.ndarray], label_sets: list[list[str]], panel_titles
             if "tickvals" in shape[f"xaxis{_suffix(p + 1)}"]:
                 shape[f"xaxis{_suffix(p + 1)}"].update(_upright([plain(k) for k in labels]))
     return figure(traces, drawn)
+
+
+def order_gap(label_sets: list[list[str]]) -> float:
+    """The gap between order_maps' panels (a fraction of the plot's width): room for a panel's
+    own rows' labels, the widest of every order's (as the figure writes them)."""
+    widest = max(_label_width(label) for labels in label_sets for label in labels)
+    return min(ORDER_GAP[1], max(ORDER_GAP[0], (widest + ORDER_GAP_PAD) / NARROWEST_ROW))
+
+
+@functools.cache
+def _wide_ranges() -> str:
+    """The code points unicodedata reads as wide or full width (east_asian_width "W" or "F"),
+    as runs: for each, its distance from the end of the run before it and its length less one,
+    in base 36, all space-separated."""
+    runs, start, last = [], None, -1
+    for point in range(0x110001):
+        wide = point < 0x110000 and unicodedata.east_asian_width(chr(point)) in "WF"
+        if wide and start is None:
+            start = point
+        elif not wide and start is not None:
+            runs += [np.base_repr(n, 36).lower() for n in (start - last - 1, point - 1 - start)]
+            start, last = None, point - 1
+    return " ".join(runs)
+
+
+def panel_rule() -> dict:
+    """Every constant of panel_geometry, order_gap and _label_width, and the wide characters
+    (_wide_ranges) of this Python's Unicode tables, as the viewer's twin of them reads them
+    (assets/viewer/src/engine/panels.js: a typed sentence's maps laid out as here)."""
+    return dict(tick_size=TICK_SIZE, narrow_em=NARROW_EM, label_pad=LABEL_PAD, room_pad=ROOM_PAD,
+                upright_keys=UPRIGHT_KEYS, line=LINE, label_offset=LABEL_OFFSET,
+                panel_base=PANEL_BASE, panel_per_token=PANEL_PER_TOKEN,
+                title_room=TITLE_ROOM, panel_title_room=PANEL_TITLE_ROOM,
+                axis_title_room=AXIS_TITLE_ROOM, colour_bar_room=COLOUR_BAR_ROOM,
+                min_width=MIN_WIDTH, narrowest_row=NARROWEST_ROW, panel_tall=list(PANEL_TALL),
+                stacked_width=STACKED_WIDTH, stacked_row=STACKED_ROW,
+                stacked_tall=list(STACKED_TALL), order_gap=list(ORDER_GAP),
+                order_gap_pad=ORDER_GAP_PAD, wide=_wide_ranges())
 
 
 BAR_DIGITS = 2

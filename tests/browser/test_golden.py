@@ -13,9 +13,23 @@ import numpy as np
 import pytest
 
 from posviz.attention import ATTENTION_SCHEMES
+from posviz.figures.attention import (
+    NARROW_EM,
+    NARROWEST_ROW,
+    PANEL_TALL,
+    STACKED_TALL,
+    TICK_SIZE,
+    _columns,
+    _label_width,
+    _stacked_row,
+    order_gap,
+    panel_geometry,
+    panel_rule,
+)
+from posviz.figures.common import plain
 from posviz.schemes import browser_schemes
 from posviz.splitmix import normals, text_stream, uniforms
-from posviz.tokens import tokenize
+from posviz.tokens import clip_tokens, token_labels, tokenize
 from tests.conftest import ROOT
 from tests.helpers import golden
 
@@ -145,3 +159,74 @@ def test_the_browser_reads_a_sample_of_every_plane_as_python_does(tab):
     differ = [s for s, tokens in zip(strings, got, strict=True)
               if [golden.from_code_points(t) for t in tokens] != tokenize(s)]
     assert len(strings) > 8_000 and not differ, [hex(ord(c)) for s in differ[:20] for c in s]
+
+
+PANELS_JS = """
+async ([url, given]) => {
+  const [sets, rule] = JSON.parse(given);
+  const { panels } = await import(url);
+  panels.use_panel_rule(rule);
+  return JSON.stringify(sets.map(([points, n_panels, n_cols]) => {
+    const orders = points.map((labels) => labels.map((cps) => String.fromCodePoint(...cps)));
+    const [labels] = orders;
+    const gap = panels.order_gap(orders);
+    return {
+      widths: labels.map(panels.label_width), gap, columns: panels.columns(orders.length, gap),
+      stacked_row: panels.stacked_row(labels),
+      wide: panels.panel_geometry(labels, n_panels, n_cols, rule.narrowest_row, rule.panel_tall),
+      narrow: panels.panel_geometry(labels, n_panels, 1, panels.stacked_row(labels),
+                                    rule.stacked_tall),
+    };
+  }));
+}
+"""
+"""The browser's layout of maps of panels (engine/panels.js, with the rule Python sent) for each
+sentence's labels and its reversal's (as code points), in n_panels panels of n_cols a row."""
+
+
+def same_values(got: object, want: object, where: str) -> None:
+    """Integers, booleans and strings exactly, floats to TOLERANCE, lists and dicts item by item."""
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and got.keys() == want.keys(), where
+        for key in want:
+            same_values(got[key], want[key], f"{where}.{key}")
+    elif isinstance(want, list | tuple):
+        assert isinstance(got, list) and len(got) == len(want), where
+        for i, (one, other) in enumerate(zip(got, want, strict=True)):
+            same_values(one, other, f"{where}[{i}]")
+    elif isinstance(want, bool | str):
+        assert got == want, (where, got, want)
+    elif isinstance(want, int):
+        assert got == want and float(got).is_integer(), (where, got, want)
+    else:
+        assert abs(got - want) <= TOLERANCE, (where, got, want)
+
+
+def test_the_browser_lays_out_the_maps_of_500_sentences_as_python_does(tab):
+    """posviz.figures.attention's layout of its maps of panels for each sentence's labels (as
+    the figure writes them, escaped): the labels' widths (the wide characters are Python's
+    Unicode tables, sent), the gap between order_maps' panels, the columns, and panel_geometry
+    side by side and stacked (upright or turned keys, margins, height, least width, each row's
+    domain), in 1 to 9 panels."""
+    cases = golden.cases(500, seed=59)
+    sets, wants = [], []
+    for index, case in enumerate(cases):
+        tokens, _ = clip_tokens(tokenize(case["text"]), golden.LONGEST)
+        orders = [[plain(label) for label in token_labels(seq)] for seq in (tokens, tokens[::-1])]
+        n_panels, n_cols = 1 + index % 9, 1 + index % 3
+        labels = orders[0]
+        gap = order_gap(orders)
+        sets.append([[[golden.code_points(label) for label in each] for each in orders],
+                     n_panels, n_cols])
+        wants.append({
+            "widths": [_label_width(label) for label in labels], "gap": gap,
+            "columns": _columns(2, gap), "stacked_row": _stacked_row(labels),
+            "wide": panel_geometry(labels, n_panels, n_cols, NARROWEST_ROW, PANEL_TALL),
+            "narrow": panel_geometry(labels, n_panels, 1, _stacked_row(labels), STACKED_TALL)})
+    got = run(tab, PANELS_JS, sets, panel_rule())
+    for index, (one, want) in enumerate(zip(got, wants, strict=True)):
+        same_values(one, want, f"case {index}")
+    assert {want["wide"]["upright"] for want in wants} == {True, False}  # both ways of keys
+    narrow = [TICK_SIZE * NARROW_EM * len(label) for each in sets for label in each[0][0]]
+    widths = [w for want in wants for w in want["widths"]]
+    assert any(abs(w - n) > 1 for w, n in zip(widths, narrow, strict=True))  # wide characters

@@ -297,11 +297,46 @@ def sized(layout: dict | None) -> dict | None:
             "axes": [[k, layout[k].get("domain"), layout[k].get("dtick")] for k in axes]}
 
 
+# Of a map of panels (scene 4's orders), what its layout lays out from the labels: height,
+# margins, least width, each axis' place, range and key labels, each panel title's place; and
+# those of its narrow layout.
+LAID_OUT_JS = """(host) => {
+  const { layout } = host.querySelector('.posviz-chart').posvizSource.figure;
+  const fields = ['domain', 'range', 'tickvals', 'ticktext', 'tickangle'];
+  const laid = (shape) => ({ height: shape.height, margin: shape.margin,
+    least: shape.meta.min_width, notes: shape.annotations.map((a) => [a.x, a.y]),
+    axes: Object.keys(shape).filter((k) => /^[xy]axis\\d*$/.test(k)).sort()
+      .map((k) => [k, ...fields.map((f) => shape[k][f] ?? null)]) });
+  return JSON.stringify({ main: laid(layout), narrow: laid(layout.meta.narrow) });
+}"""
+
+
+def laid_out(layout: dict) -> dict:
+    """LAID_OUT_JS's summary of a Python layout."""
+    fields = ["domain", "range", "tickvals", "ticktext", "tickangle"]
+    axes = sorted(k for k in layout if k[1:5] == "axis")
+    return {"height": layout["height"], "margin": layout["margin"],
+            "least": layout["meta"]["min_width"],
+            "notes": [[note["x"], note["y"]] for note in layout["annotations"]],
+            "axes": [[k, *(layout[k].get(f) for f in fields)] for k in axes]}
+
+
+def assert_order_is_pythons(page, tokens: list[str], labels: list[str]) -> None:
+    """Scene 4's maps, laid out for the typed sentence as Python lays its figure out."""
+    drawn_for(page, "lesson_order", labels)
+    got = json.loads(page.evaluate(LAID_OUT_JS, host(page, "lesson_order").element_handle()))
+    backwards = tuple(reversal(len(tokens)).tolist())
+    want = json.loads(lesson.order_figure(tuple(tokens), backwards, "en").to_json())["layout"]
+    assert got["main"] == laid_out(want)
+    assert got["narrow"] == laid_out(want["meta"]["narrow"])
+
+
 def test_a_long_sentence_typed_on_a_phone_grows_each_chart_as_python_would(browser, tmp_path):
     """24 English tokens typed into the English handout on a phone: each chart whose layout
     depends on the sentence's length gets Python's layout for that sentence (height, rows,
-    narrow layout), no two tick labels drawn meet, and the RoPE plane without its labels and
-    arcs (beyond MAX_TIP_LABELS tokens) is Python's figure too."""
+    narrow layout), no two tick labels drawn meet, scene 4's maps are laid out as Python lays
+    them out from the labels, and the RoPE plane without its labels and arcs (beyond
+    MAX_TIP_LABELS tokens) is Python's figure too."""
     out = handout.main(["--lang", "en", "--out", str(tmp_path / "lesson-en.html")])
     requests: list[str] = []
     page = phone(browser, requests)
@@ -321,6 +356,7 @@ def test_a_long_sentence_typed_on_a_phone_grows_each_chart_as_python_would(brows
         assert got["narrow"] == sized(want["meta"].get("narrow")), name
         assert got["drawn"] >= (got["narrow"] or got["main"])["height"], name
         assert got["labels"] > 3 and not got["overlaps"], (name, got)
+    assert_order_is_pythons(page, tokens, labels)
     assert_plane_is_pythons(plane_drawn(page, labels), tokens, "en")
     assert_change_is_pythons(page, tokens, labels)
     assert not requests

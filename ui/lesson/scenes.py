@@ -100,7 +100,7 @@ def order(d: ui.Doc, s: ui.Settings, seq: tuple[str, ...], at: Stage) -> None:
     # the case the question asks about, whatever the switch: no position, no causal mask
     at.figure.chart(cached.order_figure(seq, backwards, s.lang), "lesson_order", fit=True,
                     live=live.attention(cached.LAYERS, cached.HEADS, "none", False, -1,
-                                        ("same", "reversed")))
+                                        ("same", "reversed"), layout="order_maps"))
     yours, turned = d.columns(2)
     yours.caption(s.t("lesson.order.yours"))
     yours.chips(s.tokens)

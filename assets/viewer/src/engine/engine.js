@@ -11,11 +11,12 @@ export * as schemes from './schemes.js';
 export * as partial from './partial.js';
 export * as attention from './attention.js';
 export * as permutation from './permutation.js';
+export * as panels from './panels.js';
 
 // Each module beside its twin in posviz/ (nd is the arrays both sides share: numpy's, here).
 export const TWINS = {
   splitmix: 'posviz/splitmix.py', tokens: 'posviz/tokens.py', sinusoidal: 'posviz/sinusoidal.py',
   rope: 'posviz/rope.py', alibi: 'posviz/alibi.py', embedding: 'posviz/embedding.py',
   schemes: 'posviz/schemes.py', partial: 'posviz/partial.py', attention: 'posviz/attention.py',
-  permutation: 'posviz/permutation.py',
+  permutation: 'posviz/permutation.py', panels: 'posviz/figures/attention.py',
 };

@@ -10,6 +10,7 @@
 import * as alibi from "../engine/alibi.js";
 import * as attention from "../engine/attention.js";
 import * as emb from "../engine/embedding.js";
+import * as panels from "../engine/panels.js";
 import * as permutation from "../engine/permutation.js";
 import * as rope from "../engine/rope.js";
 import * as sn from "../engine/sinusoidal.js";
@@ -33,13 +34,10 @@ const masked = (z) => z.map((row) => row.map((v) => (Number.isNaN(v) ? 1 : 0)));
 const layouts = (layout) => [layout, ...["narrow", "short"].map((k) => layout.meta && layout.meta[k])
   .filter(Boolean)];
 
-// posviz.figures.common.NICE_STEPS; posviz.figures.attention's TICK_SIZE and _label_width
+// posviz.figures.common.NICE_STEPS; a label's width as posviz.figures.attention reckons it
 const NICE_STEPS = [1, 2, 5, 10, 20, 25, 50, 100];
-const TICK_SIZE = 11;
-const labelWidth = (label) => TICK_SIZE * [...label].reduce((sum, c) => sum
-  + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u
-    .test(c) || c.codePointAt(0) > 0xffff ? 1 : 0.62), 0);
-const widest = (labels) => Math.max(0, ...labels.map((l) => labelWidth(l.replace(/<br>/g, " "))));
+const widest = (labels) => Math.max(0, ...labels.map((l) => panels.label_width(
+  l.replace(/<br>/g, " "))));
 
 // A longer sentence than the layout was made for: every step-th label, the least nice step that
 // labels no more of them than the layout labelled (so that they stand no closer together).
@@ -128,9 +126,44 @@ function maps(figure) {
   return out;
 }
 
-function fillMaps(figure, matrices, labelSets) {
+// posviz.figures.attention.order_maps' layout for the label sets (each order's, as the figure
+// writes them), side by side and stacked (meta.narrow): each panel's place, its key labels
+// upright or turned, the margins, height and least width, as panel_geometry lays them out.
+function orderLayout(layout, labelSets) {
+  const rule = panels.panel_rule();
+  const [labels] = labelSets;
+  const n = labelSets.length;
+  place(layout, labelSets, panels.columns(n, panels.order_gap(labelSets)),
+        panels.panel_geometry(labels, n, n, rule.narrowest_row, rule.panel_tall));
+  place(layout.meta.narrow, labelSets, [[0.0, 1.0]],
+        panels.panel_geometry(labels, n, 1, panels.stacked_row(labels), rule.stacked_tall));
+}
+
+function place(shape, labelSets, columns, geometry) {
+  const edge = labelSets[0].length - 0.5;  // ranges end at the outer cells
+  shape.height = geometry.height;
+  Object.assign(shape.margin, { l: geometry.left, t: geometry.top, b: geometry.bottom });
+  shape.meta.min_width = geometry.min_width;
+  labelSets.forEach((labels, p) => {
+    const [row, col] = [Math.floor(p / columns.length), p % columns.length];
+    const [x, y] = ["xaxis", "yaxis"].map((axis) => shape[`${axis}${p ? p + 1 : ""}`]);
+    Object.assign(x, { domain: columns[col], range: [-0.5, edge] });
+    Object.assign(y, { domain: geometry.rows[row], range: [edge, -0.5] });
+    delete x.tickvals;
+    delete x.ticktext;
+    if (geometry.upright) {  // each panel's keys its own order's, on two lines
+      Object.assign(x, { tickvals: labels, ticktext: labels.map((l) => l.replace(" ", "<br>")),
+                         tickangle: 0 });
+    } else x.tickangle = -90;
+    Object.assign(shape.annotations[p], { x: (columns[col][0] + columns[col][1]) / 2,
+                                          y: geometry.rows[row][1] });
+  });
+}
+
+function fillMaps(figure, matrices, labelSets, laidOut = false) {
+  if (laidOut) orderLayout(figure.layout, labelSets);
   maps(figure).forEach(({ trace, grey }, i) => {
-    relabel(figure.layout, Array.from(trace.y || []), labelSets[i]);
+    if (!laidOut) relabel(figure.layout, Array.from(trace.y || []), labelSets[i]);
     const z = rows(matrices[i]);
     const labels = labelSets[i];
     Object.assign(trace, { z, x: labels, y: labels });
@@ -192,7 +225,8 @@ function attentionMaps(figure, tokens, params) {
     const mean = attention.mean_weights(run, layer);
     return params.causal ? alibi.hide_masked(mean) : mean;
   });
-  fillMaps(figure, matrices, seqs.map((seq) => tk.token_labels(seq).map(plain)));
+  fillMaps(figure, matrices, seqs.map((seq) => tk.token_labels(seq).map(plain)),
+           params.layout === "order_maps");
   if (params.scale === "top") scale(figure.layout, { cmax: Math.max(...finite(matrices)) || 1 });
   return Object.fromEntries(params.orders.split(" ").map((order, i) => [order, matrices[i]]));
 }

@@ -2,6 +2,7 @@
 // it follows (null in a file) or the file's data, the reader's words, the room's questions'
 // states, and the few ways it makes elements.
 
+import { use_panel_rule } from "../engine/panels.js";
 import { use_schemes } from "../engine/schemes.js";
 
 export const md = window.markdownit({ html: false, linkify: false });
@@ -14,6 +15,7 @@ export const room = read("posviz-room");
 export const root = document.getElementById("posviz-viewer");
 export const LETTERS = (file || room).letters;  // a question's options, as lettered (rooms.LETTERS)
 use_schemes((file || room).schemes);  // the stand-in stack's schemes (posviz.schemes)
+use_panel_rule((file || room).panels);  // how maps of panels are laid out (their figures')
 export const screen = {
   strings: file ? file.strings : room.strings[room.lang],  // the reader's words
   kinds: (file || room).kinds,  // the fields of every kind of block (ui/blocks.py's)
