@@ -2,8 +2,9 @@
 parameters personal to a reader (ui.state.PERSONAL, in the room element's data), a question's
 letters (rooms.LETTERS, in the viewer's configuration), the viewer's words (the catalog's viewer
 section), the selector of the app's formulas (ui.blocks_streamlit.FORMULAS, in the page
-element's data), the chips' style (one CSS file both renderers load) and the position schemes
-(posviz.schemes, in the viewer's configuration: the browser's engine chooses by an entry's kind).
+element's data), the chips' style (one CSS file both renderers load), the position schemes
+(posviz.schemes, in the viewer's configuration: the browser's engine chooses by an entry's kind)
+and the layout rule of maps of panels (posviz.figures.attention.panel_rule, there too).
 A copy of any of them written into the viewer's sources, or the chips' rule into the app's,
 fails here."""
 
@@ -11,6 +12,7 @@ import re
 
 import pytest
 
+from posviz.figures.attention import panel_rule
 from posviz.schemes import KINDS, SCHEMES
 from rooms import LETTERS
 from tests.conftest import ROOT
@@ -113,3 +115,14 @@ def test_every_word_the_viewer_says_is_sent():
     assert said
     for lang in LANGS:
         assert said <= set(viewer_strings(lang)), sorted(said - set(viewer_strings(lang)))
+
+
+def test_the_layout_rule_of_maps_of_panels_is_sent():
+    """engine/panels.js lays maps of panels out with the constants posviz.figures.attention
+    sends (panel_rule): it writes no number but 0, 1, 2 (halves, pairs) and 36 (the table's
+    base), and no script writes a character's width in ems."""
+    panels = re.sub(r"//.*$", "", (ENGINE / "panels.js").read_text("utf-8"), flags=re.MULTILINE)
+    numbers = {float(n) for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", panels)}
+    assert numbers <= {0, 1, 2, 36}, numbers
+    narrow = str(panel_rule()["narrow_em"])
+    assert not [path for path in SCRIPTS if narrow in path.read_text("utf-8")]
