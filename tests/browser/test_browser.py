@@ -1,6 +1,7 @@
 """The running app in headless Chromium, driven the way a lecturer uses it. (The walk through
 every page by the sidebar's links, with markup typed as the sentence, is the screen sweep's
-desk walk: tests/browser/test_browser_screens.py.)"""
+desk walk, and a prepared link on every page with the first tap in the sidebar after it is its
+phone's Chinese walk: tests/browser/test_browser_screens.py.)"""
 
 import os
 import re
@@ -10,20 +11,15 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import PAGES, ROOT
+from tests.conftest import ROOT
 from tests.helpers.load_fixtures import (
     CHART_BOXES,
     SENTENCE_BOX,
-    UNDRAWN_JS,
     assert_healthy,
     charts_drawn,
-    nav_click,
     rerun,
     settle,
-    shows,
 )
-from ui import page_name
-from ui.i18n import text
 
 pytestmark = pytest.mark.browser
 
@@ -55,25 +51,6 @@ def test_home_screenshot_for_the_readme(server, browser, artifacts):
     page.screenshot(path=artifacts / "home.png")
     if os.environ.get("POSVIZ_SCREENSHOT") == "1":
         shutil.copy(artifacts / "home.png", ROOT / "assets" / "screenshot.png")
-    page.close()
-
-
-def test_a_prepared_link_restores_the_view_and_keeps_it_on_the_next_page(server, browser):
-    """A link with ?text=&lang=zh&pos=false opens exactly that view, on every page, and the
-    first click in the sidebar (a fresh session) keeps it."""
-    names = [page_name(ROOT / p) for p in PAGES]
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.add_init_script(UNDRAWN_JS)  # the view's settings, not its charts
-    for name, following in zip(names, [*names[1:], "home"], strict=True):
-        page.goto(f"{server}/{name}?text={quote('了到想刚')}&lang=zh&pos=false")
-        settle(page)
-        for where in (name, following):
-            assert_healthy(page, f"{where} from a link to {name}")
-            expect(page.locator("h1").first).to_have_text(text(f"{where}.title", "zh"))
-            shows(page, "了到想刚", False, f"{where} from a link to {name}")
-            assert "lang=zh" in page.url
-            if where == name:
-                nav_click(page, text(f"{following}.nav", "zh"))
     page.close()
 
 

@@ -1,6 +1,6 @@
 """A typed model name's markup in a real browser: shown as text in the refusal, never run or
-rendered. (Markup typed as the sentence is followed across every page by
-tests/browser/test_browser.py.)"""
+rendered. (Markup typed as the sentence is followed across every page by the screen sweep's
+desk walk: tests/browser/test_browser_screens.py.)"""
 
 import pytest
 from playwright.sync_api import expect

@@ -28,7 +28,9 @@ Next and back with Previous (a revealed answer hidden again), reloads, switches 
 the sidebar and follows every link again. In English it turns the scenes by the keyboard alone:
 on each scene Tab to its reveal and Space (the answer shown and said by the tab's live region),
 Tab to Next and Enter, the focus seen wherever Tab lands; in Chinese it clicks. The phone and
-the projector open each page from a link with a long English sentence, or 刚想到了.
+the projector open each page from a link with a long English sentence, or in Chinese: the
+projector 刚想到了, the phone a prepared link (了到想刚, position off), which must open exactly
+that view on every page, and the first tap in the sidebar after it must keep it on the next.
 Screenshots of every view stay in test-artifacts/screens/ (under CI, of a view with a finding
 only); each audit's findings and timings in test-artifacts/a11y/.
 """
@@ -55,6 +57,7 @@ from tests.helpers.load_fixtures import (
     SENTENCE_BOX,
     TITLED_JS,
     UNDRAWN_JS,
+    assert_healthy,
     nav_click,
     page_url,
     rerun,
@@ -76,6 +79,8 @@ pytestmark = pytest.mark.browser
 LONG = ("the quick brown fox jumps over the lazy dog while the old cat watches it from a warm "
         "sunny window seat")
 SENTENCES = {"en": LONG, "zh": "刚想到了"}
+PREPARED = {"text": "了到想刚", "pos": "false"}  # the phone's Chinese links: not the default
+# sentence (刚想到了), position off
 FIRST = "the cat saw the dog"  # the desk's link to the lesson
 TYPED = f"刚 {MARKUP}"  # what the desk types: 64 tokens, not cut
 LESSON = "pages/0_lesson.py"
@@ -386,16 +391,21 @@ def walk_as_a_lecturer(sweep: Sweep) -> None:
 
 def walk_from_links(sweep: Sweep) -> None:
     """The phone's and the projector's walk: each page opened from a link, in each language;
-    on the phone, then the sidebar opened as a student opens it."""
+    on the phone, in Chinese a prepared link and the first tap in the sidebar after it
+    (`kept`), then the sidebar opened as a student opens it."""
+    routes = [None, *PAGES]
     for lang in SENTENCES:
         sweep.speak(lang)
-        for route in [None, *PAGES]:
+        prepared = PREPARED if sweep.screen.phone and lang == "zh" else {}
+        for route, following in zip(routes, [*routes[1:], None], strict=True):
             if route == LESSON:
-                sweep.open(route, scene="1")
+                sweep.open(route, scene="1", **prepared)
                 sweep.lesson()
             else:
-                sweep.open(route)
+                sweep.open(route, **prepared)
                 sweep.check(route_name(route))
+            if prepared:
+                kept(sweep.page, route_name(route), route_name(following))
         if sweep.screen.phone:
             page = sweep.page
             page.locator("[data-testid=stExpandSidebarButton]").click()
@@ -406,6 +416,28 @@ def walk_from_links(sweep: Sweep) -> None:
                 sweep.found.append(f"phone, {lang}: the sidebar scrolls sideways")
             sweep.screenshot("sidebar")
             page.locator("[data-testid=stSidebarCollapseButton] button").click()
+            page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(
+                state="attached")
+
+
+def kept(page, name: str, following: str) -> None:
+    """A prepared link (PREPARED, in Chinese) opened exactly that view on page name, and the
+    first tap in the sidebar after it, to following, keeps it there."""
+    for where in (name, following):
+        said = f"{where} from a link to {name}"
+        assert_healthy(page, said)
+        expect(page.locator("h1").first).to_have_text(text(f"{where}.title", "zh"))
+        shows(page, PREPARED["text"], False, said)
+        assert "lang=zh" in page.url, f"{said}: {page.url}"
+        if where == name:
+            page.locator("[data-testid=stExpandSidebarButton]").tap()
+            link = page.locator("[data-testid=stSidebar] [data-testid=stPageLink] a",
+                                has_text=text(f"{following}.nav", "zh")).first
+            with rerun(page):
+                link.tap()
+            # st.page_link leaves a phone's sidebar open over the page (Streamlit's own page
+            # list would close it), and the phone remembers it open: the student closes it
+            page.locator("[data-testid=stSidebarCollapseButton] button").tap()
             page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(
                 state="attached")
 
