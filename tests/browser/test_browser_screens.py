@@ -31,6 +31,8 @@ Tab to Next and Enter, the focus seen wherever Tab lands; in Chinese it clicks. 
 the projector open each page from a link with a long English sentence, or in Chinese: the
 projector 刚想到了, the phone a prepared link (了到想刚, position off), which must open exactly
 that view on every page, and the first tap in the sidebar after it must keep it on the next.
+In English the projector turns the lesson as a clicker and the arrow keys do, R reveals an
+answer and the focus is checked (`Sweep.clicked`).
 Screenshots of every view stay in test-artifacts/screens/ (under CI, of a view with a finding
 only); each audit's findings and timings in test-artifacts/a11y/.
 """
@@ -89,6 +91,7 @@ SHOTS = ROOT / "test-artifacts" / "screens"
 AUDITS = ROOT / "test-artifacts" / "a11y"
 
 PLOTLY_JS = "4.1.1"  # the version of posviz's own plotly.js build (static/plotly-posviz.min.js)
+CLICKER = ("projector", "en")  # the walk whose lesson is turned as a clicker turns it
 DARK = {("desk", "zh"), ("phone", "zh")}  # walked in the dark theme (the audit's other half)
 AUDITED = ("desk", "phone")  # the screens whose views are audited for accessibility
 DRAWN = ("projector",)  # screens whose lesson scenes' charts are drawn (fitted to the window
@@ -262,18 +265,23 @@ class Sweep:
             audit([self.audits], where, self.lang, both=False)
         page.set_viewport_size({"width": self.screen.width, "height": self.screen.height})
 
-    def lesson(self, back: bool = False, keyboard: bool = False) -> None:
+    def lesson(self, back: bool = False, keyboard: bool = False, clicker: bool = False
+               ) -> None:
         """The guided lesson from scene 1, each scene checked as Next reaches it (in its
         address, at its top; on the projector, its first figure whole in the window); with
         back, scene 1's answer revealed first, and Previous back to scene 1, where the answer
         is hidden again. With keyboard, by the keyboard alone: on every scene Tab to its
         reveal and Space (the answer shown, and said to a screen reader by the tab's one live
-        region), then Tab to Next and Enter, the focus seen wherever Tab lands."""
+        region), then Tab to Next and Enter, the focus seen wherever Tab lands. With clicker,
+        scenes 2 and 3 are reached as a clicker and the arrow keys reach them, and the last
+        scene is left by them (`clicked`)."""
         page, projector = self.page, self.screen.name == "projector"
         expect(page.locator("[data-testid=stMain] h2").first).to_have_text(
             re.compile(r"^1\. "), timeout=30_000)
         for scene in range(1, SCENES + 1):
-            if scene > 1:
+            if clicker and scene in (2, 3):
+                self.clicked(scene)
+            elif scene > 1:
                 self.turn(".st-key-lesson_next", scene, keyboard)
             try:
                 page.wait_for_function(SCENE_SHOWN_JS, arg=["bottom" if projector else None],
@@ -287,12 +295,81 @@ class Sweep:
             if keyboard and scene > 1:
                 self.reveal(scene, keyboard)
         assert page.locator(".st-key-lesson_next").count() == 0, "a Next after the last scene"
+        if clicker:
+            self.clicked(SCENES)
         if back:
             for scene in range(SCENES - 1, 0, -1):
                 self.turn(".st-key-lesson_prev", scene)
                 page.wait_for_function(SCENE_SHOWN_JS, arg=[None], timeout=20_000, polling=100)
                 assert page.locator("[data-testid=stException]").count() == 0, f"scene {scene}"
             expect(page.locator("[data-testid=stAlertContentSuccess]")).to_have_count(0)
+
+    def clicked(self, scene: int) -> None:
+        """The lesson turned as a presentation clicker (Page Down, Page Up) and the arrow keys
+        turn it, while the focus is on the page (the walk test_browser_lesson.py made on its
+        own until 2026-12-07). Reaching scene 2: on scene 1, R reveals the answer and the focus
+        goes to it (no ring drawn), the answer scrolled into the window; with the focus on the
+        reveal's switch, Page Down goes on; on scene 2 the focus is on its heading, with no
+        ring, and Tab draws one. Reaching scene 3: the arrow right. After the last scene:
+        Page Up and the arrow left go back two scenes; typed into the sentence box, an arrow
+        and Page Down only move the caret; the scene picker is heard as scenes by their
+        titles."""
+        page = self.page
+        heading = page.locator("[data-testid=stMain] h2").first
+        ring = "getComputedStyle(document.activeElement).outlineStyle"
+        if scene == 2:
+            expect(page.get_by_text("a presentation clicker works too")).to_be_visible()
+            heading.click()  # the focus on the page itself
+            with rerun(page):
+                page.keyboard.press("r")
+            page.wait_for_function("() => document.activeElement?.matches('.st-key-question_"
+                                   "scene-meaning') && !!document.activeElement.querySelector("
+                                   "'[data-testid=stAlertContentSuccess]')")
+            assert page.evaluate(ring) == "none", "a ring round the answer R revealed"
+            page.wait_for_function("""() => {  // the answer in the window, scrolled to
+                const r = document.querySelector('[data-testid=stMain] '
+                  + '[data-testid=stAlertContentSuccess]').closest('[data-testid=stAlert]')
+                  .getBoundingClientRect();
+                return r.top >= 0 && r.bottom <= innerHeight + 1;
+            }""")
+            page.locator(".st-key-lesson_reveal_meaning input").focus()
+            self.pressed("PageDown", 2)
+            page.wait_for_function("() => document.activeElement?.matches("
+                                   "'[data-testid=stMain] h2')")
+            assert page.evaluate(ring) == "none", "a ring round the new scene's heading"
+            page.keyboard.press("Tab")
+            assert page.evaluate(ring) != "none", "no ring round a control Tab reached"
+        elif scene == 3:
+            heading.click()
+            self.pressed("ArrowRight", 3)
+        else:
+            for key, back in (("PageUp", scene - 1), ("ArrowLeft", scene - 2)):
+                heading.click()
+                self.pressed(key, back)
+            tucked = page.locator("[data-testid=stSidebar][data-collapsed=true]")
+            page.locator("[data-testid=stExpandSidebarButton]").click()  # presentation mode
+            # tucks the sidebar away
+            page.locator(SENTENCE_BOX).click()
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("PageDown")
+            settle(page)
+            assert f"scene={scene - 2}" in page.url, page.url
+            page.locator("[data-testid=stSidebarCollapseButton] button").click()  # tucked
+            tucked.wait_for(state="attached")  # again: the browser remembers an open sidebar
+            pager = page.get_by_role("navigation", name=text("lesson.pager_nav", "en"))
+            after = documents.scenes()[scene - 2]  # the scene after the one shown
+            expect(pager.get_by_role("button", name=text(
+                "lesson.pager_scene", "en", n=scene - 1, head=text(f"lesson.{after}.head",
+                                                                   "en")))).to_be_visible()
+            expect(pager.get_by_role("button", name=text("lesson.pager_next", "en"))
+                   ).to_be_visible()
+
+    def pressed(self, key: str, scene: int) -> None:
+        """Press key and wait for scene (in its heading and its address)."""
+        with rerun(self.page):
+            self.page.keyboard.press(key)
+        self.page.locator("[data-testid=stMain] h2", has_text=f"{scene}. ").first.wait_for()
+        assert f"scene={scene}" in self.page.url, self.page.url
 
     def reveal(self, scene: int, keyboard: bool) -> None:
         """Reveal the scene's answer: a click on its switch, or Tab to it and Space."""
@@ -400,7 +477,7 @@ def walk_from_links(sweep: Sweep) -> None:
         for route, following in zip(routes, [*routes[1:], None], strict=True):
             if route == LESSON:
                 sweep.open(route, scene="1", **prepared)
-                sweep.lesson()
+                sweep.lesson(clicker=(sweep.screen.name, lang) == CLICKER)
             else:
                 sweep.open(route, **prepared)
                 sweep.check(route_name(route))
