@@ -89,15 +89,17 @@ TICKS_JS = """() => {
 
 
 @pytest.mark.parametrize("gap", [1, 6])
-def test_tick_labels_too_close_to_read_apart_are_caught(page, gap):
-    """Two key labels a pixel apart ("english", "phone") read as one word; six apart do not."""
-    ticks = dict(tickvals=[0, 1], ticktext=["10<br>english", "20<br>phone"], tickangle=0)
+@pytest.mark.parametrize("labels", [("10<br>english", "20<br>phone"), ("12", "13")])
+def test_tick_labels_too_close_to_read_apart_are_caught(page, gap, labels):
+    """Two tick labels a pixel apart ("english", "phone"; 12, 13) read as one; six apart do not."""
+    ticks = dict(tickvals=[0, 1], ticktext=list(labels), tickangle=0)
     drawn(page, line(xaxis=ticks | dict(range=[-0.5, 1.5])))
     plot, first, second = page.evaluate(TICKS_JS)
     spacing = (first + second) / 2 + gap  # pixels between the two ticks: the labels gap apart
     reach = (plot / spacing - 1) / 2  # the range beyond each tick that gives that spacing
     found = drawn(page, line(xaxis=ticks | dict(range=[-reach, 1 + reach])))
-    caught = [p for p in found if 'tick label "10english" runs into tick label "20phone"' in p]
+    first, second = (label.replace("<br>", "") for label in labels)
+    caught = [p for p in found if f'tick label "{first}" runs into tick label "{second}"' in p]
     assert bool(caught) == (gap < TICK_GAP), found
 
 
