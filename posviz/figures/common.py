@@ -193,31 +193,32 @@ SQUARE_TICKS = 16  # a square map labels at most about this many rows, and as ma
 NICE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100)
 
 
-def shared_ticks(labels: list[str]) -> dict:
+def shared_ticks(labels: list[str], ticks: int = SQUARE_TICKS) -> dict:
     """Ticks for both axes of a square map (the same labels on each): one step for both, the
-    smallest of NICE_STEPS that labels at most about SQUARE_TICKS of them (plotly would pick
-    a step per axis: every 3rd column beside every 7th row)."""
-    step = next((s for s in NICE_STEPS if len(labels) / s <= SQUARE_TICKS), NICE_STEPS[-1])
+    smallest of NICE_STEPS that labels at most about ticks of them (plotly would pick a step
+    per axis: every 3rd column beside every 7th row)."""
+    step = next((s for s in NICE_STEPS if len(labels) / s <= ticks), NICE_STEPS[-1])
     return dict(tickvals=labels[::step]) if step > 1 else {}
 
 
 def token_heatmap(z: np.ndarray, row_labels: list[str], col_labels: list[str], *, title: str,
                   x_title: str, y_title: str, value_name: str = "", colorscale: str = "RdBu_r",
                   zmid: float | None = 0.0, zmin: float | None = None, zmax: float | None = None,
-                  height: int | None = None) -> go.Figure:
+                  height: int | None = None, ticks: int = SQUARE_TICKS) -> go.Figure:
     """Heatmap of a (rows, cols) matrix with one labelled row per token, row 0 on top.
 
     Labels must be unique (`token_labels` makes them so): they are the categories of both axes,
     so repeated tokens keep their own rows and hover names the exact cell. Plotly labels as
     many rows and columns as the drawn size has room for (every n-th on a long sentence); a
     square map of positions (the same numbers on both axes) labels both at one step
-    (`shared_ticks`). NaN
+    (`shared_ticks`), about ticks of them at most (fewer in a half-width column). NaN
     cells (e.g. hidden by a causal mask) are grey. Values go out as float32.
     """
     rows, cols = [plain(r) for r in row_labels], [plain(c) for c in col_labels]
     z = np.asarray(z, dtype=np.float32)
     hidden = [masked_layer(z, cols, rows)] if np.isnan(z).any() else []
-    square = shared_ticks(rows) if rows == cols and all(map(str.isdigit, rows)) else {}
+    square = (shared_ticks(rows, ticks) if rows == cols and all(map(str.isdigit, rows))
+              else {})
     heatmap = dict(
         type="heatmap", z=z, x=cols, y=rows,
         colorscale=colorscale, zmid=zmid, zmin=zmin, zmax=zmax, hoverongaps=False,

@@ -46,8 +46,9 @@ def kind_stack(kinds: list[str], names: dict[str, str], *, model: str, title: st
 def axis_grid(rows: dict[str, np.ndarray], axis_names: tuple[str, str, str], *, title: str,
               x_title: str) -> go.Figure:
     """One row per layout, one cell per channel pair, coloured by the position axis (0 time,
-    1 height, 2 width) the pair turns by; a legend names the three colours."""
-    names = [plain(n) for n in rows]
+    1 height, 2 width) the pair turns by; a legend names the three colours. A row's name
+    breaks where it holds a newline: on a phone, names on one line leave the cells no room."""
+    names = [plain(n).replace("\n", "<br>") for n in rows]
     z = np.array([np.asarray(r, dtype=np.float32) for r in rows.values()])   # (R, P)
     scale = [[a / 3, c] for k, c in enumerate(AXIS_COLORS) for a in (k, k + 1)]
     labels = np.array(axis_names, dtype=object)[z.astype(int)]

@@ -133,6 +133,13 @@ def test_a_square_map_of_positions_labels_both_axes_at_one_step(n, step):
     assert wide.layout.xaxis.tickvals is None and wide.layout.yaxis.tickvals is None
 
 
+def test_a_square_map_in_half_a_column_labels_half_as_many_positions():
+    labels = [str(p) for p in range(32)]
+    fig = token_heatmap(np.eye(32), labels, labels, title="t", x_title="x", y_title="y",
+                        ticks=SQUARE_TICKS // 2)
+    assert list(fig.layout.xaxis.tickvals) == labels[::5] == list(fig.layout.yaxis.tickvals)
+
+
 def test_layer_stacks_draw_each_layer_once_in_its_kind():
     from posviz.figures.modern import layer_stacks
 

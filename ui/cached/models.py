@@ -11,7 +11,7 @@ from posviz.alibi import causal_mask
 from posviz.embedding import cosine_similarity
 from posviz.figures import models as figures
 from posviz.figures.attention import map_grid
-from posviz.figures.common import token_heatmap
+from posviz.figures.common import SQUARE_TICKS, token_heatmap
 from posviz.model import (
     MODEL_SCHEMES,
     attention_maps,
@@ -117,5 +117,6 @@ def position_figures(lang: str) -> tuple[go.Figure, ...]:
                                  title=text(f"models.similarity_{kind}", lang),
                                  x_title=text("common.position_axis", lang),
                                  y_title=text("common.position_axis", lang),
-                                 value_name=text("models.cosine", lang), zmin=-1.0, zmax=1.0))
+                                 value_name=text("models.cosine", lang), zmin=-1.0, zmax=1.0,
+                                 ticks=SQUARE_TICKS // 2))  # half a page wide: half the labels
     return tuple(out)
