@@ -23,6 +23,7 @@ from types import ModuleType
 from urllib.parse import parse_qs, quote, urlencode
 
 from posviz.figures.attention import panel_rule
+from posviz.figures.common import NICE_STEPS
 from posviz.schemes import browser_schemes
 from rooms import LETTERS, spaced
 from rooms.kept import Kept
@@ -220,7 +221,8 @@ def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str, vote
               "langs": LANGS, "tags": {each: lang_tag(each) for each in LANGS},
               "strings": {each: viewer_strings(each) for each in LANGS},
               "kinds": fields(), "letters": LETTERS, "schemes": browser_schemes(),
-              "panels": panel_rule(), "plotly": url("plotly-posviz.min.js")}
+              "panels": panel_rule(), "steps": list(NICE_STEPS),
+              "plotly": url("plotly-posviz.min.js")}
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -246,7 +248,7 @@ def offline_html(title: str, documents: list[dict], lang: str, heading: str = ""
         checked(each["blocks"])
     data = {"lang": lang, "strings": viewer_strings(lang), "documents": documents,
             "heading": heading, "kinds": fields(), "letters": LETTERS,
-            "schemes": browser_schemes(), "panels": panel_rule()}
+            "schemes": browser_schemes(), "panels": panel_rule(), "steps": list(NICE_STEPS)}
     chart = "data:text/javascript;charset=utf-8," + quote(_asset("chart.js"), safe="")
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">

@@ -4,7 +4,8 @@ letters (rooms.LETTERS, in the viewer's configuration), the viewer's words (the 
 section), the selector of the app's formulas (ui.blocks_streamlit.FORMULAS, in the page
 element's data), the chips' style (one CSS file both renderers load), the position schemes
 (posviz.schemes, in the viewer's configuration: the browser's engine chooses by an entry's kind)
-and the layout rule of maps of panels (posviz.figures.attention.panel_rule, there too).
+the layout rule of maps of panels (posviz.figures.attention.panel_rule, there too) and the steps
+a long axis labels by (posviz.figures.common.NICE_STEPS, there too).
 A copy of any of them written into the viewer's sources, or the chips' rule into the app's,
 fails here."""
 
@@ -13,6 +14,7 @@ import re
 import pytest
 
 from posviz.figures.attention import panel_rule
+from posviz.figures.common import NICE_STEPS
 from posviz.schemes import KINDS, SCHEMES
 from rooms import LETTERS
 from tests.conftest import ROOT
@@ -24,6 +26,7 @@ from ui.state import PERSONAL
 SRC = ROOT / "assets" / "viewer" / "src"
 SCRIPTS = sorted(SRC.rglob("*.js"))
 ARRAY = re.compile(r"\[([^\[\]]*)\]")
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
 QUOTED = re.compile(r"""(["'`])((?:\\.|(?!\1).)*)\1""")
 VIEWER_KEYS = {key for key in viewer_strings("en")}
 SCHEME_NAMES = {each.name for each in SCHEMES}
@@ -50,6 +53,13 @@ def strings(source: str) -> set[str]:
     return {found[2] for found in QUOTED.finditer(source)}
 
 
+def number_copies(source: str, numbers: tuple, least: int) -> list[set[float]]:
+    """The array literals of source that hold least or more of numbers."""
+    return [held & set(map(float, numbers)) for held in (
+        {float(n) for n in NUMBER.findall(inside[1])} for inside in ARRAY.finditer(source))
+            if len(held & set(map(float, numbers))) >= least]
+
+
 def copies(source: str, names: set[str], least: int) -> list[set[str]]:
     """The array literals of source that hold least or more of names."""
     return [held & names for held in arrays(source) if len(held & names) >= least]
@@ -65,6 +75,7 @@ def test_no_script_copies_what_python_decides(path):
     assert FORMULAS not in source, "the app's formulas: ui.blocks_streamlit.FORMULAS"
     assert not copies(source, SCHEME_NAMES, 2), "the position schemes: posviz.schemes"
     assert not scheme_choices(source), "choose by the entry's kind: posviz.schemes"
+    assert not number_copies(source, NICE_STEPS, 4), "posviz.figures.common.NICE_STEPS"
     if path.is_relative_to(ENGINE):  # the engine names no scheme at all, and only its kinds
         code = re.sub(r"^\s*//.*$", "", source, flags=re.MULTILINE)  # its comments may
         assert not strings(code) & SCHEME_NAMES, "a scheme's name: posviz.schemes"
@@ -83,6 +94,8 @@ def test_the_copies_are_found():
                  "if (params.scheme !== `none`)", "const rotates = 'partial_rope' == name;"):
         assert scheme_choices(line), line
     assert not scheme_choices("if (how.kind === 'rotate') { node.style.display = 'none'; }")
+    assert number_copies("const NICE_STEPS = [1, 2, 5, 10, 20, 25, 50, 100];", NICE_STEPS, 4)
+    assert number_copies("const steps = [10, 20, 25, 50];", NICE_STEPS, 4)
 
 
 def test_the_engine_dispatches_on_every_kind_the_registry_names():

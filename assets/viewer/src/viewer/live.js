@@ -17,7 +17,7 @@ import * as sn from "../engine/sinusoidal.js";
 import * as tk from "../engine/tokens.js";
 import { redrawChart } from "./blocks.js";
 import { planeView } from "./plane.js";
-import { el, say } from "./screen.js";
+import { el, say, screen } from "./screen.js";
 
 const DEBOUNCE = 250;  // ms after the last keystroke: typing never waits on a drawing
 
@@ -34,15 +34,16 @@ const masked = (z) => z.map((row) => row.map((v) => (Number.isNaN(v) ? 1 : 0)));
 const layouts = (layout) => [layout, ...["narrow", "short"].map((k) => layout.meta && layout.meta[k])
   .filter(Boolean)];
 
-// posviz.figures.common.NICE_STEPS; a label's width as posviz.figures.attention reckons it
-const NICE_STEPS = [1, 2, 5, 10, 20, 25, 50, 100];
+// a label's width as posviz.figures.attention reckons it
 const widest = (labels) => Math.max(0, ...labels.map((l) => panels.label_width(
   l.replace(/<br>/g, " "))));
 
-// A longer sentence than the layout was made for: every step-th label, the least nice step that
-// labels no more of them than the layout labelled (so that they stand no closer together).
+// A longer sentence than the layout was made for: every step-th label, the least nice step
+// (posviz.figures.common.NICE_STEPS, sent) that labels no more of them than the layout labelled
+// (so that they stand no closer together).
 const thinned = (labels, room) => {
-  const step = NICE_STEPS.find((s) => labels.length / s <= room) || NICE_STEPS.at(-1);
+  const steps = screen.steps;
+  const step = steps.find((s) => labels.length / s <= room) || steps.at(-1);
   return labels.filter((_, i) => i % step === 0);
 };
 

@@ -18,7 +18,8 @@ use_schemes((file || room).schemes);  // the stand-in stack's schemes (posviz.sc
 use_panel_rule((file || room).panels);  // how maps of panels are laid out (their figures')
 export const screen = {
   strings: file ? file.strings : room.strings[room.lang],  // the reader's words
-  kinds: (file || room).kinds,  // the fields of every kind of block (ui/blocks.py's)
+  kinds: (file || room).kinds,
+  steps: (file || room).steps,  // the steps a long axis labels by (posviz.figures.common.NICE_STEPS)  // the fields of every kind of block (ui/blocks.py's)
   polls: {},  // the room's questions' states, from its last answer
   ended: () => {},  // what the room's screen shows once a question finds the room gone
 };
