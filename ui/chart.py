@@ -24,7 +24,7 @@ import streamlit as st
 
 from posviz.figures.common import for_the_room
 from ui.i18n import text
-from ui.summary import summary
+from ui.summary import TABLE_LABELS, summary
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -112,7 +112,6 @@ def chart_labels(lang: str) -> dict[str, str]:
 
 
 CHART_LABELS = ("svg", "csv", "npy", "scroll")  # a chart's buttons, and its sideways cue
-TABLE_LABELS = ("table", "table_rows", "table_note", "hidden_cell", "series")  # its data table's
 
 
 def chart(figure: go.Figure, name: str, where=None, toolbar: bool = True,

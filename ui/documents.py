@@ -35,6 +35,7 @@ from ui.chart import chart_labels, version
 from ui.doc import Doc, Stop
 from ui.i18n import LANGS, catalog, lang_tag, text
 from ui.state import PERSONAL
+from ui.summary import browser_words
 
 log = logging.getLogger("posviz.documents")
 _drawing = threading.local()  # set while this thread draws a document, outside any page run
@@ -222,6 +223,7 @@ def viewer_page(code: str, proof: str, lang: str, chosen: bool, state: str, vote
               "strings": {each: viewer_strings(each) for each in LANGS},
               "kinds": fields(), "letters": LETTERS, "schemes": browser_schemes(),
               "panels": panel_rule(), "steps": list(NICE_STEPS),
+              "summary": {each: browser_words(each) for each in LANGS},
               "plotly": url("plotly-posviz.min.js")}
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">
@@ -248,7 +250,8 @@ def offline_html(title: str, documents: list[dict], lang: str, heading: str = ""
         checked(each["blocks"])
     data = {"lang": lang, "strings": viewer_strings(lang), "documents": documents,
             "heading": heading, "kinds": fields(), "letters": LETTERS,
-            "schemes": browser_schemes(), "panels": panel_rule(), "steps": list(NICE_STEPS)}
+            "schemes": browser_schemes(), "panels": panel_rule(), "steps": list(NICE_STEPS),
+            "summary": browser_words(lang)}
     chart = "data:text/javascript;charset=utf-8," + quote(_asset("chart.js"), safe="")
     return f"""<!doctype html>
 <html lang="{lang_tag(lang)}">

@@ -20,12 +20,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from posviz.figures.common import as_array
-from ui.i18n import text
+from ui.i18n import catalog, text
 
 ROWS_SAID = 8  # rows of a map named one by one; the table has the others
 LINES_SAID = 6
 BARS_SAID = 12
 PANELS_SAID = 8
+TABLE_LABELS = ("table", "table_rows", "table_note", "hidden_cell", "series")  # a chart's data
+# table's words, of the same catalog section (ui.chart sends them with the chart's)
 
 SENTENCE_GAP = {"en": " ", "zh": ""}  # what stands between two sentences
 _TAG = re.compile(r"<[^>]+>")
@@ -182,6 +184,17 @@ def _bars(trace: dict, lang: str) -> str:
                                                       k=len(values) - BARS_SAID)
     return (text("summary.named", lang, name=name, body=body) if name else body) + text(
         "summary.stop", lang)
+
+
+def browser_words(lang: str) -> dict:
+    """What the viewer's twin of summary() (assets/viewer/src/engine/summary.js) is sent: the
+    words in lang, the gap between sentences and how many rows, lines, bars and panels are
+    named one by one."""
+    return {"words": {key.removeprefix("summary."): text(key, lang) for key in catalog()
+                      if key.startswith("summary.")
+                      and key.removeprefix("summary.") not in TABLE_LABELS},
+            "gap": SENTENCE_GAP[lang], "rows": ROWS_SAID, "lines": LINES_SAID,
+            "bars": BARS_SAID, "panels": PANELS_SAID}
 
 
 def summary(figure: dict, lang: str) -> str:

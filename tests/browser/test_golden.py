@@ -32,6 +32,9 @@ from posviz.splitmix import normals, text_stream, uniforms
 from posviz.tokens import clip_tokens, token_labels, tokenize
 from tests.conftest import ROOT
 from tests.helpers import golden
+from tests.helpers.live_figures import live_figures
+from ui.i18n import LANGS
+from ui.summary import browser_words, number, summary
 
 pytestmark = pytest.mark.browser
 
@@ -230,3 +233,59 @@ def test_the_browser_lays_out_the_maps_of_500_sentences_as_python_does(tab):
     narrow = [TICK_SIZE * NARROW_EM * len(label) for each in sets for label in each[0][0]]
     widths = [w for want in wants for w in want["widths"]]
     assert any(abs(w - n) > 1 for w, n in zip(widths, narrow, strict=True))  # wide characters
+
+
+SUMMARY_JS = """async ([url, given]) => {
+  const { summary } = await import(url);
+  const [figures, words] = JSON.parse(given);
+  return JSON.stringify(figures.map((figure) => summary.summary(figure, words)));
+}"""
+
+
+def test_the_browser_says_what_every_live_figure_of_500_sentences_shows_as_python_does(tab):
+    """engine/summary.js (with the words Python sends) says of each live figure of each
+    sentence, in each language, exactly what ui/summary.py says of it: its maps' rows, largest
+    weights and hidden cells, its lines' points and its bars' values, character for character."""
+    cases = golden.cases(500, seed=59)
+    said = 0
+    for lang in LANGS:
+        for start in range(0, len(cases), 50):
+            figures, names, want = [], [], []
+            for case in cases[start:start + 50]:
+                tokens, _ = clip_tokens(tokenize(case["text"]), golden.LONGEST)
+                for name, figure in live_figures(tokens, lang).items():
+                    figures.append(figure)
+                    names.append((name, case["text"]))
+                    want.append(summary(figure, lang))
+            got = run(tab, SUMMARY_JS, figures, browser_words(lang))
+            differ = [(name, g, w) for name, g, w in zip(names, got, want, strict=True) if g != w]
+            assert not differ, differ[:3]
+            said += len(want)
+    assert said >= 2 * 500 * 7
+
+
+NUMBER_JS = """async ([url, given]) => {
+  const { summary } = await import(url);
+  const named = { nan: NaN, inf: Infinity, "-inf": -Infinity };
+  return JSON.stringify(JSON.parse(given)[0].map((v) => summary.number(
+    v in named ? named[v] : Number(v))));
+}"""
+
+
+def test_the_browser_writes_every_number_as_python_does(tab):
+    """Zero (signed), negatives, the tiny (1e-16, the least double), the huge (past 1e21, the
+    largest double), the halves Python rounds to even (0.125, 100.5, 2.5e-3 ...), the edges of
+    each notation (1e-3, 100, 99.95), NaN and infinities, and 20,000 random values of every
+    size: summary.js's number() writes each as ui.summary.number does."""
+    rng = np.random.default_rng(59)
+    edges = [0.0, -0.0, 1e-16, -1e-16, 5e-324, -5e-324, 1e-3, -1e-3, 9.995e-4, 0.00099999,
+             1.7976931348623157e308, -1.7976931348623157e308, 1e21, 1e22, 123456789012345678901.5,
+             2.0 ** 53 + 2, 100.0, -100.0, 99.95, 99.949999, 99.5, -99.5, 100.5, 101.5, -100.5,
+             2.5, 0.125, 0.0125, 0.375, 1.0625, 0.0015, -0.0015, 0.5, 1.0, 10.0, 0.1, 0.01, 12.5,
+             1234.5, 1e16, -1e16, 3.14159, float("nan"), float("inf"), float("-inf")]
+    sizes = 10.0 ** rng.uniform(-20, 25, 10_000) * rng.choice([-1, 1], 10_000)
+    halves = rng.integers(-2 ** 20, 2 ** 20, 10_000) / 2.0 ** rng.integers(1, 12, 10_000)
+    values = edges + sizes.tolist() + halves.tolist()
+    got = run(tab, NUMBER_JS, [repr(v) for v in values])
+    differ = [(v, g, number(v)) for v, g in zip(values, got, strict=True) if g != number(v)]
+    assert not differ, differ[:10]

@@ -5,7 +5,8 @@ section), the selector of the app's formulas (ui.blocks_streamlit.FORMULAS, in t
 element's data), the chips' style (one CSS file both renderers load), the position schemes
 (posviz.schemes, in the viewer's configuration: the browser's engine chooses by an entry's kind)
 the layout rule of maps of panels (posviz.figures.attention.panel_rule, there too) and the steps
-a long axis labels by (posviz.figures.common.NICE_STEPS, there too).
+a long axis labels by (posviz.figures.common.NICE_STEPS, there too), and the words of a chart's
+spoken summary with the counts it names one by one (ui.summary.browser_words, there too).
 A copy of any of them written into the viewer's sources, or the chips' rule into the app's,
 fails here."""
 
@@ -22,6 +23,7 @@ from ui.blocks_streamlit import CHIPS_CSS, FORMULAS
 from ui.documents import viewer_strings
 from ui.i18n import LANGS
 from ui.state import PERSONAL
+from ui.summary import BARS_SAID, LINES_SAID, PANELS_SAID, ROWS_SAID, browser_words
 
 SRC = ROOT / "assets" / "viewer" / "src"
 SCRIPTS = sorted(SRC.rglob("*.js"))
@@ -31,6 +33,16 @@ QUOTED = re.compile(r"""(["'`])((?:\\.|(?!\1).)*)\1""")
 VIEWER_KEYS = {key for key in viewer_strings("en")}
 SCHEME_NAMES = {each.name for each in SCHEMES}
 ENGINE = SRC / "engine"
+# the fixed text of each summary word (between its placeholders) that is its own: words, or
+# Chinese characters
+SUMMARY_PIECES = {piece.strip() for lang in LANGS for word in browser_words(lang)["words"].values()
+                  for piece in re.split(r"\{\w+\}", word)
+                  if re.search(r"\w \w|[\u4e00-\u9fff]{2}", piece)}
+
+
+def summary_copies(source: str) -> list[str]:
+    """The string literals of a script that hold a summary word's text."""
+    return [held for held in strings(source) if any(piece in held for piece in SUMMARY_PIECES)]
 
 
 def scheme_choices(source: str) -> list[str]:
@@ -76,6 +88,7 @@ def test_no_script_copies_what_python_decides(path):
     assert not copies(source, SCHEME_NAMES, 2), "the position schemes: posviz.schemes"
     assert not scheme_choices(source), "choose by the entry's kind: posviz.schemes"
     assert not number_copies(source, NICE_STEPS, 4), "posviz.figures.common.NICE_STEPS"
+    assert not summary_copies(source), "a chart summary's words: assets/i18n/summary.toml"
     if path.is_relative_to(ENGINE):  # the engine names no scheme at all, and only its kinds
         code = re.sub(r"^\s*//.*$", "", source, flags=re.MULTILINE)  # its comments may
         assert not strings(code) & SCHEME_NAMES, "a scheme's name: posviz.schemes"
@@ -96,6 +109,8 @@ def test_the_copies_are_found():
     assert not scheme_choices("if (how.kind === 'rotate') { node.style.display = 'none'; }")
     assert number_copies("const NICE_STEPS = [1, 2, 5, 10, 20, 25, 50, 100];", NICE_STEPS, 4)
     assert number_copies("const steps = [10, 20, 25, 50];", NICE_STEPS, 4)
+    assert summary_copies('const more = `${k} more rows in the data table`;')
+    assert summary_copies("said.push('其余 ' + k + ' 行见数据表');")
 
 
 def test_the_engine_dispatches_on_every_kind_the_registry_names():
@@ -139,3 +154,11 @@ def test_the_layout_rule_of_maps_of_panels_is_sent():
     assert numbers <= {0, 1, 2, 36}, numbers
     narrow = str(panel_rule()["narrow_em"])
     assert not [path for path in SCRIPTS if narrow in path.read_text("utf-8")]
+
+
+def test_a_charts_summary_counts_what_python_sends():
+    """engine/summary.js names as many rows, lines, bars and panels one by one as ui/summary.py
+    does because it is sent the counts (browser_words): it writes none of them."""
+    code = re.sub(r"//.*$", "", (ENGINE / "summary.js").read_text("utf-8"), flags=re.MULTILINE)
+    counts = {ROWS_SAID, LINES_SAID, BARS_SAID, PANELS_SAID}
+    assert not {float(n) for n in re.findall(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w.])", code)} & counts

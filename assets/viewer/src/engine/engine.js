@@ -12,6 +12,7 @@ export * as partial from './partial.js';
 export * as attention from './attention.js';
 export * as permutation from './permutation.js';
 export * as panels from './panels.js';
+export * as summary from './summary.js';
 
 // Each module beside its twin in posviz/ (nd is the arrays both sides share: numpy's, here).
 export const TWINS = {
@@ -19,4 +20,5 @@ export const TWINS = {
   rope: 'posviz/rope.py', alibi: 'posviz/alibi.py', embedding: 'posviz/embedding.py',
   schemes: 'posviz/schemes.py', partial: 'posviz/partial.py', attention: 'posviz/attention.py',
   permutation: 'posviz/permutation.py', panels: 'posviz/figures/attention.py',
+  summary: 'ui/summary.py',
 };

@@ -13,6 +13,7 @@ import * as emb from "../engine/embedding.js";
 import * as panels from "../engine/panels.js";
 import * as permutation from "../engine/permutation.js";
 import * as rope from "../engine/rope.js";
+import { summary } from "../engine/summary.js";
 import * as sn from "../engine/sinusoidal.js";
 import * as tk from "../engine/tokens.js";
 import { redrawChart } from "./blocks.js";
@@ -407,9 +408,8 @@ function drawOne(host, tokens) {
   performance.measure("posviz-engine", { start, detail: host.dataset.name });
   host.posvizLive = { tokens, arrays };
   note(host, "live", say("try_live"));
-  // what a screen reader is told of the figure: the sentence it now shows, not the lesson's
-  redrawChart(host, JSON.stringify(figure),
-              say("try_summary", { n: tokens.length, tokens: tokens.join(" ") }));
+  // what a screen reader is told of the figure: what it now shows, as ui/summary.py says it
+  redrawChart(host, JSON.stringify(figure), summary(figure, screen.summary));
 }
 
 // The box a reader types a sentence in: its tokens as chips under it (the first MAX_TOKENS,

@@ -19,7 +19,8 @@ use_panel_rule((file || room).panels);  // how maps of panels are laid out (thei
 export const screen = {
   strings: file ? file.strings : room.strings[room.lang],  // the reader's words
   kinds: (file || room).kinds,
-  steps: (file || room).steps,  // the steps a long axis labels by (posviz.figures.common.NICE_STEPS)  // the fields of every kind of block (ui/blocks.py's)
+  steps: (file || room).steps,
+  summary: file ? file.summary : room.summary[room.lang],  // a chart's summary's words (ui.summary)  // the steps a long axis labels by (posviz.figures.common.NICE_STEPS)  // the fields of every kind of block (ui/blocks.py's)
   polls: {},  // the room's questions' states, from its last answer
   ended: () => {},  // what the room's screen shows once a question finds the room gone
 };
