@@ -195,15 +195,18 @@ def host(page, name: str):
 
 
 def drawn_for(page, name: str, labels: list[str]) -> list[dict]:
-    """The chart's drawn maps, once it is drawn for the sentence whose labels are given (its
-    first map's first row)."""
+    """The chart's drawn maps, once it is drawn for the whole sentence whose labels are given:
+    its first map's first row and the row of the sentence's last token (a sentence still being
+    typed draws its first words first, whose first row is the same)."""
     chart = host(page, name)
     chart.scroll_into_view_if_needed()
     handle = chart.element_handle()
     page.wait_for_function(f"""(host) => {{
       const got = ({DRAWN_JS})(host);
-      const first = got === null ? null : JSON.parse(got)[0].y[0];  // the sentence's own order
-      return first === {json.dumps(labels[0])} || first === '◆ ' + {json.dumps(labels[0])};
+      const rows = got === null ? [] : JSON.parse(got)[0].y;  // the sentence's own order
+      const is = (row, label) => row === label || row === '◆ ' + label;
+      return is(rows[0], {json.dumps(labels[0])})
+        && is(rows[{len(labels) - 1}], {json.dumps(labels[-1])});
     }}""", arg=handle)
     return json.loads(page.evaluate(DRAWN_JS, handle))
 
