@@ -55,9 +55,10 @@ title: plotly otherwise sets the title a fixed distance under the axis, on the l
 line."""
 
 
-def _label_width(label: str) -> float:
-    """Rough width in pixels of one line of tick text: a wide (CJK) character is a full em."""
-    return TICK_SIZE * sum(1.0 if unicodedata.east_asian_width(c) in "WF" else NARROW_EM
+def _label_width(label: str, size: float = TICK_SIZE) -> float:
+    """Rough width in pixels of one line of tick text in a font of `size` pixels: a wide (CJK)
+    character is a full em."""
+    return size * sum(1.0 if unicodedata.east_asian_width(c) in "WF" else NARROW_EM
                            for c in label)
 
 
@@ -160,7 +161,7 @@ def panel_geometry(labels: list[str], n_panels: int, n_cols: int, row_width: flo
     panel = int(np.clip(PANEL_BASE + PANEL_PER_TOKEN * seq_len, *tall))
     gap = key_room + PANEL_TITLE_ROOM + ROOM_PAD
     top, bottom = TITLE_ROOM + PANEL_TITLE_ROOM, key_room + AXIS_TITLE_ROOM
-    left = _left_margin(labels)
+    left = left_margin(labels)
     plot = n_rows * panel + (n_rows - 1) * gap  # pixels between the margins
     rows = []
     for row in range(n_rows):
@@ -183,12 +184,14 @@ def _stacked(side_by_side: dict, labels: list[str], panel_titles: list[str], *, 
 
 def _stacked_row(labels: list[str]) -> int:
     """Pixels of the stacked layout's one panel a row at the least."""
-    return max(STACKED_ROW, STACKED_WIDTH - _left_margin(labels) - COLOUR_BAR_ROOM)
+    return max(STACKED_ROW, STACKED_WIDTH - left_margin(labels) - COLOUR_BAR_ROOM)
 
 
-def _left_margin(labels: list[str]) -> int:
-    """Pixels left of the panels: the query labels and the query axis's title."""
-    return int(max(map(_label_width, labels))) + AXIS_TITLE_ROOM + ROOM_PAD
+def left_margin(labels: list[str], size: float = TICK_SIZE) -> int:
+    """Pixels left of the panels: the row labels (in a font of `size` pixels) and the row axis's
+    title. Charts of token rows are given it rather than plotly's automargin, which draws a
+    chart twice whenever its labels' widest changes (a sentence typed in the viewer)."""
+    return int(max(_label_width(label, size) for label in labels)) + AXIS_TITLE_ROOM + ROOM_PAD
 
 
 def _columns(n_cols: int, gap: float) -> list[tuple[float, float]]:

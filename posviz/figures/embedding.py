@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from posviz.figures.common import axis, figure, layout, plain
+from posviz.figures.attention import left_margin
+from posviz.figures.common import FONT_SIZE, axis, figure, layout, plain
 
 PANEL_FILES = dict(panel_e="E", panel_p="P", panel_x="E+P")  # their exported files
 GAP = 0.03  # between panels, as a fraction of the width
@@ -38,15 +39,20 @@ def aligned_heatmaps(panels: list[np.ndarray], panel_titles: list[str], row_labe
                    hovertemplate=(f"{plain(y_title)}: %{{y}}<br>{plain(x_title)}: %{{x}}"
                                   "<br>%{z:.4f}<extra></extra>"))
               for n, z in enumerate(panels)]
-    return figure(traces, aligned_layout(len(labels), panel_titles, title=title,
-                                         x_title=x_title, y_title=y_title,
-                                         colorscale=colorscale, bound=bound))
+    shape = aligned_layout(len(labels), panel_titles, title=title, x_title=x_title,
+                           y_title=y_title, colorscale=colorscale, bound=bound)
+    left = left_margin(labels, FONT_SIZE)  # the token labels' room (their axes: no automargin)
+    for each in (shape, shape["meta"].get("narrow", {})):
+        if "margin" in each:
+            each["margin"]["l"] = left
+    return figure(traces, shape)
 
 
 def aligned_layout(n_rows: int, panel_titles: list[str], *, title: str, x_title: str,
                    y_title: str, colorscale: str = "RdBu_r", bound: float = 1.0) -> dict:
     """aligned_heatmaps' layout for n_rows token rows: it depends on the sentence through its
-    length alone (a viewer is sent it for every length: ui.live.sizes)."""
+    length alone (a viewer is sent it for every length: ui.live.sizes), but for the room left
+    of the rows, which aligned_heatmaps gives from the labels (the viewer from the typed ones)."""
     width = (1 - GAP * (len(panel_titles) - 1)) / len(panel_titles)
     axes, titles = {}, []
     for n, panel_title in enumerate(panel_titles):
@@ -90,7 +96,8 @@ def _rows(y_title: str, n_rows: int, *, anchor: str, shown: bool) -> dict:
     """The token axis of a panel: position 0 on top, every row labelled up to LABELLED_ROWS;
     a panel's rows are the first panel's (matched), labelled where `shown`."""
     rows = axis(y_title, type="category", autorange="reversed", anchor=anchor,
-                showticklabels=shown) | ({"dtick": 1} if n_rows <= LABELLED_ROWS else {})
+                showticklabels=shown, automargin=False) | (
+        {"dtick": 1} if n_rows <= LABELLED_ROWS else {})
     return rows if anchor == "x" else rows | {"matches": "y"}
 
 

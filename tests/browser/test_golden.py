@@ -22,11 +22,12 @@ from posviz.figures.attention import (
     _columns,
     _label_width,
     _stacked_row,
+    left_margin,
     order_gap,
     panel_geometry,
     panel_rule,
 )
-from posviz.figures.common import plain
+from posviz.figures.common import FONT_SIZE, plain
 from posviz.schemes import browser_schemes
 from posviz.splitmix import normals, text_stream, uniforms
 from posviz.tokens import clip_tokens, token_labels, tokenize
@@ -166,7 +167,7 @@ def test_the_browser_reads_a_sample_of_every_plane_as_python_does(tab):
 
 PANELS_JS = """
 async ([url, given]) => {
-  const [sets, rule] = JSON.parse(given);
+  const [sets, rule, font] = JSON.parse(given);
   const { panels } = await import(url);
   panels.use_panel_rule(rule);
   return JSON.stringify(sets.map(([points, n_panels, n_cols]) => {
@@ -174,7 +175,8 @@ async ([url, given]) => {
     const [labels] = orders;
     const gap = panels.order_gap(orders);
     return {
-      widths: labels.map(panels.label_width), gap, columns: panels.columns(orders.length, gap),
+      widths: labels.map((label) => panels.label_width(label)), gap,
+      columns: panels.columns(orders.length, gap), rows_left: panels.left_margin(labels, font),
       stacked_row: panels.stacked_row(labels),
       wide: panels.panel_geometry(labels, n_panels, n_cols, rule.narrowest_row, rule.panel_tall),
       narrow: panels.panel_geometry(labels, n_panels, 1, panels.stacked_row(labels),
@@ -184,7 +186,8 @@ async ([url, given]) => {
 }
 """
 """The browser's layout of maps of panels (engine/panels.js, with the rule Python sent) for each
-sentence's labels and its reversal's (as code points), in n_panels panels of n_cols a row."""
+sentence's labels and its reversal's (as code points), in n_panels panels of n_cols a row, and the
+room left of a chart's token rows in the figures' font (E, P and E + P)."""
 
 
 def same_values(got: object, want: object, where: str) -> None:
@@ -210,7 +213,7 @@ def test_the_browser_lays_out_the_maps_of_500_sentences_as_python_does(tab):
     the figure writes them, escaped): the labels' widths (the wide characters are Python's
     Unicode tables, sent), the gap between order_maps' panels, the columns, and panel_geometry
     side by side and stacked (upright or turned keys, margins, height, least width, each row's
-    domain), in 1 to 9 panels."""
+    domain), in 1 to 9 panels; and the room left of E, P and E + P's rows in their font."""
     cases = golden.cases(500, seed=59)
     sets, wants = [], []
     for index, case in enumerate(cases):
@@ -223,10 +226,11 @@ def test_the_browser_lays_out_the_maps_of_500_sentences_as_python_does(tab):
                      n_panels, n_cols])
         wants.append({
             "widths": [_label_width(label) for label in labels], "gap": gap,
-            "columns": _columns(2, gap), "stacked_row": _stacked_row(labels),
+            "columns": _columns(2, gap), "rows_left": left_margin(labels, FONT_SIZE),
+            "stacked_row": _stacked_row(labels),
             "wide": panel_geometry(labels, n_panels, n_cols, NARROWEST_ROW, PANEL_TALL),
             "narrow": panel_geometry(labels, n_panels, 1, _stacked_row(labels), STACKED_TALL)})
-    got = run(tab, PANELS_JS, sets, panel_rule())
+    got = run(tab, PANELS_JS, sets, panel_rule(), FONT_SIZE)
     for index, (one, want) in enumerate(zip(got, wants, strict=True)):
         same_values(one, want, f"case {index}")
     assert {want["wide"]["upright"] for want in wants} == {True, False}  # both ways of keys

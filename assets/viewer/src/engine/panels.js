@@ -1,7 +1,7 @@
 // How posviz/figures/attention.py lays out its maps of panels for a sentence's labels (as the
 // figure writes them: escaped), so that a typed sentence's maps are laid out as the server's for
-// that sentence: panel_geometry, order_gap, _columns, _stacked_row and _label_width, line for
-// line. Every constant and the table of wide characters are Python's (panel_rule(): the
+// that sentence: panel_geometry, order_gap, _columns, _stacked_row, left_margin and _label_width,
+// line for line. Every constant and the table of wide characters are Python's (panel_rule(): the
 // viewer's configuration, or the golden page), kept here by use_panel_rule; none is written here.
 
 let RULE = null;
@@ -35,14 +35,16 @@ function wide(point) {  // unicodedata.east_asian_width(chr(point)) in "WF"
   return false;
 }
 
-// _label_width: rough pixels of one line of tick text, a wide character a full em.
-export function label_width(label) {
+// _label_width: rough pixels of one line of tick text in a font of `size` pixels, a wide
+// character a full em.
+export function label_width(label, size = RULE.tick_size) {
   let sum = 0;
   for (const c of label) sum += wide(c.codePointAt(0)) ? 1.0 : RULE.narrow_em;
-  return RULE.tick_size * sum;
+  return size * sum;
 }
 
-const widest = (labels) => Math.max(...labels.map(label_width));
+const widest = (labels, size = RULE.tick_size) => Math.max(
+  ...labels.map((label) => label_width(label, size)));
 
 function split_once(label) {  // label.split(" ", 1)
   const at = label.indexOf(' ');
@@ -58,9 +60,10 @@ function key_room(labels, row) {
   return [false, Math.trunc(widest(labels)) + RULE.label_offset];
 }
 
-// _left_margin: pixels left of the panels (the query labels and the query axis's title).
-export const left_margin = (labels) => Math.trunc(widest(labels)) + RULE.axis_title_room
-  + RULE.room_pad;
+// left_margin: pixels left of the panels (the row labels, in a font of `size` pixels, and the
+// row axis's title).
+export const left_margin = (labels, size = RULE.tick_size) => Math.trunc(widest(labels, size))
+  + RULE.axis_title_room + RULE.room_pad;
 
 // _stacked_row: pixels of the stacked layout's one panel a row at the least.
 export const stacked_row = (labels) => Math.max(
@@ -89,7 +92,7 @@ export function panel_geometry(labels, n_panels, n_cols, row_width, tall) {
 
 // order_gap: the gap between order_maps' panels, room for the widest label of every order's.
 export function order_gap(label_sets) {
-  const most = Math.max(...label_sets.map(widest));
+  const most = Math.max(...label_sets.map((labels) => widest(labels)));
   const [least, cap] = RULE.order_gap;
   return Math.min(cap, Math.max(least, (most + RULE.order_gap_pad) / RULE.narrowest_row));
 }

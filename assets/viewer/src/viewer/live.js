@@ -193,8 +193,8 @@ function embedding(figure, tokens, params, words) {
   const p = params.position ? sn.sinusoidal(seq.length, params.d_model)
     : { shape: e.shape, data: new Float64Array(e.data.length) };
   const x = { shape: e.shape, data: e.data.map((v, i) => v + p.data[i]) };
-  const panels = { e, p, x };
-  const matrices = params.panels.split(" ").map((name) => panels[name]);
+  const named = { e, p, x };
+  const matrices = params.panels.split(" ").map((name) => named[name]);
   const counts = new Map();
   seq.forEach((token) => counts.set(token, (counts.get(token) || 0) + 1));
   const marked = seq.map((token) => counts.get(token) > 1);
@@ -203,6 +203,8 @@ function embedding(figure, tokens, params, words) {
     Object.assign(trace, { z: rows(matrices[i]), y: labels });
   });
   resize(figure.layout, params.sizes, seq.length);
+  const left = panels.left_margin(labels, figure.layout.font.size);  // the rows' labels' room
+  layouts(figure.layout).forEach((shape) => { if (shape.margin) shape.margin.l = left; });
   const bound = Math.max(...finite(matrices).map(Math.abs), 0) || 1;
   scale(figure.layout, { cmin: -bound, cmax: bound });
   retitle(figure.layout, marked.some(Boolean) ? words.title_marked : words.title_plain);
