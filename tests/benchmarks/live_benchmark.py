@@ -57,10 +57,16 @@ new PerformanceObserver((list) => list.getEntries().forEach((e) =>
 SCENE_JS = """(id) => Array.from(document.querySelectorAll(`#${id} .posviz-chart-host[data-live]`))
   .filter((host) => JSON.parse(host.dataset.live).recipe !== 'fixed')"""
 
-# True (and the time kept) once every live chart of the scene is drawn for n tokens: not waiting
-# to be drawn, its value maps labelled with n tokens or its frame over min(n, rows) rows.
+# True (and the time kept) once every live chart of the scene shown within a screen of the view
+# (those a scroll draws; the page draws the others as they come near, and an answer's once it is
+# revealed) is drawn for n tokens: not waiting to be drawn, its value maps labelled with n tokens
+# or its frame over min(n, rows) rows.
 DRAWN_JS = f"""([id, n]) => {{
-  const done = ({SCENE_JS})(id).every((host) => {{
+  const near = (host) => {{
+    const box = host.getBoundingClientRect();
+    return box.height > 0 && box.top < 2 * window.innerHeight && box.bottom > -window.innerHeight;
+  }};
+  const done = ({SCENE_JS})(id).filter(near).every((host) => {{
     const gd = host.querySelector('.posviz-chart');
     if (!gd || gd.posvizPending || !gd.data || !host.posvizLive) return false;
     const live = JSON.parse(host.dataset.live);

@@ -376,7 +376,10 @@ function cancelDraws() {  // a key typed: the sentence drawn is no longer the on
   if (nearing) nearing.disconnect();
 }
 
-function fromView(host) {  // pixels between a chart and the window (0 when it is in view)
+// Pixels between a chart and the window (0 when it is in view); a chart not shown (an answer
+// not yet revealed) is drawn last, or as soon as it is shown and near.
+function fromView(host) {
+  if (!host.getClientRects().length) return Infinity;
   const { top, bottom } = host.getBoundingClientRect();
   return Math.max(0, top - window.innerHeight, -bottom);
 }
