@@ -307,11 +307,11 @@ SIZED = {"lesson_meaning": lambda seq: lesson.embedding_figure(
              seq, ("panel_e", "panel_p", "panel_x"), True, "en")}
 """The live charts whose layout grows with the sentence, and Python's figure for a sentence."""
 
-# The layout a chart was last given (its height, each axis' domain and row labelling, those of
-# its narrow layout) and whether any two of its drawn tick labels overlap.
+# The layout a chart was last given (its height, margins, each axis' domain and row labelling,
+# those of its narrow layout) and whether any two of its drawn tick labels overlap.
 SIZES_JS = """(host) => {
   const gd = host.querySelector('.posviz-chart');
-  const sized = (shape) => shape && ({ height: shape.height,
+  const sized = (shape) => shape && ({ height: shape.height, margin: shape.margin,
     least: (shape.meta || {}).least ?? null,
     axes: Object.keys(shape).filter((k) => /^yaxis\\d*$/.test(k)).sort()
       .map((k) => [k, shape[k].domain || null, shape[k].dtick || null]) });
@@ -331,7 +331,8 @@ def sized(layout: dict | None) -> dict | None:
     if layout is None:
         return None
     axes = sorted(k for k in layout if k.startswith("yaxis"))
-    return {"height": layout["height"], "least": layout.get("meta", {}).get("least"),
+    return {"height": layout["height"], "margin": layout["margin"],
+            "least": layout.get("meta", {}).get("least"),
             "axes": [[k, layout[k].get("domain"), layout[k].get("dtick")] for k in axes]}
 
 
