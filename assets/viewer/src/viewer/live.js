@@ -218,14 +218,31 @@ function frame(figure, tokens, params) {
   return { rows: shown };
 }
 
+// The stand-in stack's run (attention.js's attention_stack) over a sequence, kept for the
+// sentence being drawn: charts of one scene that run the same stack on the same tokens (scene 4's
+// maps and its answer's bars) compute it once. A new sentence starts afresh.
+const RUNS = new Map();
+let runsFor = null;
+
+function stackRun(tokens, seq, layers, heads, scheme, causal) {
+  if (runsFor !== tokens) {
+    RUNS.clear();
+    runsFor = tokens;
+  }
+  const key = JSON.stringify([seq, layers, heads, scheme, causal]);
+  if (!RUNS.has(key)) {
+    const x = emb.token_embeddings(seq, attention.HEAD_DIM * heads);
+    RUNS.set(key, attention.attention_stack(x, layers, heads, scheme, causal));
+  }
+  return RUNS.get(key);
+}
+
 function attentionMaps(figure, tokens, params) {
   const seqs = params.orders.split(" ").map((order) => (order === "reversed"
     ? [...tokens].reverse() : tokens));
   const layer = params.layer < 0 ? params.layers + params.layer : params.layer;
   const matrices = seqs.map((seq) => {
-    const x = emb.token_embeddings(seq, attention.HEAD_DIM * params.heads);
-    const run = attention.attention_stack(x, params.layers, params.heads, params.scheme,
-                                          params.causal);
+    const run = stackRun(tokens, seq, params.layers, params.heads, params.scheme, params.causal);
     const mean = attention.mean_weights(run, layer);
     return params.causal ? alibi.hide_masked(mean) : mean;
   });
@@ -271,11 +288,10 @@ function general(value, digits) {
 function change(figure, tokens, params) {
   const order = permutation.reversal(tokens.length);
   const seqs = [tokens, permutation.reordered(tokens, order)];
-  const d_model = attention.HEAD_DIM * params.heads;
   const schemes = params.schemes.split(" ");
   const gaps = schemes.map((scheme) => {
-    const [run, moved] = seqs.map((seq) => attention.attention_stack(
-      emb.token_embeddings(seq, d_model), params.layers, params.heads, scheme, params.causal));
+    const [run, moved] = seqs.map((seq) => stackRun(tokens, seq, params.layers, params.heads,
+                                                    scheme, params.causal));
     return permutation.token_gaps(run, moved, order);
   });
   const labels = tk.token_labels(tokens).map(plain);
