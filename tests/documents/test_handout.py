@@ -264,6 +264,7 @@ def test_a_phone_types_a_sentence_into_the_handout_and_every_live_figure_is_comp
     tokens = clip_tokens(tokenize(TYPED))[0]
     expect(page.locator(".posviz-try-status")).to_have_text(
         text("viewer.try_tokens", "zh", n=len(tokens)))
+    expect(page.locator(".posviz-try-more")).to_be_hidden()  # four chips: all in sight
     labels = token_labels(tokens)
     for name, maps in expected(tokens).items():
         drawn = drawn_for(page, name, labels)
@@ -387,6 +388,9 @@ def test_a_long_sentence_typed_on_a_phone_grows_each_chart_as_python_would(brows
     tokens = clip_tokens(tokenize(LONG))[0]
     assert len(tokens) > 20
     labels = token_labels(tokens)
+    more = page.locator(".posviz-try-more")  # the chips scroll, and say so
+    expect(more).to_be_visible()
+    expect(more).to_have_text(text("viewer.try_more", "en"))
     for name, python in SIZED.items():
         drawn_for(page, name, labels)
         got = json.loads(page.evaluate(SIZES_JS, host(page, name).element_handle()))

@@ -452,10 +452,13 @@ export function sentenceBox(onTokens, reset, onReset = () => {}) {
   status.id = "posviz-try-status";  // the chips scroll when many: reached by the keyboard too
   chips.setAttribute("role", "group");
   chips.setAttribute("aria-labelledby", status.id);
+  const more = el("p", "posviz-caption posviz-try-more", say("try_more"));  // the chips scroll
+  more.hidden = true;
   const back = el("button", "posviz-reveal posviz-try-reset", reset);
   back.type = "button";
   back.hidden = true;
-  box.append(label, input, status, chips, back, el("p", "posviz-caption", say("try_hint")));
+  box.append(label, input, status, chips, more, back,
+             el("p", "posviz-caption", say("try_hint")));
   let timer = 0;
   const run = () => {
     const all = tk.tokenize(input.value);
@@ -469,6 +472,7 @@ export function sentenceBox(onTokens, reset, onReset = () => {}) {
       return chip;
     }));
     chips.tabIndex = tokens.length ? 0 : -1;
+    more.hidden = chips.scrollHeight <= chips.clientHeight + 1;
     back.hidden = !input.value;
     onTokens(tokens.length ? tokens : null);
   };
