@@ -5,9 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ui.chart import module
 from ui.shared import DEFAULT_LANG, DEFAULT_TEXT, ROOT, Settings, lesson_pages
+
+_CLOSER = st.components.v2.component("posviz_nav", js=module("nav.js"), isolate_styles=False)
+"""On a phone, a tap on a sidebar link closes the sidebar (static/nav.js); draws nothing."""
 
 
 def in_app() -> bool:
@@ -31,7 +36,8 @@ def links(nav, s: Settings) -> None:
     Each link carries the shared settings in its query string, so the page it opens reads them
     from its URL: the sentence survives the switch even in a session opened from a link.
     Skipped when a page is run on its own (`streamlit run pages/x.py`): links resolve against
-    the entry script, and then there is no app around the page to link to.
+    the entry script, and then there is no app around the page to link to. On a phone, a tap
+    on a link closes the sidebar.
     """
     if not in_app():
         return
@@ -39,3 +45,5 @@ def links(nav, s: Settings) -> None:
                   query_params=shared_query(s))
     for name, path in lesson_pages():
         nav.page_link(path, label=s.t(f"{name}.nav"), query_params=shared_query(s))
+    with nav:
+        _CLOSER(key="posviz_nav", width="content")

@@ -43,6 +43,7 @@ label:has(input:focus-visible) {outline: 2px solid currentColor; outline-offset:
   border-radius: .3rem}
 @media (prefers-reduced-motion: reduce) {*, *::before, *::after {
   transition: none !important; animation: none !important; scroll-behavior: auto !important}}
+.st-key-posviz_nav {display: none}
 </style>"""
 """The page starts near the window's top: Streamlit's header (an empty bar with the sidebar's
 button) lets what is under it show (until the page scrolls: static/view.js) and takes no clicks
@@ -52,7 +53,8 @@ keyboard's focus is outlined in the text's colour (a switch's or an option's lab
 inputs being hidden; a data grid whenever it has the focus: the grid moves the focus to a new
 canvas when a rerun redraws it, which the browser does not count as the keyboard's; and its
 scroller, which Chromium lets Tab reach). A reader who asks for reduced motion gets no animated
-transitions (the sidebar, expanders, spinners)."""
+transitions (the sidebar, expanders, spinners). The sidebar's link watcher (ui.navigation),
+which draws nothing, takes no room in it."""
 PRESENTATION_CSS = """<style>
 html {font-size: 22px}  /* Streamlit sizes its text in rem: all of it grows */
 [data-testid=stMainBlockContainer] {max-width: none; padding: 2.5rem 2.5rem 2rem}

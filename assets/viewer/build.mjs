@@ -28,6 +28,7 @@ const OWN = [  // [its entry in src/, the file it becomes in static/]
   ['room/room.js', 'room.js'],         // the room element: a tab kept in its room
   ['view/view.js', 'view.js'],         // the page, view and announce elements
   ['tick.js', 'tick.js'],              // a fragment's clock
+  ['nav.js', 'nav.js'],                // the sidebar closed after a link on a phone
   ['not_found.js', 'not_found.js'],    // Streamlit's "Page not found" closed
   ['engine/engine.js', 'engine.js'],   // the browser's engine: posviz's numbers for a typed sentence
 ];

@@ -102,3 +102,30 @@ def test_a_chart_waiting_to_draw_already_takes_its_drawn_height(server, browser)
              if abs(drawn[name] - height) > 1}
     assert not moved, f"charts whose height changed as they drew (kept, drawn): {moved}"
     context.close()
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_a_tap_on_a_sidebar_link_closes_the_sidebar_on_a_phone_only(server, browser, width):
+    """On a phone the sidebar covers the page: a tap on one of its page links opens the page
+    with the sidebar closed (before, it stayed open over the new page). On a desk, where it
+    stands beside the page, a click leaves it open."""
+    phone = width < 768
+    context = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=phone,
+                                  has_touch=phone)
+    page = context.new_page()
+    page.goto(server)
+    settle(page)
+    sidebar = page.locator("[data-testid=stSidebar]")
+    if phone:
+        expect(sidebar).to_have_attribute("data-collapsed", "true")
+        page.locator("[data-testid=stExpandSidebarButton]").tap()
+        expect(sidebar).to_have_attribute("data-collapsed", "false")
+    link = sidebar.locator("a[href$='sinusoidal']")
+    if phone:
+        link.tap()
+    else:
+        link.click()
+    page.wait_for_url(re.compile(r"/sinusoidal"))
+    settle(page)
+    expect(sidebar).to_have_attribute("data-collapsed", "true" if phone else "false")
+    context.close()

@@ -7,8 +7,9 @@ from ui.blocks import walk
 
 def chart_payloads(at) -> list[dict]:
     """What each chart an AppTest run drew sends to the browser: {"figure": JSON, "name": ...}."""
-    payloads = (json.loads(element.proto.json) for element in at.get("bidi_component"))
-    return [payload for payload in payloads if "figure" in payload]  # not the sidebar's tools
+    payloads = (json.loads(element.proto.json or "{}") for element in at.get("bidi_component"))
+    return [payload for payload in payloads if "figure" in payload]  # not the sidebar's tools,
+    # nor its link watcher (no data)
 
 
 def chart_specs(at) -> list[dict]:
