@@ -512,9 +512,7 @@ def kept(page, name: str, following: str) -> None:
                                 has_text=text(f"{following}.nav", "zh")).first
             with rerun(page):
                 link.tap()
-            # st.page_link leaves a phone's sidebar open over the page (Streamlit's own page
-            # list would close it), and the phone remembers it open: the student closes it
-            page.locator("[data-testid=stSidebarCollapseButton] button").tap()
+            # the tap closes a phone's sidebar (ui.navigation), as Streamlit's own page list
             page.locator("[data-testid=stSidebar][data-collapsed=true]").wait_for(
                 state="attached")
 
