@@ -172,6 +172,21 @@ def test_a_student_ahead_of_the_lecturer_asks_on_their_own(store):
     assert student.toggle(key="lesson_reveal_sinusoidal")
 
 
+def test_the_join_panel_puts_itself_away_and_the_sidebar_brings_it_back(store):
+    """On a projector the join panel fills the first screen, and Next changes nothing seen:
+    the panel's own button hides it (the sidebar is hidden in presentation mode), and the
+    sidebar's switch shows it again."""
+    at, code, _ = lecturer(store, LESSON, present="true")
+    at.toggle(key="room_show_join").set_value(True).run()
+    assert at.button(key="room_hide_join").proto.label == text("room.hide_join", "en")
+    at.button(key="room_hide_join").click().run()
+    assert not at.exception
+    assert not at.toggle(key="room_show_join").value
+    assert not [b for b in at.button if b.key == "room_hide_join"]  # the panel is gone
+    at.toggle(key="room_show_join").set_value(True).run()
+    assert at.button(key="room_hide_join")
+
+
 def test_the_lecturers_question_reaches_every_page_and_goes_away(store):
     at, code, _ = lecturer(store)
     at.toggle(key="room_show_join").set_value(True).run()  # the join panel on the projector

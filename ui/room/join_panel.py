@@ -51,6 +51,8 @@ def join_panel(s, m: Member | None) -> None:
                   'font-weight: 700; white-space: nowrap; '
                   'letter-spacing: .08em; line-height: 1.1; font-variant-numeric: tabular-nums}'
                   '</style>')
+    code_col.button(s.t("room.hide_join"), key=keys.HIDE_JOIN, help=s.t("room.hide_join_help"),
+                    on_click=_hide)  # on a projector the panel fills the first screen
     code_col.markdown(s.t("room.join_body"))
     code_col.code(link, language=None, wrap_lines=True)
     if only_this_machine(link):
@@ -58,6 +60,12 @@ def join_panel(s, m: Member | None) -> None:
                              "http://<this machine's address>:8501/"))
     with qr_col:
         _presence(m.code, s.lang)
+
+
+def _hide() -> None:
+    """The class has joined: the page's own content on the first screen again (the sidebar's
+    switch brings the panel back)."""
+    st.session_state[keys.KEPT_SHOW_JOIN] = False
 
 
 @st.fragment

@@ -36,6 +36,7 @@ FOLLOW = "follow"  # a student's switch: the tab follows the lecturer's view
 KEPT_FOLLOW = kept(FOLLOW)
 SHOW_JOIN = "room_show_join"  # the lecturer's switch: the join panel across the page
 KEPT_SHOW_JOIN = kept(SHOW_JOIN)
+HIDE_JOIN = "room_hide_join"  # the join panel's own button that puts it away
 APP_OPEN = "room_app_open"  # the lecturer's switch: Explore on my own opens the app (the room
 # keeps it: Room.app_open)
 CHECK_SHOW = "check_show"  # the lecturer's switch: the concept check's gains across the page
