@@ -54,7 +54,7 @@ def body(d: ui.Doc, s: ui.Settings) -> None:
             values, rows, channels, title=s.t("sinusoidal.fig_heatmap"),
             x_title=s.t("common.dimension_axis"), y_title=s.t("common.position_axis"),
             sentence_len=min(len(s.tokens), n_pos),
-            sentence_label=s.t("sinusoidal.your_sentence")), "heatmap")
+            sentence_label=s.t("sinusoidal.the_sentence")), "heatmap")
         if layout == "concatenated":  # [sin | cos]: the fastest wave again at column d/2
             d.caption(s.t("sinusoidal.heatmap_caption_concatenated", half=d_model // 2))
         else:

@@ -110,7 +110,7 @@ def position_figure(seq_len: int, lang: str) -> go.Figure:
         values, rows, channels, title=text("lesson.position.fig", lang, last=MAX_TOKENS - 1,
                                            d=EMBED_D),
         x_title=text("common.dimension_axis", lang), y_title=text("common.position_axis", lang),
-        sentence_len=seq_len, sentence_label=text("sinusoidal.your_sentence", lang))
+        sentence_len=seq_len, sentence_label=text("sinusoidal.the_sentence", lang))
 
 
 @figure_cache
@@ -163,7 +163,7 @@ def sinusoidal_figures(seq_len: int, lang: str) -> tuple[go.Figure, go.Figure]:
     heatmap = pe_heatmap(
         values, rows, channels, title=text("sinusoidal.fig_heatmap", lang),
         x_title=text("common.dimension_axis", lang), y_title=text("common.position_axis", lang),
-        sentence_len=min(seq_len, SINE_N), sentence_label=text("sinusoidal.your_sentence", lang))
+        sentence_len=min(seq_len, SINE_N), sentence_label=text("sinusoidal.the_sentence", lang))
     curve = offset_curve(
         offsets, dot_by_offset(offsets, SINE_D),
         {text("sinusoidal.from_start", lang, p=p): v
